@@ -1,0 +1,74 @@
+# sk — build, test, install. `make demo` and `make test` are the README's two commands.
+LUA      ?= lua5.4
+CC       ?= gcc
+PREFIX   ?= /usr/local
+LUA_INC  ?= /usr/include/lua5.4
+LUA_LDIR ?= $(PREFIX)/share/lua/5.4
+LUA_CDIR ?= $(PREFIX)/lib/lua/5.4
+OPT      ?= -O2
+WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wwrite-strings
+CFLAGS   += -std=gnu11 $(OPT) -g -fPIC -fopenmp -fvisibility=hidden $(WARN)
+CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -Ibuild/gen -I$(LUA_INC) -MMD -MP
+LDLIBS   = -lopenblas -lm -fopenmp
+DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev valgrind
+
+GEN      = build/gen/sk_ops.c build/gen/sk_ops.h build/gen/lsk_ops_table.c
+CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua
+SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) build/gen/sk_ops.c build/gen/lsk_ops_table.c
+OBJ      = $(patsubst %.c,build/obj/%.o,$(SRC:build/gen/%=gen/%))
+MODULE   = build/sk/core.so
+RUN      = LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;"
+
+.PHONY: all deps demo test spec memcheck bench install clean
+all: $(MODULE)
+
+deps:
+	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
+
+build/gen/.stamp: $(CODEGEN)
+	$(LUA) codegen.lua native_functions.yaml build/gen
+	@touch $@
+$(GEN): build/gen/.stamp
+
+build/obj/gen/%.o: build/gen/%.c build/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+build/obj/%.o: %.c build/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(MODULE): $(OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(OBJ) $(LDLIBS)
+
+demo: deps all
+	$(RUN) $(LUA) examples/tour.lua
+
+spec: all
+	$(RUN) busted --lua=$(LUA) spec
+
+memcheck: all
+	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+	  $(LUA) /usr/bin/busted spec
+
+test: deps all
+	$(RUN) busted --lua=$(LUA) spec
+	$(MAKE) --no-print-directory memcheck
+
+build/blas_direct.so: bench/blas_direct.c
+	$(CC) -shared -fPIC $(OPT) -I$(LUA_INC) -o $@ $< -lopenblas
+
+bench: all build/blas_direct.so
+	$(RUN) $(LUA) bench/bench.lua
+
+install: all
+	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk
+	install -m 644 lua/sk/*.lua $(DESTDIR)$(LUA_LDIR)/sk/
+	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/sk/core.so
+
+clean:
+	rm -rf build
+
+-include $(OBJ:.o=.d)

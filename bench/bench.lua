@@ -1,0 +1,51 @@
+-- bench/bench.lua — the foundation's benchmark table (run with `make bench`)
+-- Figures drift 20–50 % between runs on these VMs: compare ratios within one run.
+local sk = require "sk"
+local blas = require "blas_direct"
+local clock = os.clock
+
+local function wall()
+  local ok, socket = pcall(require, "posix.time")
+  if ok then return function() local t = socket.clock_gettime(1) return t.tv_sec + t.tv_nsec * 1e-9 end end
+  return clock
+end
+local now = wall()
+
+-- Best of `rounds` timings of fn repeated n times; seconds per call.
+local function time(n, fn, rounds)
+  local best = math.huge
+  for _ = 1, rounds or 5 do
+    local t0 = now()
+    for _ = 1, n do fn() end
+    local dt = (now() - t0) / n
+    if dt < best then best = dt end
+  end
+  return best
+end
+
+local rows = {}
+local function row(name, value, unit, note) rows[#rows + 1] = string.format("%-44s %10.1f %-8s %s", name, value, unit, note or "") end
+
+local a1, b1 = sk.tensor({1.0}), sk.tensor({2.0})
+row("a + b, 1-element float32", time(200000, function() local _ = a1 + b1 end) * 1e9, "ns/call", "target < 400")
+row("a:add_(b), 1-element float32", time(200000, function() a1:add_(b1) end) * 1e9, "ns/call")
+
+local n = 16 * 1024 * 1024
+local a, b, c = sk.rand(n), sk.rand(n), sk.empty({n})
+local bytes = 3 * 4 * n
+local t_out = time(10, function() sk.add(a, b, {out = c}) end)
+row("sk.add(a, b, {out = c}), 16M float32", bytes / t_out / 1e9, "GB/s")
+local t_fun = time(10, function() local _ = a + b end)
+row("a + b, 16M float32 (reused blocks)", bytes / t_fun / 1e9, "GB/s")
+
+local m = 1024
+local x, y = sk.rand(m, m), sk.rand(m, m)
+local flops = 2 * m * m * m
+local t_mm = time(10, function() local _ = sk.matmul(x, y) end)
+local t_blas = blas.sgemm(m, 10)
+row("matmul 1024x1024 float32", flops / t_mm / 1e9, "GFLOP/s")
+row("OpenBLAS sgemm 1024x1024 direct", flops / t_blas / 1e9, "GFLOP/s")
+row("matmul / direct OpenBLAS", 100 * t_blas / t_mm, "%", "target >= 90")
+
+print(string.format("sk bench — %d thread(s)", sk.get_num_threads()))
+for _, r in ipairs(rows) do print(r) end

@@ -1,0 +1,187 @@
+/*
+** sk_cpu_blas.c — matrix products: mm, bmm, addmm
+** Every dtype computes in one of three work dtypes: float32 (also for the half
+** types: float accumulation, one rounding at the end), float64, or int64
+** (integers and bool, wrapping). Float work calls OpenBLAS on the operands as
+** they lie when a matrix has unit stride in one dim (CblasTrans for column-
+** major ones); other layouts and dtypes are copied first. The product
+** accumulates into C = beta·self (or zeros when beta is 0, so that NaN in self
+** is ignored, as in PyTorch), which is `out` itself when it is contiguous,
+** of the work dtype and not overlapping an input; else a temporary copied in.
+*/
+#include "sk_cpu_kernels.h"
+#include "sk_cpu_util.h"
+#include "sk_parallel.h"
+
+#include <cblas.h>
+#include <limits.h>
+
+/* {==== Operands ==== */
+static SkDType work_dtype(SkDType t) {
+  if (t == SK_DTYPE_FLOAT64) return SK_DTYPE_FLOAT64;
+  return sk_dtype_is_floating(t) ? SK_DTYPE_FLOAT32 : SK_DTYPE_INT64;
+}
+
+/* A matrix (or a batch of them) in the work dtype; strides in elements.
+** BLAS reads (ld, trans); the integer loop reads (rs, cs). */
+typedef struct Mat {
+  const char *data;
+  int64_t batch_stride, rs, cs, ld;
+  int trans;
+} Mat;
+
+/* How BLAS can read the last two dims of t as they lie; 0 when it cannot. */
+static int blas_layout(const SkTensor *t, int *trans, int64_t *ld) {
+  int nd = t->ndim;
+  int64_t r = t->sizes[nd - 2], c = t->sizes[nd - 1], s0 = t->strides[nd - 2], s1 = t->strides[nd - 1];
+  int64_t cmin = c > 1 ? c : 1, rmin = r > 1 ? r : 1;
+  if ((c == 1 || s1 == 1) && (r == 1 || s0 >= cmin)) {
+    *trans = 0;
+    *ld = r == 1 ? cmin : s0;
+  } else if ((r == 1 || s0 == 1) && (c == 1 || s1 >= rmin)) {
+    *trans = 1;
+    *ld = c == 1 ? rmin : s1;
+  } else return 0;
+  return *ld <= INT_MAX;
+}
+
+/* Sets *m to read t in the work dtype w, through a converted copy (*copy) when needed. */
+static int prepare(const SkTensor *t, SkDType w, Mat *m, SkTensor **copy) {
+  int64_t ld = 0;
+  int trans = 0;
+  *copy = NULL;
+  int ok = t->dtype == w && (w == SK_DTYPE_INT64 || blas_layout(t, &trans, &ld));
+  if (!ok) {
+    if (!(*copy = sk_tensor_empty(t->ndim, t->sizes, w, t->device))) return -1;
+    if (sk_copy_cpu(*copy, t)) return -1;
+    t = *copy;
+    trans = 0;
+    ld = t->sizes[t->ndim - 1] > 1 ? t->sizes[t->ndim - 1] : 1;
+  }
+  m->data = sk_tensor_data(t);
+  m->batch_stride = t->ndim == 3 ? t->strides[0] : 0;
+  m->rs = t->strides[t->ndim - 2];
+  m->cs = t->strides[t->ndim - 1];
+  m->ld = ld;
+  m->trans = trans;
+  return 0;
+}
+/* }==== */
+
+/* {==== Integer product ==== */
+typedef struct IntGemm {
+  const int64_t *a, *b;
+  int64_t *c;
+  int64_t n, k, p, alpha;
+  int64_t as0, as1, asb, bs0, bs1, bsb; /* element strides: rows, cols, batch */
+} IntGemm;
+
+/* Rows [b, e) of all batches flattened: C[i, :] += alpha · A[i, kk] · B[kk, :], wrapping. */
+static void int_gemm_rows(void *ctx, int64_t b, int64_t e) {
+  const IntGemm *g = ctx;
+  for (int64_t row = b; row < e; row++) {
+    int64_t bi = row / g->n, i = row % g->n;
+    const int64_t *a = g->a + bi * g->asb + i * g->as0, *bm = g->b + bi * g->bsb;
+    uint64_t *c = (uint64_t *)(g->c + row * g->p);
+    for (int64_t kk = 0; kk < g->k; kk++) {
+      uint64_t av = (uint64_t)g->alpha * (uint64_t)a[kk * g->as1];
+      const int64_t *brow = bm + kk * g->bs0;
+      if (g->bs1 == 1)
+        for (int64_t j = 0; j < g->p; j++) c[j] += av * (uint64_t)brow[j];
+      else
+        for (int64_t j = 0; j < g->p; j++) c[j] += av * (uint64_t)brow[j * g->bs1];
+    }
+  }
+}
+/* }==== */
+
+/* C (contiguous, work dtype) *= beta. */
+static void scale(SkTensor *c, SkScalar beta) {
+  int64_t n = c->numel;
+  void *p = sk_tensor_data(c);
+  if (c->dtype == SK_DTYPE_FLOAT32) {
+    float bf = (float)sk_scalar_to_double(beta), *x = p;
+    for (int64_t i = 0; i < n; i++) x[i] *= bf;
+  } else if (c->dtype == SK_DTYPE_FLOAT64) {
+    double bd = sk_scalar_to_double(beta), *x = p;
+    for (int64_t i = 0; i < n; i++) x[i] *= bd;
+  } else {
+    uint64_t bi = (uint64_t)sk_scalar_to_int(beta), *x = p;
+    for (int64_t i = 0; i < n; i++) x[i] *= bi;
+  }
+}
+
+static int is_zero(SkScalar s) { return s.kind == SK_SCALAR_FLOAT ? s.v.f == 0 : s.v.i == 0; }
+static int is_one(SkScalar s) { return s.kind == SK_SCALAR_FLOAT ? s.v.f == 1 : s.v.i == 1; }
+
+static int same_view(const SkTensor *a, const SkTensor *b) {
+  return sk_tensor_data(a) == sk_tensor_data(b) && a->dtype == b->dtype && sk_tensor_same_shape(a, b) &&
+         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
+}
+
+/* out = beta·self + alpha·(a @ b); self may be NULL (beta ignored); a, b are [n,k], [k,p] or batched. */
+static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, SkScalar beta, SkScalar alpha,
+                  SkTensor *out) {
+  if (out->numel == 0) return 0;
+  int nd = a->ndim;
+  int64_t batch = nd == 3 ? a->sizes[0] : 1, n = a->sizes[nd - 2], k = a->sizes[nd - 1], p = b->sizes[nd - 1];
+  SkDType w = work_dtype(out->dtype);
+  if (w != SK_DTYPE_INT64 && (n > INT_MAX || k > INT_MAX || p > INT_MAX))
+    return sk_error("matrix dimensions larger than %d are not supported by BLAS", INT_MAX);
+  int use_self = self && !is_zero(beta);
+  int direct = out->dtype == w && sk_tensor_is_contiguous(out) && !sk_tensor_may_overlap(out, a) &&
+               !sk_tensor_may_overlap(out, b) && (!use_self || !sk_tensor_may_overlap(out, self) || same_view(out, self));
+  SkTensor *ca = NULL, *cb = NULL, *tmp = NULL;
+  Mat ma, mb;
+  int rc = prepare(a, w, &ma, &ca) || prepare(b, w, &mb, &cb) ? -1 : 0;
+  if (!rc && !direct && !(tmp = sk_tensor_empty(out->ndim, out->sizes, w, out->device))) rc = -1;
+  SkTensor *c = tmp ? tmp : out;
+  if (!rc && use_self && !same_view(c, self)) rc = sk_copy_cpu(c, self);
+  if (rc) goto done;
+  if (!use_self) memset(sk_tensor_data(c), 0, (size_t)c->numel * sk_dtype_size(w));
+  else if (!is_one(beta)) scale(c, beta);
+  if (k > 0) {
+    char *cd = sk_tensor_data(c);
+    if (w == SK_DTYPE_INT64) {
+      IntGemm g = {(const int64_t *)ma.data, (const int64_t *)mb.data, (int64_t *)cd, n, k, p, sk_scalar_to_int(alpha),
+                   ma.rs, ma.cs, ma.batch_stride, mb.rs, mb.cs, mb.batch_stride};
+      int64_t grain = SK_GRAIN / (k * p) > 0 ? SK_GRAIN / (k * p) : 1;
+      sk_parallel_for(0, batch * n, grain, int_gemm_rows, &g);
+    } else
+      for (int64_t bi = 0; bi < batch; bi++) {
+        enum CBLAS_TRANSPOSE ta = ma.trans ? CblasTrans : CblasNoTrans, tb = mb.trans ? CblasTrans : CblasNoTrans;
+        if (w == SK_DTYPE_FLOAT32)
+          cblas_sgemm(CblasRowMajor, ta, tb, (int)n, (int)p, (int)k, (float)sk_scalar_to_double(alpha),
+                      (const float *)ma.data + bi * ma.batch_stride, (int)ma.ld,
+                      (const float *)mb.data + bi * mb.batch_stride, (int)mb.ld, 1.0f,
+                      (float *)cd + bi * n * p, (int)(p > 1 ? p : 1));
+        else
+          cblas_dgemm(CblasRowMajor, ta, tb, (int)n, (int)p, (int)k, sk_scalar_to_double(alpha),
+                      (const double *)ma.data + bi * ma.batch_stride, (int)ma.ld,
+                      (const double *)mb.data + bi * mb.batch_stride, (int)mb.ld, 1.0,
+                      (double *)cd + bi * n * p, (int)(p > 1 ? p : 1));
+      }
+  }
+  if (tmp) rc = sk_copy_cpu(out, tmp);
+done:
+  sk_tensor_release(ca);
+  sk_tensor_release(cb);
+  sk_tensor_release(tmp);
+  return rc;
+}
+
+int sk_cpu_mm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat2, SkTensor *out) {
+  (void)m;
+  return matmul(NULL, self, mat2, sk_scalar_int(0), sk_scalar_int(1), out);
+}
+
+int sk_cpu_bmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat2, SkTensor *out) {
+  (void)m;
+  return matmul(NULL, self, mat2, sk_scalar_int(0), sk_scalar_int(1), out);
+}
+
+int sk_cpu_addmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat1, const SkTensor *mat2, SkScalar beta,
+                     SkScalar alpha, SkTensor *out) {
+  (void)m;
+  return matmul(self, mat1, mat2, beta, alpha, out);
+}

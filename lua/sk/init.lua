@@ -1,0 +1,51 @@
+-- sk — the Lua half of `require "sk"`: the module table, tensor methods and operators.
+-- The C module (sk.core) owns tensors and ops; this file only arranges names.
+-- Invariant: sets no global; every op closure comes from the C overload sets.
+local core = require "sk.core"
+local printing = require "sk.print"
+
+local sk = {}
+local mt, methods = core.metatable, {}
+
+for name, fn in pairs(core.functions) do sk[name] = fn end
+for name, fn in pairs(core.tensor_methods) do methods[name] = fn end
+for name, fn in pairs(core.methods) do methods[name] = fn end
+
+sk.tensor = core.tensor
+sk.manual_seed = core.manual_seed
+sk.set_num_threads = core.set_num_threads
+sk.get_num_threads = core.get_num_threads
+sk.empty_cache = core.empty_cache
+sk.cached_bytes = core.cached_bytes
+sk.dispatch_table = core.dispatch_table
+sk.call = core.call
+
+-- dtype names, so sk.float32 reads like torch.float32
+for _, d in ipairs { "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64" } do
+  sk[d] = d
+end
+
+-- Tensor:to(dtype_or_device[, options]): a dtype name or a device string.
+local to_dtype, to_device = sk.call, sk.call
+local DTYPES = { bool = 1, uint8 = 1, int8 = 1, int16 = 1, int32 = 1, int64 = 1, float16 = 1, bfloat16 = 1,
+                 float32 = 1, float64 = 1, float = 1, double = 1, half = 1, long = 1, int = 1, short = 1 }
+function methods.to(t, what, opts)
+  if DTYPES[what] then return to_dtype("aten::to.dtype", t, what, opts) end
+  return to_device("aten::to.device", t, what, opts)
+end
+function methods.cpu(t) return methods.to(t, "cpu") end
+function methods.type(t) return t:dtype() end
+
+mt.__index = methods
+mt.__add = sk.add
+mt.__sub = sk.sub
+mt.__mul = sk.mul
+mt.__div = sk.div
+mt.__mod = sk.remainder
+mt.__pow = sk.pow
+mt.__unm = function(a) return sk.neg(a) end
+mt.__idiv = function(a, b) return sk.div(a, b, { rounding_mode = "floor" }) end
+mt.__tostring = printing.tostring
+sk.Tensor = methods
+
+return sk

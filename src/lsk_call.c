@@ -1,0 +1,415 @@
+/*
+** lsk_call.c — Lua arguments -> boxed stack -> dispatcher -> Lua results
+** One generic path for every op, built-in or defined at run time: the
+** schema says how to read each argument. An overload set (all ops of one
+** name) tries each schema in order, first strictly, then letting numbers
+** stand for tensors (wrapped numbers, as PyTorch does for `2 - t`).
+** A trailing plain table with string keys holds optional arguments.
+*/
+#include "lsk.h"
+#include "sk_error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* {==== Defaults ==== */
+/* Pushes the default of a (text from the schema) onto s. */
+static int push_default(const SkArg *a, SkStack *s) {
+  const char *d = a->default_text;
+  if (strcmp(d, "None") == 0) return sk_push_none(s);
+  if (a->is_list) {
+    int64_t v[SK_MAX_DIMS];
+    int n = 0;
+    if (d[0] == '[') {
+      for (const char *p = d + 1; *p && *p != ']' && n < SK_MAX_DIMS;) {
+        char *end;
+        v[n++] = strtoll(p, &end, 10);
+        p = end;
+        while (*p == ',' || *p == ' ') p++;
+      }
+    } else { /* int[2] x=1 means [1, 1] */
+      int64_t x = strtoll(d, NULL, 10);
+      for (n = 0; n < (a->list_size ? a->list_size : 1); n++) v[n] = x;
+    }
+    return a->type == SK_T_BOOL ? sk_push_boollist(s, v, n) : sk_push_intlist(s, v, n);
+  }
+  switch (a->type) {
+  case SK_T_INT: return sk_push_int(s, strtoll(d, NULL, 10));
+  case SK_T_FLOAT: return sk_push_double(s, strtod(d, NULL));
+  case SK_T_BOOL: return sk_push_bool(s, strcmp(d, "True") == 0);
+  case SK_T_SCALAR:
+    return strpbrk(d, ".eE") ? sk_push_scalar(s, sk_scalar_float(strtod(d, NULL)))
+         : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_push_scalar(s, sk_scalar_bool(d[0] == 'T'))
+         : sk_push_scalar(s, sk_scalar_int(strtoll(d, NULL, 10)));
+  case SK_T_STR: return sk_push_string(s, d); /* quoted text; the schema outlives the call */
+  case SK_T_SCALAR_TYPE: {
+    SkDType t;
+    return sk_dtype_from_name(d, &t) == 0 ? sk_push_dtype(s, t) : sk_push_none(s);
+  }
+  default: return sk_push_int(s, 0); /* layouts and memory formats: the one value sk has */
+  }
+}
+/* }==== */
+
+/* {==== Reading one Lua value ==== */
+static int lua_int(lua_State *L, int idx, int64_t *out) {
+  if (lua_type(L, idx) != LUA_TNUMBER) return 0;
+  int ok;
+  lua_Integer i = lua_tointegerx(L, idx, &ok); /* floats with an integral value convert */
+  *out = i;
+  return ok;
+}
+
+static const char *expected_of(const SkArg *a) {
+  if (a->is_list) return a->type == SK_T_TENSOR ? "a list of tensors" : a->type == SK_T_INT ? "an integer or a list of integers"
+                       : a->type == SK_T_FLOAT ? "a list of numbers" : "a list of booleans";
+  switch (a->type) {
+  case SK_T_TENSOR: return "a tensor";
+  case SK_T_INT: return "an integer";
+  case SK_T_FLOAT: return "a number";
+  case SK_T_BOOL: return "a boolean";
+  case SK_T_STR: return "a string";
+  case SK_T_SCALAR: return "a number or boolean";
+  case SK_T_SCALAR_TYPE: return "a dtype name such as \"float32\"";
+  case SK_T_DEVICE: return "a device name such as \"cpu\"";
+  default: return "a value";
+  }
+}
+
+/* Reads Lua values [idx, last] into a (lists may absorb trailing integers: t:view(2, 3)).
+** Returns how many Lua values were used (>= 1), 0 on mismatch, -1 on a hard error (msg in err). */
+static int read_value(lua_State *L, int idx, int last, const SkArg *a, SkStack *s, int permissive, int absorb,
+                      char *err, size_t errlen) {
+  int lt = lua_type(L, idx);
+  if (lt == LUA_TNIL) return a->optional ? (sk_push_none(s) ? -1 : 1) : 0;
+  if (a->is_list) {
+    int64_t v[64];
+    if (lt == LUA_TNUMBER && a->type == SK_T_INT) {
+      int n = 0;
+      int stop = absorb ? last : idx;
+      for (int i = idx; i <= stop && n < 64 && lua_int(L, i, &v[n]); i++) n++;
+      if (n == 0) return 0;
+      return sk_push_intlist(s, v, n) ? -1 : n;
+    }
+    if (lt != LUA_TTABLE || lsk_test_tensor(L, idx)) return 0;
+    lua_Integer n = luaL_len(L, idx);
+    if (a->type == SK_T_TENSOR) {
+      SkTensor **ts = malloc((size_t)(n ? n : 1) * sizeof *ts);
+      if (!ts) return snprintf(err, errlen, "out of memory"), -1;
+      for (lua_Integer i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        SkTensor *t = lsk_test_tensor(L, -1);
+        lua_pop(L, 1);
+        if (!t && !(a->elem_optional && lua_isnil(L, -1))) {
+          for (lua_Integer j = 1; j < i; j++) sk_tensor_release(ts[j - 1]);
+          free(ts);
+          return 0;
+        }
+        ts[i - 1] = sk_tensor_retain(t);
+      }
+      return sk_push_tensorlist_owned(s, ts, (int)n) ? -1 : 1;
+    }
+    if (n > 64) return snprintf(err, errlen, "argument '%s' has %lld elements, at most 64 are supported", a->name, (long long)n), -1;
+    double dv[64];
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, idx, i);
+      int ok = a->type == SK_T_INT ? lua_int(L, -1, &v[i - 1])
+             : a->type == SK_T_BOOL ? (lua_isboolean(L, -1) ? (v[i - 1] = lua_toboolean(L, -1), 1) : 0)
+             : (lua_type(L, -1) == LUA_TNUMBER ? (dv[i - 1] = lua_tonumber(L, -1), 1) : 0);
+      lua_pop(L, 1);
+      if (!ok) return 0;
+    }
+    int rc = a->type == SK_T_FLOAT ? sk_push_doublelist(s, dv, (int)n)
+           : a->type == SK_T_BOOL ? sk_push_boollist(s, v, (int)n) : sk_push_intlist(s, v, (int)n);
+    return rc ? -1 : 1;
+  }
+  switch (a->type) {
+  case SK_T_TENSOR: {
+    SkTensor *t = lsk_test_tensor(L, idx);
+    if (t) return sk_push_tensor(s, t) ? -1 : 1;
+    if (permissive && (lt == LUA_TNUMBER || lt == LUA_TBOOLEAN)) {
+      SkScalar x = lt == LUA_TBOOLEAN ? sk_scalar_bool(lua_toboolean(L, idx))
+                 : lua_isinteger(L, idx) ? sk_scalar_int(lua_tointeger(L, idx)) : sk_scalar_float(lua_tonumber(L, idx));
+      SkTensor *w = sk_tensor_wrap_number(x);
+      if (!w) return snprintf(err, errlen, "%s", sk_error_message()), -1;
+      return sk_push_tensor_owned(s, w) ? -1 : 1;
+    }
+    return 0;
+  }
+  case SK_T_INT: {
+    int64_t i;
+    return lua_int(L, idx, &i) ? (sk_push_int(s, i) ? -1 : 1) : 0;
+  }
+  case SK_T_FLOAT: return lt == LUA_TNUMBER ? (sk_push_double(s, lua_tonumber(L, idx)) ? -1 : 1) : 0;
+  case SK_T_BOOL: return lt == LUA_TBOOLEAN ? (sk_push_bool(s, lua_toboolean(L, idx)) ? -1 : 1) : 0;
+  case SK_T_STR: return lt == LUA_TSTRING ? (sk_push_string(s, lua_tostring(L, idx)) ? -1 : 1) : 0;
+  case SK_T_SCALAR:
+    if (lt == LUA_TBOOLEAN) return sk_push_scalar(s, sk_scalar_bool(lua_toboolean(L, idx))) ? -1 : 1;
+    if (lt != LUA_TNUMBER) return 0;
+    return sk_push_scalar(s, lua_isinteger(L, idx) ? sk_scalar_int(lua_tointeger(L, idx))
+                                                   : sk_scalar_float(lua_tonumber(L, idx))) ? -1 : 1;
+  case SK_T_SCALAR_TYPE: {
+    SkDType t;
+    if (lt != LUA_TSTRING) return 0;
+    if (sk_dtype_from_name(lua_tostring(L, idx), &t))
+      return snprintf(err, errlen, "argument '%s': unknown dtype '%s' (expected bool, uint8, int8, int16, int32, int64, "
+                      "float16, bfloat16, float32 or float64)", a->name, lua_tostring(L, idx)), -1;
+    return sk_push_dtype(s, t) ? -1 : 1;
+  }
+  case SK_T_DEVICE: {
+    SkDevice d;
+    if (lt != LUA_TSTRING) return 0;
+    if (sk_device_parse(lua_tostring(L, idx), &d)) return snprintf(err, errlen, "argument '%s': %s", a->name, sk_error_message()), -1;
+    return sk_push_device(s, d) ? -1 : 1;
+  }
+  case SK_T_LAYOUT: case SK_T_MEMORY_FORMAT:
+    return lt == LUA_TSTRING ? (sk_push_int(s, 0) ? -1 : 1) : 0;
+  default:
+    return sk_push_none(s) ? -1 : 1;
+  }
+}
+/* }==== */
+
+static int is_options(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE || lsk_test_tensor(L, idx)) return 0;
+  lua_pushnil(L);
+  if (!lua_next(L, idx)) return 0;
+  int str = lua_type(L, -2) == LUA_TSTRING;
+  lua_pop(L, 2);
+  return str;
+}
+
+int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, SkStack *s, int permissive,
+                   int *bad_arg, char *err, size_t errlen) {
+  const SkSchema *sc = &op->schema;
+  int pos = first, base = s->n;
+  *bad_arg = -1;
+  int npos = 0;
+  for (int i = 0; i < sc->nargs; i++) if (!sc->args[i].kwarg_only) npos = i + 1;
+  for (int i = 0; i < sc->nargs; i++) {
+    const SkArg *a = &sc->args[i];
+    int got = 0;
+    if (!a->kwarg_only && pos <= last) {
+      got = read_value(L, pos, last, a, s, permissive, i == npos - 1, err, errlen);
+      if (got > 0) { pos += got; continue; }
+      if (got == 0) {
+        *bad_arg = i;
+        snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
+                 expected_of(a), lsk_test_tensor(L, pos) ? "tensor" : luaL_typename(L, pos));
+      }
+      goto fail;
+    }
+    if (opts) {
+      lua_getfield(L, opts, a->name);
+      if (!lua_isnil(L, -1)) {
+        int top = lua_gettop(L);
+        got = read_value(L, top, top, a, s, permissive, 0, err, errlen);
+        lua_pop(L, 1);
+        if (got > 0) continue;
+        if (got == 0) {
+          *bad_arg = i;
+          lua_getfield(L, opts, a->name);
+          snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, expected_of(a),
+                   lsk_test_tensor(L, -1) ? "tensor" : luaL_typename(L, -1));
+          lua_pop(L, 1);
+        }
+        goto fail;
+      }
+      lua_pop(L, 1);
+    }
+    if (a->default_text) { if (push_default(a, s)) goto oom; continue; }
+    if (a->optional) { if (sk_push_none(s)) goto oom; continue; }
+    *bad_arg = i;
+    snprintf(err, errlen, "missing argument '%s'", a->name);
+    goto fail;
+  }
+  if (pos <= last) {
+    *bad_arg = sc->nargs;
+    snprintf(err, errlen, "too many arguments (expected at most %d, got %d)", npos, last - first + 1);
+    goto fail;
+  }
+  if (opts) { /* every option must name an argument */
+    lua_pushnil(L);
+    while (lua_next(L, opts)) {
+      lua_pop(L, 1);
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      int found = 0;
+      for (int i = 0; k && i < sc->nargs && !found; i++) found = strcmp(sc->args[i].name, k) == 0;
+      if (!found) {
+        *bad_arg = sc->nargs;
+        snprintf(err, errlen, "unexpected option '%s'", k ? k : "?");
+        lua_pop(L, 1);
+        goto fail;
+      }
+    }
+  }
+  return 0;
+oom:
+  snprintf(err, errlen, "%s", sk_error_message());
+fail:
+  sk_stack_truncate(s, base);
+  return -1;
+}
+
+void lsk_push_value(lua_State *L, SkValue *v) {
+  switch (v->tag) {
+  case SK_VAL_TENSOR: lsk_push_tensor(L, v->u.t); v->tag = SK_VAL_NONE; break;
+  case SK_VAL_INT: lua_pushinteger(L, v->u.i); break;
+  case SK_VAL_DOUBLE: lua_pushnumber(L, v->u.d); break;
+  case SK_VAL_BOOL: lua_pushboolean(L, v->u.b); break;
+  case SK_VAL_SCALAR:
+    if (v->u.s.kind == SK_SCALAR_FLOAT) lua_pushnumber(L, v->u.s.v.f);
+    else if (v->u.s.kind == SK_SCALAR_BOOL) lua_pushboolean(L, (int)v->u.s.v.i);
+    else lua_pushinteger(L, v->u.s.v.i);
+    break;
+  case SK_VAL_STRING: lua_pushstring(L, v->u.str); break;
+  case SK_VAL_DTYPE: lua_pushstring(L, sk_dtype_name(v->u.dtype)); break;
+  case SK_VAL_TENSORLIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) {
+      lsk_push_tensor(L, v->u.tensors[i]);
+      v->u.tensors[i] = NULL;
+      lua_rawseti(L, -2, i + 1);
+    }
+    break;
+  case SK_VAL_INTLIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) { lua_pushinteger(L, v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
+    break;
+  default: lua_pushnil(L); break;
+  }
+}
+
+/* Where argument i came from: a Lua stack index, or 0 when from the options table. */
+static int arg_source(const SkSchema *sc, int i, int first, int last) {
+  int pos = first;
+  for (int j = 0; j <= i && j < sc->nargs; j++) {
+    if (sc->args[j].kwarg_only) return 0;
+    if (j == i) return pos <= last ? pos : 0;
+    pos++;
+  }
+  return 0;
+}
+
+/* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
+static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, int opts, const char *fname) {
+  if (sk_call_boxed(op, s)) { sk_stack_free(s); return lsk_error(L, fname); }
+  const SkSchema *sc = &op->schema;
+  for (int i = 0; i < s->n; i++) {
+    const SkArg *r = i < sc->nrets ? &sc->rets[i] : NULL;
+    if (r && r->alias_of >= 0 && r->is_write) {
+      int src = arg_source(sc, r->alias_of, first, last);
+      if (src) lua_pushvalue(L, src);
+      else if (opts) lua_getfield(L, opts, sc->args[r->alias_of].name);
+      else lsk_push_value(L, &s->v[i]);
+      continue;
+    }
+    lsk_push_value(L, &s->v[i]);
+  }
+  int n = s->n;
+  sk_stack_free(s);
+  return n;
+}
+
+int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
+  int last = lua_gettop(L), opts = 0;
+  if (last >= first && is_options(L, last)) opts = last--;
+  SkStack s;
+  sk_stack_init(&s);
+  char err[512];
+  int bad;
+  if (lsk_parse_args(L, op, first, last, opts, &s, 0, &bad, err, sizeof err) &&
+      lsk_parse_args(L, op, first, last, opts, &s, 1, &bad, err, sizeof err)) {
+    sk_stack_free(&s);
+    return luaL_error(L, "%s: %s", fname, err);
+  }
+  return call_parsed(L, op, &s, first, last, opts, fname);
+}
+
+/* {==== Overload sets ==== */
+#define LSK_MAX_OVERLOADS 12
+
+typedef struct OverloadSet {
+  char fname[80];        /* "sk.add" or "Tensor:add" for messages */
+  int n;
+  SkOperator *ops[LSK_MAX_OVERLOADS];
+} OverloadSet;
+
+static int call_set(lua_State *L) {
+  const OverloadSet *set = lua_touserdata(L, lua_upvalueindex(1));
+  int last = lua_gettop(L), opts = 0;
+  if (last >= 1 && is_options(L, last)) opts = last--;
+  int want_out = 0;
+  if (opts) { lua_getfield(L, opts, "out"); want_out = !lua_isnil(L, -1); lua_pop(L, 1); }
+  SkStack s;
+  sk_stack_init(&s);
+  char err[512] = "", best_err[512] = "";
+  int best = -2;
+  for (int permissive = 0; permissive < 2; permissive++)
+    for (int i = 0; i < set->n; i++) {
+      SkOperator *op = set->ops[i];
+      if ((op->schema.kind == SK_KIND_OUT) != want_out && set->n > 1) continue;
+      int bad;
+      if (lsk_parse_args(L, op, 1, last, opts, &s, permissive, &bad, err, sizeof err) == 0)
+        return call_parsed(L, op, &s, 1, last, opts, set->fname);
+      if (bad > best) { best = bad; memcpy(best_err, err, sizeof err); }
+    }
+  sk_stack_free(&s);
+  if (best == -2) return luaL_error(L, "%s: no variant of this op takes an 'out' option", set->fname);
+  return luaL_error(L, "%s: %s", set->fname, best_err);
+}
+
+static OverloadSet *sets;
+static int nsets, capsets;
+
+static OverloadSet *find_set(const char *fname) {
+  for (int i = 0; i < nsets; i++) if (strcmp(sets[i].fname, fname) == 0) return &sets[i];
+  return NULL;
+}
+
+/* Adds op to the set `fname`, creating it; sets live as long as the process. */
+static OverloadSet *add_to_set(const char *fname, SkOperator *op) {
+  OverloadSet *set = find_set(fname);
+  if (!set) {
+    if (nsets == capsets) {
+      /* sets are referenced by closures: allocate a fresh block, never move old ones */
+      OverloadSet *block = calloc(256, sizeof *block);
+      if (!block) return NULL;
+      sets = block;
+      nsets = 0;
+      capsets = 256;
+    }
+    set = &sets[nsets++];
+    snprintf(set->fname, sizeof set->fname, "%s", fname);
+  }
+  if (set->n < LSK_MAX_OVERLOADS) set->ops[set->n++] = op;
+  return set;
+}
+
+/* Pushes into the table at `tbl` the closure `name` calling its set. */
+static void register_in(lua_State *L, int tbl, const char *prefix, const char *name, SkOperator *op) {
+  char fname[80];
+  snprintf(fname, sizeof fname, "%s%s", prefix, name);
+  int existed = find_set(fname) != NULL;
+  OverloadSet *set = add_to_set(fname, op);
+  if (!set || existed) return;
+  lua_pushlightuserdata(L, set);
+  lua_pushcclosure(L, call_set, 1);
+  lua_setfield(L, tbl, name);
+}
+
+void lsk_open_ops(lua_State *L) {
+  int t = lua_gettop(L);
+  lua_newtable(L); /* functions */
+  lua_newtable(L); /* methods */
+  for (const LskOpEntry *e = lsk_op_entries; e->qualname; e++) {
+    SkOperator *op = sk_op_find(e->qualname);
+    if (!op) continue;
+    if (e->function || op->schema.kind == SK_KIND_OUT) register_in(L, t + 1, "sk.", op->schema.name, op);
+    if (e->method) register_in(L, t + 2, "Tensor:", op->schema.name, op);
+  }
+  lua_setfield(L, t, "methods");
+  lua_setfield(L, t, "functions");
+}
+/* }==== */

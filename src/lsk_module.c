@@ -1,0 +1,78 @@
+/*
+** lsk_module.c — luaopen_sk_core: the C half of `require "sk"`
+** Registers the generated ops once per process, then gives each Lua state
+** the metatable, the op closures, and the runtime controls.
+*/
+#include "lsk.h"
+#include "sk_error.h"
+#include "sk_ops.h"
+#include "sk_parallel.h"
+#include "sk_random.h"
+
+#include <string.h>
+
+static int ops_ready;
+
+static int l_manual_seed(lua_State *L) { sk_manual_seed((uint64_t)luaL_checkinteger(L, 1)); return 0; }
+static int l_set_num_threads(lua_State *L) {
+  lua_Integer n = luaL_checkinteger(L, 1);
+  if (n < 1) return luaL_error(L, "sk.set_num_threads: argument 'n' must be at least 1, got %d", (int)n);
+  sk_set_num_threads((int)n);
+  return 0;
+}
+static int l_get_num_threads(lua_State *L) { lua_pushinteger(L, sk_get_num_threads()); return 1; }
+static int l_empty_cache(lua_State *L) { (void)L; sk_cpu_empty_cache(); return 0; }
+static int l_cached_bytes(lua_State *L) { lua_pushinteger(L, (lua_Integer)sk_cpu_cached_bytes()); return 1; }
+
+/* sk.dispatch_table("aten::add.Tensor") -> { {key=, source=, origin=, boxed=}, ... } */
+static int l_dispatch_table(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  SkOperator *op = sk_op_find(name);
+  if (!op) return luaL_error(L, "sk.dispatch_table: unknown operator '%s'", name);
+  SkKernelInfo info[SK_KEY_NUM_RUNTIME];
+  int n = sk_op_table(op, info, SK_KEY_NUM_RUNTIME);
+  lua_createtable(L, 0, n);
+  for (int i = 0; i < n; i++) {
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, sk_source_name(info[i].source));
+    lua_setfield(L, -2, "source");
+    lua_pushstring(L, info[i].origin ? info[i].origin : "?");
+    lua_setfield(L, -2, "origin");
+    lua_pushboolean(L, info[i].boxed);
+    lua_setfield(L, -2, "boxed");
+    lua_setfield(L, -2, info[i].key == SK_KEY_UNDEFINED ? "Undefined" : sk_key_name(info[i].key));
+  }
+  lua_pushstring(L, op->schema.text);
+  return 2;
+}
+
+/* sk.call("aten::add.Tensor", ...) calls one op directly, by name. */
+static int l_call(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  SkOperator *op = sk_op_find(name);
+  if (!op) return luaL_error(L, "sk.call: unknown operator '%s'", name);
+  return lsk_call_op(L, op, 2, name);
+}
+
+static void warn_to_lua(const char *msg, void *ud) {
+  lua_State *L = ud;
+  lua_warning(L, "sk: ", 1);
+  lua_warning(L, msg, 0);
+}
+
+int luaopen_sk_core(lua_State *L);
+int luaopen_sk_core(lua_State *L) {
+  if (!ops_ready) {
+    if (sk_ops_init()) return luaL_error(L, "sk: cannot register the built-in ops: %s", sk_error_message());
+    ops_ready = 1;
+  }
+  sk_set_warn_handler(warn_to_lua, L);
+  static const luaL_Reg fns[] = {
+    {"manual_seed", l_manual_seed}, {"set_num_threads", l_set_num_threads}, {"get_num_threads", l_get_num_threads},
+    {"empty_cache", l_empty_cache}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
+    {"call", l_call}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  lsk_open_tensor(L);
+  lsk_open_ops(L);
+  return 1;
+}

@@ -1,0 +1,227 @@
+/*
+** lsk_tensor.c — the tensor userdata: lifetime, queries, construction from tables
+** A userdata holds one SkTensor* (one reference). __gc and __close release
+** it; a closed tensor holds NULL and every use of it is an error.
+*/
+#include "lsk.h"
+#include "sk_error.h"
+#include "sk_ops.h"
+
+#include <string.h>
+
+void lsk_push_tensor(lua_State *L, SkTensor *t) {
+  SkTensor **ud = lua_newuserdatauv(L, sizeof *ud, 0);
+  *ud = t;
+  luaL_setmetatable(L, LSK_TENSOR_MT);
+}
+
+SkTensor *lsk_test_tensor(lua_State *L, int idx) {
+  SkTensor **ud = luaL_testudata(L, idx, LSK_TENSOR_MT);
+  return ud ? *ud : NULL;
+}
+
+SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg) {
+  SkTensor **ud = luaL_testudata(L, idx, LSK_TENSOR_MT);
+  if (!ud) luaL_error(L, "%s: argument '%s' expected a tensor, got %s", fname, arg, luaL_typename(L, idx));
+  if (!*ud) luaL_error(L, "%s: argument '%s' is a closed tensor", fname, arg);
+  return *ud;
+}
+
+int lsk_error(lua_State *L, const char *fname) { return luaL_error(L, "%s: %s", fname, sk_error_message()); }
+
+static int t_gc(lua_State *L) {
+  SkTensor **ud = luaL_checkudata(L, 1, LSK_TENSOR_MT);
+  sk_tensor_release(*ud);
+  *ud = NULL;
+  return 0;
+}
+
+#define SELF(fname) SkTensor *t = lsk_check_tensor(L, 1, fname, "self")
+
+static void push_ints(lua_State *L, int n, const int64_t *v) {
+  lua_createtable(L, n, 0);
+  for (int i = 0; i < n; i++) { lua_pushinteger(L, v[i]); lua_rawseti(L, -2, i + 1); }
+}
+
+static int t_shape(lua_State *L) { SELF("Tensor:shape"); push_ints(L, t->ndim, t->sizes); return 1; }
+static int t_stride(lua_State *L) {
+  SELF("Tensor:stride");
+  if (lua_isnoneornil(L, 2)) { push_ints(L, t->ndim, t->strides); return 1; }
+  int64_t d;
+  if (sk_wrap_dim(luaL_checkinteger(L, 2), t->ndim, "dim", &d)) return lsk_error(L, "Tensor:stride");
+  lua_pushinteger(L, t->ndim ? t->strides[d] : 1);
+  return 1;
+}
+static int t_size(lua_State *L) {
+  SELF("Tensor:size");
+  if (lua_isnoneornil(L, 2)) { push_ints(L, t->ndim, t->sizes); return 1; }
+  int64_t d;
+  if (sk_wrap_dim(luaL_checkinteger(L, 2), t->ndim, "dim", &d)) return lsk_error(L, "Tensor:size");
+  if (t->ndim == 0) return luaL_error(L, "Tensor:size: a 0-dim tensor has no dimension %d", (int)d);
+  lua_pushinteger(L, t->sizes[d]);
+  return 1;
+}
+static int t_len(lua_State *L) {
+  SELF("#");
+  if (t->ndim == 0) return luaL_error(L, "#: len() of a 0-d tensor");
+  lua_pushinteger(L, t->sizes[0]);
+  return 1;
+}
+static int t_dim(lua_State *L) { SELF("Tensor:dim"); lua_pushinteger(L, t->ndim); return 1; }
+static int t_numel(lua_State *L) { SELF("Tensor:numel"); lua_pushinteger(L, t->numel); return 1; }
+static int t_dtype(lua_State *L) { SELF("Tensor:dtype"); lua_pushstring(L, sk_dtype_name(t->dtype)); return 1; }
+static int t_device(lua_State *L) {
+  SELF("Tensor:device");
+  char buf[48];
+  sk_device_format(t->device, buf, sizeof buf);
+  lua_pushstring(L, buf);
+  return 1;
+}
+static int t_is_contiguous(lua_State *L) { SELF("Tensor:is_contiguous"); lua_pushboolean(L, sk_tensor_is_contiguous(t)); return 1; }
+static int t_version(lua_State *L) { SELF("Tensor:version"); lua_pushinteger(L, (lua_Integer)t->storage->version); return 1; }
+static int t_storage_offset(lua_State *L) { SELF("Tensor:storage_offset"); lua_pushinteger(L, t->offset); return 1; }
+static int t_same_storage(lua_State *L) {
+  SELF("Tensor:is_view_of");
+  SkTensor *o = lsk_check_tensor(L, 2, "Tensor:is_view_of", "other");
+  lua_pushboolean(L, t->storage == o->storage);
+  return 1;
+}
+
+/* {==== Reading values ==== */
+static void push_element(lua_State *L, const char *p, SkDType dt) {
+  if (dt == SK_DTYPE_BOOL) lua_pushboolean(L, *p != 0);
+  else if (sk_dtype_is_floating(dt)) lua_pushnumber(L, sk_load_double(p, dt));
+  else lua_pushinteger(L, sk_load_int64(p, dt));
+}
+
+/* A CPU tensor with t's values (t itself, retained, when already on the CPU). */
+static SkTensor *on_cpu(lua_State *L, SkTensor *t, const char *fname) {
+  if (t->device.type == SK_DEVICE_CPU) return sk_tensor_retain(t);
+  if (t->device.type == SK_DEVICE_META) { luaL_error(L, "%s: meta tensors have no data", fname); return NULL; }
+  SkTensor *c = NULL;
+  if (sk_to_device(&c, t, SK_CPU, -1, 0, 0, -1)) lsk_error(L, fname);
+  return c;
+}
+
+static void push_nested(lua_State *L, const SkTensor *t, int d, const char *p) {
+  if (d == t->ndim) { push_element(L, p, t->dtype); return; }
+  lua_createtable(L, (int)t->sizes[d], 0);
+  size_t sz = sk_dtype_size(t->dtype);
+  for (int64_t i = 0; i < t->sizes[d]; i++) {
+    push_nested(L, t, d + 1, p + i * t->strides[d] * (int64_t)sz);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+static int t_totable(lua_State *L) {
+  SELF("Tensor:totable");
+  SkTensor *c = on_cpu(L, t, "Tensor:totable");
+  luaL_checkstack(L, c->ndim + 8, "tensor too deep");
+  push_nested(L, c, 0, sk_tensor_data(c));
+  sk_tensor_release(c);
+  return 1;
+}
+
+static int t_item(lua_State *L) {
+  SELF("Tensor:item");
+  if (t->numel != 1)
+    return luaL_error(L, "Tensor:item: a Tensor with %lld elements cannot be converted to a number", (long long)t->numel);
+  SkTensor *c = on_cpu(L, t, "Tensor:item");
+  push_element(L, sk_tensor_data(c), c->dtype);
+  sk_tensor_release(c);
+  return 1;
+}
+/* }==== */
+
+/* {==== sk.tensor(nested, {dtype=, device=}) ==== */
+typedef struct { int ndim; int64_t sizes[SK_MAX_DIMS]; int has_float, has_int, has_bool; } Shape;
+
+static void scan(lua_State *L, int idx, int d, Shape *sh) {
+  int lt = lua_type(L, idx);
+  if (lt == LUA_TTABLE) {
+    if (d >= SK_MAX_DIMS) luaL_error(L, "sk.tensor: nesting deeper than %d dimensions", SK_MAX_DIMS);
+    lua_Integer n = luaL_len(L, idx);
+    if (d == sh->ndim) { sh->ndim = d + 1; sh->sizes[d] = n; }
+    else if (d > sh->ndim || sh->sizes[d] != n)
+      luaL_error(L, "sk.tensor: ragged nested table: expected a sequence of length %d at depth %d, got %d",
+                 (int)(d < sh->ndim ? sh->sizes[d] : 0), d + 1, (int)n);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, idx, i);
+      scan(L, lua_gettop(L), d + 1, sh);
+      lua_pop(L, 1);
+    }
+    return;
+  }
+  if (d != sh->ndim) luaL_error(L, "sk.tensor: ragged nested table: a number at depth %d where a table was expected", d + 1);
+  if (lt == LUA_TNUMBER) { if (lua_isinteger(L, idx)) sh->has_int = 1; else sh->has_float = 1; }
+  else if (lt == LUA_TBOOLEAN) sh->has_bool = 1;
+  else luaL_error(L, "sk.tensor: expected numbers, booleans or nested tables, got %s", luaL_typename(L, idx));
+}
+
+static void fill(lua_State *L, int idx, int d, const SkTensor *t, char **p) {
+  if (d == t->ndim) {
+    if (lua_isboolean(L, idx)) sk_store_int64(*p, t->dtype, lua_toboolean(L, idx));
+    else if (lua_isinteger(L, idx)) sk_store_int64(*p, t->dtype, lua_tointeger(L, idx));
+    else sk_store_double(*p, t->dtype, lua_tonumber(L, idx));
+    *p += sk_dtype_size(t->dtype);
+    return;
+  }
+  for (lua_Integer i = 1; i <= t->sizes[d]; i++) {
+    lua_rawgeti(L, idx, i);
+    fill(L, lua_gettop(L), d + 1, t, p);
+    lua_pop(L, 1);
+  }
+}
+
+static int l_tensor(lua_State *L) {
+  Shape sh;
+  memset(&sh, 0, sizeof sh);
+  luaL_checkany(L, 1);
+  if (lsk_test_tensor(L, 1)) return luaL_error(L, "sk.tensor: argument 'data' is already a tensor (use clone())");
+  scan(L, 1, 0, &sh);
+  if (sh.has_bool && (sh.has_int || sh.has_float)) return luaL_error(L, "sk.tensor: cannot mix booleans and numbers");
+  SkDType dt = sh.has_float ? SK_DTYPE_FLOAT32 : sh.has_bool ? SK_DTYPE_BOOL : sh.has_int ? SK_DTYPE_INT64 : SK_DTYPE_FLOAT32;
+  SkDevice dev = SK_CPU;
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "dtype");
+    if (!lua_isnil(L, -1) && sk_dtype_from_name(luaL_checkstring(L, -1), &dt))
+      return luaL_error(L, "sk.tensor: option 'dtype': unknown dtype '%s'", lua_tostring(L, -1));
+    lua_getfield(L, 2, "device");
+    if (!lua_isnil(L, -1) && sk_device_parse(luaL_checkstring(L, -1), &dev)) return lsk_error(L, "sk.tensor: option 'device'");
+    lua_pop(L, 2);
+  } else if (!lua_isnoneornil(L, 2)) return luaL_error(L, "sk.tensor: argument 'options' expected a table, got %s", luaL_typename(L, 2));
+  SkTensor *t = sk_tensor_empty(sh.ndim, sh.sizes, dt, SK_CPU);
+  if (!t) return lsk_error(L, "sk.tensor");
+  lsk_push_tensor(L, t); /* owned by Lua from here: an error below cannot leak it */
+  char *p = sk_tensor_data(t);
+  if (t->numel) fill(L, 1, 0, t, &p);
+  if (dev.type != SK_DEVICE_CPU) {
+    SkTensor *moved = NULL;
+    if (sk_to_device(&moved, t, dev, -1, 0, 0, -1)) return lsk_error(L, "sk.tensor");
+    lsk_push_tensor(L, moved);
+  }
+  return 1;
+}
+/* }==== */
+
+void lsk_open_tensor(lua_State *L) {
+  static const luaL_Reg methods[] = {
+    {"shape", t_shape}, {"size", t_size}, {"stride", t_stride}, {"dim", t_dim}, {"numel", t_numel},
+    {"dtype", t_dtype}, {"device", t_device}, {"is_contiguous", t_is_contiguous}, {"version", t_version},
+    {"storage_offset", t_storage_offset}, {"shares_storage", t_same_storage},
+    {"totable", t_totable}, {"item", t_item}, {"close", t_gc}, {NULL, NULL}};
+  luaL_newmetatable(L, LSK_TENSOR_MT);
+  lua_pushcfunction(L, t_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, t_gc);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, t_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushliteral(L, "sk.Tensor");
+  lua_setfield(L, -2, "__name");
+  lua_setfield(L, -2, "metatable");
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "tensor_methods");
+  lua_pushcfunction(L, l_tensor);
+  lua_setfield(L, -2, "tensor");
+}

@@ -1,0 +1,74 @@
+/*
+** sk_meta_linalg.c — meta functions of mm, bmm and addmm
+** All operands share one dtype (integers allowed); the result has that dtype
+** and shape [n, p] (bmm: [b, n, p]). addmm's self broadcasts to [n, p].
+*/
+#include "sk_meta_ops.h"
+#include "sk_error.h"
+
+/* The C++ type names PyTorch prints for a dtype (caffe2::TypeMeta). */
+static const char *cpp_name(SkDType t) {
+  static const char *const names[SK_DTYPE_COUNT] = {"bool", "unsigned char", "signed char", "short int", "int",
+                                                    "long int", "c10::Half", "c10::BFloat16", "float", "double"};
+  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
+}
+
+static int check_ndim(const SkTensor *t, const char *name, int nd) {
+  if (t->ndim != nd) return sk_error("argument '%s' must be a %d-D tensor, got %d-D", name, nd, t->ndim);
+  return 0;
+}
+
+static int check_dtype(const SkTensor *a, const SkTensor *b, const char *an, const char *bn) {
+  if (a->dtype != b->dtype)
+    return sk_error("expected %s and %s to have the same dtype, but got: %s != %s", an, bn,
+                    cpp_name(a->dtype), cpp_name(b->dtype));
+  return 0;
+}
+
+/* Checks a [.., n, k] x [.., k, p] product; names as in the schema. */
+static int check_product(const SkTensor *a, const SkTensor *b, const char *an, const char *bn, int nd) {
+  if (check_ndim(a, an, nd) || check_ndim(b, bn, nd) || check_dtype(a, b, "m1", "m2")) return -1;
+  if (nd == 3 && a->sizes[0] != b->sizes[0])
+    return sk_error("argument '%s' and '%s' must have the same batch size, got %lld and %lld", an, bn,
+                    (long long)a->sizes[0], (long long)b->sizes[0]);
+  if (a->sizes[nd - 1] != b->sizes[nd - 2]) {
+    if (nd == 2)
+      return sk_error("argument '%s' and '%s' shapes cannot be multiplied (%lldx%lld and %lldx%lld)", an, bn,
+                      (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0], (long long)b->sizes[1]);
+    return sk_error("argument '%s' and '%s' shapes cannot be multiplied (%lldx%lldx%lld and %lldx%lldx%lld)", an, bn,
+                    (long long)a->sizes[0], (long long)a->sizes[1], (long long)a->sizes[2],
+                    (long long)b->sizes[0], (long long)b->sizes[1], (long long)b->sizes[2]);
+  }
+  return 0;
+}
+
+int sk_meta_mm(SkMeta *m, const SkTensor *self, const SkTensor *mat2) {
+  if (check_product(self, mat2, "self", "mat2", 2)) return -1;
+  int64_t sizes[2] = {self->sizes[0], mat2->sizes[1]};
+  return sk_meta_set_output(m, 0, 2, sizes, NULL, self->dtype);
+}
+
+int sk_meta_bmm(SkMeta *m, const SkTensor *self, const SkTensor *mat2) {
+  if (check_product(self, mat2, "self", "mat2", 3)) return -1;
+  int64_t sizes[3] = {self->sizes[0], self->sizes[1], mat2->sizes[2]};
+  return sk_meta_set_output(m, 0, 3, sizes, NULL, self->dtype);
+}
+
+int sk_meta_addmm(SkMeta *m, const SkTensor *self, const SkTensor *mat1, const SkTensor *mat2, SkScalar beta,
+                  SkScalar alpha) {
+  (void)beta;
+  (void)alpha;
+  if (check_product(mat1, mat2, "mat1", "mat2", 2) || check_dtype(self, mat2, "self", "m2")) return -1;
+  int64_t sizes[2] = {mat1->sizes[0], mat2->sizes[1]};
+  int ok = self->ndim <= 2;
+  for (int d = 0; d < self->ndim && ok; d++) {
+    int64_t s = self->sizes[d], target = sizes[2 - self->ndim + d];
+    ok = s == target || s == 1;
+  }
+  if (!ok) {
+    char a[128], b[128];
+    return sk_error("argument 'self' (shape %s) is not broadcastable to shape %s",
+                    sk_shape_str(self->ndim, self->sizes, a, sizeof a), sk_shape_str(2, sizes, b, sizeof b));
+  }
+  return sk_meta_set_output(m, 0, 2, sizes, NULL, self->dtype);
+}

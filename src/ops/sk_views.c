@@ -1,0 +1,279 @@
+/*
+** sk_views.c — view ops: new tensor objects over the same storage
+** Each op computes (sizes, strides, offset) and hands back a tensor from
+** sk_tensor_alias(); no element is read or written, so one kernel serves
+** every backend, Meta included. reshape (Math) is the one op here that may
+** copy: it views when the strides allow it, else clones and views that.
+** Invariant: a view never reaches outside the elements of its base.
+*/
+#include "sk_ops.h"
+#include "sk_error.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static int make_view(SkTensor **result, const SkTensor *self, int ndim, const int64_t *sizes,
+                     const int64_t *strides, int64_t offset) {
+  *result = sk_tensor_alias(self, ndim, sizes, strides, offset);
+  return *result ? 0 : -1;
+}
+
+/* {==== view and reshape ==== */
+/* PyTorch's infer_size: checks `shape` against numel, resolving one -1. */
+static int infer_size(SkIntList shape, int64_t numel, const char *arg, int64_t *out) {
+  char buf[256];
+  if (shape.n > SK_MAX_DIMS)
+    return sk_error("argument '%s' has %d dimensions, but tensors have at most %d", arg, shape.n, SK_MAX_DIMS);
+  int64_t newsize = 1;
+  int infer = -1, overflow = 0;
+  for (int d = 0; d < shape.n; d++) {
+    int64_t s = shape.data[d];
+    out[d] = s;
+    if (s == -1) {
+      if (infer >= 0) return sk_error("only one dimension can be inferred (argument '%s')", arg);
+      infer = d;
+    } else if (s >= 0) {
+      if (s && newsize > INT64_MAX / s) overflow = 1;
+      else newsize *= s;
+    } else return sk_error("invalid shape dimension %lld (argument '%s')", (long long)s, arg);
+  }
+  if (!overflow && (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0))) {
+    if (infer >= 0) {
+      if (newsize == 0)
+        return sk_error("cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size "
+                        "-1 can be any value and is ambiguous", sk_shape_str(shape.n, shape.data, buf, sizeof buf));
+      out[infer] = numel / newsize;
+    }
+    return 0;
+  }
+  return sk_error("shape '%s' is invalid for input of size %lld", sk_shape_str(shape.n, shape.data, buf, sizeof buf),
+                  (long long)numel);
+}
+
+/* PyTorch's computeStride: strides that view t as newshape without a copy.
+** Dims of t are cut into chunks that are contiguous among themselves; every
+** chunk must be covered by whole dims of the new shape. Returns 0 if impossible. */
+static int compute_stride(const SkTensor *t, int nd, const int64_t *newshape, int64_t *newstride) {
+  if (t->ndim == 0) {
+    for (int d = 0; d < nd; d++) newstride[d] = 1;
+    return 1;
+  }
+  if (t->numel == 0) {
+    if (nd == t->ndim && memcmp(newshape, t->sizes, (size_t)nd * sizeof *newshape) == 0) {
+      memcpy(newstride, t->strides, (size_t)nd * sizeof *newstride);
+      return 1;
+    }
+    for (int d = nd - 1; d >= 0; d--)
+      newstride[d] = d == nd - 1 ? 1 : (newshape[d + 1] > 1 ? newshape[d + 1] : 1) * newstride[d + 1];
+    return 1;
+  }
+  int view_d = nd - 1;
+  int64_t chunk_base_stride = t->strides[t->ndim - 1], tensor_numel = 1, view_numel = 1;
+  for (int td = t->ndim - 1; td >= 0; td--) {
+    tensor_numel *= t->sizes[td];
+    if (td == 0 || (t->sizes[td - 1] != 1 && t->strides[td - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        view_d--;
+      }
+      if (view_numel != tensor_numel) return 0;
+      if (td > 0) {
+        chunk_base_stride = t->strides[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+int sk_default_view(SkTensor **result, const SkTensor *self, SkIntList size) {
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (infer_size(size, self->numel, "size", sizes)) return -1;
+  if (!compute_stride(self, size.n, sizes, strides))
+    return sk_error("view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                    "across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(result, self, size.n, sizes, strides, self->offset);
+}
+
+int sk_math_reshape(SkTensor **result, const SkTensor *self, SkIntList shape) {
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (infer_size(shape, self->numel, "shape", sizes)) return -1;
+  if (compute_stride(self, shape.n, sizes, strides)) return make_view(result, self, shape.n, sizes, strides, self->offset);
+  SkTensor *c = NULL;
+  if (sk_clone(&c, self, 0)) return -1;
+  sk_contiguous_strides(shape.n, sizes, strides);
+  int rc = make_view(result, c, shape.n, sizes, strides, c->offset);
+  sk_tensor_release(c);
+  return rc;
+}
+/* }==== */
+
+/* {==== Permutations ==== */
+int sk_default_transpose(SkTensor **result, const SkTensor *self, int64_t dim0, int64_t dim1) {
+  int64_t d0, d1, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (sk_wrap_dim(dim0, self->ndim, "dim0", &d0) || sk_wrap_dim(dim1, self->ndim, "dim1", &d1)) return -1;
+  memcpy(sizes, self->sizes, sizeof sizes);
+  memcpy(strides, self->strides, sizeof strides);
+  if (self->ndim > 0) {
+    sizes[d0] = self->sizes[d1], sizes[d1] = self->sizes[d0];
+    strides[d0] = self->strides[d1], strides[d1] = self->strides[d0];
+  }
+  return make_view(result, self, self->ndim, sizes, strides, self->offset);
+}
+
+int sk_default_t(SkTensor **result, const SkTensor *self) {
+  if (self->ndim > 2) return sk_error("t() expects a tensor with <= 2 dimensions, but self is %dD", self->ndim);
+  if (self->ndim < 2) return make_view(result, self, self->ndim, self->sizes, self->strides, self->offset);
+  return sk_default_transpose(result, self, 0, 1);
+}
+
+int sk_default_permute(SkTensor **result, const SkTensor *self, SkIntList dims) {
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  int seen[SK_MAX_DIMS] = {0};
+  if (dims.n != self->ndim)
+    return sk_error("permute(): number of dimensions in the tensor input does not match the length of the desired "
+                    "ordering of dimensions i.e. input.dim() = %d is not equal to len(dims) = %d", self->ndim, dims.n);
+  for (int i = 0; i < dims.n; i++) {
+    int64_t d;
+    if (sk_wrap_dim(dims.data[i], self->ndim, "dims", &d)) return -1;
+    if (seen[d]) return sk_error("permute(): duplicate dims are not allowed (argument 'dims' repeats dim %lld)", (long long)d);
+    seen[d] = 1;
+    sizes[i] = self->sizes[d];
+    strides[i] = self->strides[d];
+  }
+  return make_view(result, self, self->ndim, sizes, strides, self->offset);
+}
+/* }==== */
+
+/* {==== Adding and removing dims of size 1 ==== */
+int sk_default_squeeze(SkTensor **result, const SkTensor *self) {
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  int n = 0;
+  for (int d = 0; d < self->ndim; d++)
+    if (self->sizes[d] != 1) sizes[n] = self->sizes[d], strides[n++] = self->strides[d];
+  return make_view(result, self, n, sizes, strides, self->offset);
+}
+
+int sk_default_squeeze_dim(SkTensor **result, const SkTensor *self, int64_t dim) {
+  int64_t d, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  if (self->ndim == 0 || self->sizes[d] != 1)
+    return make_view(result, self, self->ndim, self->sizes, self->strides, self->offset);
+  int n = 0;
+  for (int i = 0; i < self->ndim; i++)
+    if (i != d) sizes[n] = self->sizes[i], strides[n++] = self->strides[i];
+  return make_view(result, self, n, sizes, strides, self->offset);
+}
+
+int sk_default_unsqueeze(SkTensor **result, const SkTensor *self, int64_t dim) {
+  int64_t d, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (sk_wrap_dim(dim, self->ndim + 1, "dim", &d)) return -1;
+  if (self->ndim + 1 > SK_MAX_DIMS)
+    return sk_error("unsqueeze: tensors have at most %d dimensions (argument 'self' has %d)", SK_MAX_DIMS, self->ndim);
+  for (int i = 0, j = 0; i <= self->ndim; i++) {
+    if (i == d) {
+      sizes[i] = 1;
+      strides[i] = d < self->ndim ? self->sizes[d] * self->strides[d] : 1;
+    } else sizes[i] = self->sizes[j], strides[i] = self->strides[j], j++;
+  }
+  return make_view(result, self, self->ndim + 1, sizes, strides, self->offset);
+}
+/* }==== */
+
+/* {==== expand ==== */
+int sk_default_expand(SkTensor **result, const SkTensor *self, SkIntList size, int implicit) {
+  char a[256], b[256];
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  int nd = size.n, td = self->ndim;
+  (void)implicit;
+  if (nd < td)
+    return sk_error("expand(tensor of shape %s, size=%s): the number of sizes provided (%d) must be greater or equal "
+                    "to the number of dimensions in the tensor (%d)", sk_shape_str(td, self->sizes, a, sizeof a),
+                    sk_shape_str(nd, size.data, b, sizeof b), nd, td);
+  if (nd > SK_MAX_DIMS)
+    return sk_error("argument 'size' has %d dimensions, but tensors have at most %d", nd, SK_MAX_DIMS);
+  for (int i = nd - 1; i >= 0; i--) {
+    int dim = td - (nd - i);
+    int64_t sz = dim >= 0 ? self->sizes[dim] : 1;
+    int64_t st = dim >= 0 ? self->strides[dim] : i + 1 < nd ? sizes[i + 1] * strides[i + 1] : 1;
+    int64_t target = size.data[i];
+    if (target == -1) {
+      if (dim < 0)
+        return sk_error("The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension %d", i);
+      target = sz;
+    } else if (target < 0)
+      return sk_error("expand: negative size %lld in argument 'size' at dimension %d", (long long)target, i);
+    if (sz != target) {
+      if (sz != 1)
+        return sk_error("The expanded size of the tensor (%lld) must match the existing size (%lld) at non-singleton "
+                        "dimension %d.  Target sizes: %s.  Tensor sizes: %s", (long long)target, (long long)sz, i,
+                        sk_shape_str(nd, size.data, a, sizeof a), sk_shape_str(td, self->sizes, b, sizeof b));
+      sz = target;
+      st = 0;
+    }
+    sizes[i] = sz;
+    strides[i] = st;
+  }
+  return make_view(result, self, nd, sizes, strides, self->offset);
+}
+/* }==== */
+
+/* {==== Indexing along one dim ==== */
+int sk_default_narrow(SkTensor **result, const SkTensor *self, int64_t dim, int64_t start, int64_t length) {
+  int64_t d, sizes[SK_MAX_DIMS];
+  if (self->ndim == 0) return sk_error("narrow() cannot be applied to a 0-dim tensor.");
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  if (length < 0) return sk_error("narrow(): length must be non-negative (argument 'length' is %lld).", (long long)length);
+  int64_t cur = self->sizes[d];
+  if (start < -cur || start > cur)
+    return sk_error("start out of range (expected to be in range of [%lld, %lld], but got %lld)", (long long)-cur,
+                    (long long)cur, (long long)start);
+  if (start < 0) start += cur;
+  if (start > cur - length)
+    return sk_error("start (%lld) + length (%lld) exceeds dimension size (%lld).", (long long)start, (long long)length,
+                    (long long)cur);
+  memcpy(sizes, self->sizes, sizeof sizes);
+  sizes[d] = length;
+  return make_view(result, self, self->ndim, sizes, self->strides, self->offset + start * self->strides[d]);
+}
+
+int sk_default_select(SkTensor **result, const SkTensor *self, int64_t dim, int64_t index) {
+  char buf[256];
+  int64_t d, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (self->ndim == 0) return sk_error("select() cannot be applied to a 0-dim tensor.");
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  int64_t size = self->sizes[d];
+  if (index < -size || index >= size)
+    return sk_error("select(): index %lld out of range for tensor of size %s at dimension %lld", (long long)index,
+                    sk_shape_str(self->ndim, self->sizes, buf, sizeof buf), (long long)d);
+  if (index < 0) index += size;
+  int n = 0;
+  for (int i = 0; i < self->ndim; i++)
+    if (i != d) sizes[n] = self->sizes[i], strides[n++] = self->strides[i];
+  return make_view(result, self, n, sizes, strides, self->offset + index * self->strides[d]);
+}
+
+int sk_default_slice(SkTensor **result, const SkTensor *self, int64_t dim, SkOptInt start, SkOptInt end, int64_t step) {
+  int64_t d, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (self->ndim == 0) return sk_error("slice() cannot be applied to a 0-dim tensor.");
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  if (step <= 0) return sk_error("slice step must be positive");
+  int64_t n = self->sizes[d];
+  int64_t lo = start.has && start.v != INT64_MAX ? start.v : 0;
+  int64_t hi = end.has ? end.v : INT64_MAX;
+  if (lo < 0) lo += n;
+  if (hi < 0) hi += n;
+  if (lo < 0) lo = 0;
+  else if (lo >= n) lo = n;
+  if (hi < lo) hi = lo;
+  else if (hi >= n) hi = n;
+  memcpy(sizes, self->sizes, sizeof sizes);
+  memcpy(strides, self->strides, sizeof strides);
+  int64_t len = hi - lo;
+  sizes[d] = len == 0 ? 0 : (len - 1) / step + 1;
+  strides[d] = self->strides[d] * step;
+  return make_view(result, self, self->ndim, sizes, strides, self->offset + lo * self->strides[d]);
+}
+/* }==== */

@@ -1,0 +1,80 @@
+/*
+** sk_alloc_cpu.c — the CPU allocator: malloc for small blocks, a cache for large ones
+** Fresh pages cost ~12 µs per 4 KiB here (perf_notes.md), so large blocks
+** are mmap'ed with MADV_HUGEPAGE and, once freed, kept in a small cache
+** and handed out again to a request of the same rounded size.
+** Invariant: a cached block's size is a multiple of SK_LARGE_ROUND and the
+** cache holds at most SK_CACHE_MAX bytes; only the thread running Lua allocates.
+*/
+#include "sk_device.h"
+#include "sk_error.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#define SK_LARGE_MIN (1u << 20)          /* below this, plain malloc */
+#define SK_LARGE_ROUND ((size_t)2 << 20) /* huge-page granularity */
+#define SK_CACHE_SLOTS 32
+#define SK_CACHE_MAX ((size_t)2 << 30)
+
+static struct { void *ptr; size_t size; } cache[SK_CACHE_SLOTS];
+static int ncached;
+static size_t cached_bytes;
+
+static size_t round_large(size_t n) { return (n + SK_LARGE_ROUND - 1) / SK_LARGE_ROUND * SK_LARGE_ROUND; }
+
+void *sk_cpu_alloc(size_t nbytes) {
+  if (nbytes < SK_LARGE_MIN) {
+    void *p = malloc(nbytes ? nbytes : 1);
+    if (!p) sk_error("out of memory allocating %zu bytes on cpu", nbytes);
+    return p;
+  }
+  size_t size = round_large(nbytes);
+  for (int i = 0; i < ncached; i++) {
+    if (cache[i].size == size) {
+      void *p = cache[i].ptr;
+      cached_bytes -= size;
+      cache[i] = cache[--ncached];
+      return p;
+    }
+  }
+  void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    sk_cpu_empty_cache(); /* give the cache back and try once more */
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return sk_error("out of memory allocating %zu bytes on cpu", nbytes), NULL;
+  }
+#ifdef MADV_HUGEPAGE
+  madvise(p, size, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void sk_cpu_free(void *ptr, size_t nbytes) {
+  if (!ptr) return;
+  if (nbytes < SK_LARGE_MIN) { free(ptr); return; }
+  size_t size = round_large(nbytes);
+  if (size <= SK_CACHE_MAX / 4) {
+    while (ncached > 0 && (ncached == SK_CACHE_SLOTS || cached_bytes + size > SK_CACHE_MAX)) {
+      ncached--; /* evict the oldest-inserted survivor at the end */
+      munmap(cache[ncached].ptr, cache[ncached].size);
+      cached_bytes -= cache[ncached].size;
+    }
+    cache[ncached].ptr = ptr;
+    cache[ncached].size = size;
+    ncached++;
+    cached_bytes += size;
+    return;
+  }
+  munmap(ptr, size);
+}
+
+size_t sk_cpu_cached_bytes(void) { return cached_bytes; }
+
+void sk_cpu_empty_cache(void) {
+  while (ncached > 0) {
+    ncached--;
+    munmap(cache[ncached].ptr, cache[ncached].size);
+  }
+  cached_bytes = 0;
+}

@@ -1,0 +1,147 @@
+/*
+** sk_dispatch.h — dispatch keys, operators, kernels and computed dispatch tables
+** Runtime keys are ordered by priority: the highest key in a call's key set
+** picks the kernel. Alias keys (DefaultBackend, Math) exist only at
+** registration and fill backend slots when computing a table.
+** Invariant: op->table[k] always equals compute_entry(op, k) for the
+** current registrations and fallbacks; it is recomputed on every change.
+*/
+#ifndef SK_DISPATCH_H
+#define SK_DISPATCH_H
+
+#include "sk_value.h"
+
+typedef enum SkKey {
+  SK_KEY_UNDEFINED,
+  SK_KEY_CPU, SK_KEY_CUDA,
+  SK_KEY_BACKEND0, SK_KEY_BACKEND7 = SK_KEY_BACKEND0 + 7, /* backends registered at run time */
+  SK_KEY_META,
+  SK_KEY_BACKEND_SELECT,
+  SK_KEY_NUM_RUNTIME,
+  SK_KEY_DEFAULT_BACKEND = SK_KEY_NUM_RUNTIME, /* CompositeExplicitAutograd */
+  SK_KEY_MATH,                                 /* CompositeImplicitAutograd */
+  SK_KEY_COUNT
+} SkKey;
+
+typedef uint32_t SkKeySet;
+#define SK_KEYSET(k) ((SkKeySet)1u << (k))
+
+static inline int sk_key_is_backend(int k) { return k >= SK_KEY_CPU && k <= SK_KEY_META; }
+const char *sk_key_name(int key);           /* "CPU", "npu", "DefaultBackend"... */
+int sk_key_from_name(const char *name);     /* -1 when unknown */
+
+/* {==== Schemas (parsed in Lua; codegen emits them as static data) ==== */
+typedef enum SkBaseType {
+  SK_T_TENSOR, SK_T_INT, SK_T_FLOAT, SK_T_BOOL, SK_T_STR, SK_T_SCALAR, SK_T_SCALAR_TYPE,
+  SK_T_LAYOUT, SK_T_DEVICE, SK_T_MEMORY_FORMAT, SK_T_GENERATOR, SK_T_DIMNAME
+} SkBaseType;
+
+typedef struct SkArg {
+  const char *name;
+  unsigned char type;          /* SkBaseType */
+  unsigned char is_list, optional, elem_optional, kwarg_only, is_out, is_write, is_alias;
+  short list_size;             /* N of int[N], else 0 */
+  short alias_of;              /* for returns: index of the argument it aliases, else -1 */
+  const char *default_text;    /* NULL when required */
+} SkArg;
+
+enum { SK_KIND_FUNCTIONAL, SK_KIND_INPLACE, SK_KIND_OUT, SK_KIND_MUTABLE };
+
+typedef struct SkSchema {
+  const char *ns, *name, *overload, *text;
+  int nargs, nrets, kind;
+  const SkArg *args, *rets;
+} SkSchema;
+/* }==== */
+
+typedef struct SkOperator SkOperator;
+
+/* A boxed kernel: arguments on the stack on entry, results on return. */
+typedef int (*SkBoxedFn)(SkOperator *op, SkStack *stack, void *ctx);
+/* Calls a typed function pointer with a boxed stack (generated per built-in op). */
+typedef int (*SkUnboxFn)(void *fn, SkOperator *op, SkStack *stack);
+
+enum { SK_SRC_NONE, SK_SRC_DIRECT, SK_SRC_DEFAULT_BACKEND, SK_SRC_MATH, SK_SRC_FALLBACK };
+
+typedef struct SkKernel {
+  void *unboxed;        /* typed C function, or NULL */
+  SkBoxedFn boxed;      /* boxed function, or NULL */
+  void *ctx;            /* passed to boxed */
+  const char *origin;   /* who registered it ("codegen", a library name...) */
+  int source;           /* SK_SRC_* */
+} SkKernel;
+
+typedef struct SkRegistration {
+  int id, key;
+  SkKernel kernel;
+  void (*ctx_free)(void *ctx);
+  struct SkRegistration *next; /* older registration for the same key */
+} SkRegistration;
+
+struct SkOperator {
+  SkSchema schema;
+  char qualname[128];           /* "aten::add.Tensor" */
+  const char *out_sibling;      /* structured out op of the family, for error hints */
+  SkUnboxFn unbox;              /* NULL for ops defined at run time */
+  int index;
+  SkKeySet always;              /* BackendSelect, for factories that have such a kernel */
+  SkKeySet fallthrough;         /* keys skipped for this op (BackendSelect when it has none) */
+  SkKernel table[SK_KEY_NUM_RUNTIME];
+  SkRegistration *regs[SK_KEY_COUNT];
+  int owns_schema;              /* schema strings were copied (ops defined at run time) */
+  void *binding_data;           /* the binding's cached argument parser, freed by it */
+};
+
+/* {==== Registry ==== */
+/* Defines an op; the schema strings are copied when `copy` is set. */
+SkOperator *sk_op_define(const SkSchema *schema, SkUnboxFn unbox, int copy);
+SkOperator *sk_op_find(const char *qualname); /* "aten::add.Tensor" or "add.Tensor" */
+int sk_op_count(void);
+SkOperator *sk_op_at(int i);
+/* Removes an op defined at run time (no registrations may remain). */
+int sk_op_undefine(SkOperator *op);
+void sk_op_set_out_sibling(SkOperator *op, const char *qualname);
+
+/* Returns a registration id (> 0) or -1. Same (op, key) twice: warns, newer wins. */
+int sk_op_register(SkOperator *op, int key, const SkKernel *k, void (*ctx_free)(void *));
+int sk_op_deregister(SkOperator *op, int id);
+int sk_fallback_register(int key, SkBoxedFn fn, void *ctx, const char *origin, void (*ctx_free)(void *));
+int sk_fallback_deregister(int id);
+int sk_fallback_active(int key);
+/* }==== */
+
+/* {==== Calling ==== */
+extern _Thread_local SkKeySet sk_tls_include, sk_tls_exclude;
+
+static inline int sk_highest_key(SkKeySet ks) { return ks ? 31 - __builtin_clz(ks) : 0; }
+static inline int sk_device_key(SkDevice d) {
+  static const unsigned char builtin[SK_DEVICE_FIRST_CUSTOM] = {SK_KEY_CPU, SK_KEY_CUDA, SK_KEY_META};
+  return d.type < SK_DEVICE_FIRST_CUSTOM ? builtin[d.type] : SK_KEY_BACKEND0 + (d.type - SK_DEVICE_FIRST_CUSTOM);
+}
+static inline SkKeySet sk_tensor_keyset(const SkTensor *t) { return SK_KEYSET(sk_device_key(t->device)); }
+
+/* The kernel for a call with key set ks, or NULL with the "no kernel" error. */
+const SkKernel *sk_dispatch_miss(SkOperator *op, SkKeySet ks);
+static inline const SkKernel *sk_dispatch_lookup(SkOperator *op, SkKeySet ks) {
+  ks = (ks | sk_tls_include | op->always) & ~(sk_tls_exclude | op->fallthrough);
+  const SkKernel *k = &op->table[sk_highest_key(ks)];
+  return k->unboxed || k->boxed ? k : sk_dispatch_miss(op, ks);
+}
+/* Key set of the tensors in a boxed argument list. */
+SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base);
+/* Boxed call: args at the top nargs slots of s; replaced by the results. */
+int sk_call_boxed(SkOperator *op, SkStack *s);
+int sk_call_boxed_key(SkOperator *op, int key, SkStack *s);
+int sk_call_kernel_boxed(SkOperator *op, const SkKernel *k, SkStack *s);
+/* Checks a boxed kernel's results against the schema (count and types). */
+int sk_check_returns(SkOperator *op, const SkStack *s, int base, const char *where);
+/* }==== */
+
+/* {==== Introspection ==== */
+typedef struct SkKernelInfo { int key; int source; const char *origin; int boxed; } SkKernelInfo;
+/* Fills info for each runtime key with a kernel; returns the count. */
+int sk_op_table(const SkOperator *op, SkKernelInfo *info, int cap);
+const char *sk_source_name(int source);
+/* }==== */
+
+#endif

@@ -1,0 +1,55 @@
+/*
+** sk_dtype.c — dtype tables and PyTorch's promotion lattice
+*/
+#include "sk_dtype.h"
+
+static const struct { const char *name; size_t size; } info[SK_DTYPE_COUNT] = {
+  {"bool", 1}, {"uint8", 1}, {"int8", 1}, {"int16", 2}, {"int32", 4},
+  {"int64", 8}, {"float16", 2}, {"bfloat16", 2}, {"float32", 4}, {"float64", 8},
+};
+
+/* PyTorch's aliases, accepted on input; names are always printed canonically. */
+static const struct { const char *alias; SkDType t; } aliases[] = {
+  {"float", SK_DTYPE_FLOAT32}, {"double", SK_DTYPE_FLOAT64}, {"half", SK_DTYPE_FLOAT16},
+  {"long", SK_DTYPE_INT64}, {"int", SK_DTYPE_INT32}, {"short", SK_DTYPE_INT16},
+};
+
+size_t sk_dtype_size(SkDType t) { return info[t].size; }
+const char *sk_dtype_name(SkDType t) { return (unsigned)t < SK_DTYPE_COUNT ? info[t].name : "?"; }
+
+int sk_dtype_from_name(const char *name, SkDType *out) {
+  for (int i = 0; i < SK_DTYPE_COUNT; i++)
+    if (strcmp(name, info[i].name) == 0) { *out = (SkDType)i; return 0; }
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (strcmp(name, aliases[i].alias) == 0) { *out = aliases[i].t; return 0; }
+  return -1;
+}
+
+int sk_dtype_category(SkDType t) {
+  return t == SK_DTYPE_BOOL ? SK_CAT_BOOL : sk_dtype_is_floating(t) ? SK_CAT_FLOAT : SK_CAT_INT;
+}
+
+SkDType sk_dtype_promote(SkDType a, SkDType b) {
+  if (a == b) return a;
+  if (a == SK_DTYPE_BOOL) return b;
+  if (b == SK_DTYPE_BOOL) return a;
+  int fa = sk_dtype_is_floating(a), fb = sk_dtype_is_floating(b);
+  if (fa != fb) return fa ? a : b;
+  if (fa) { /* float16 with bfloat16 meet at float32; otherwise the wider wins */
+    if ((a == SK_DTYPE_FLOAT16 && b == SK_DTYPE_BFLOAT16) || (a == SK_DTYPE_BFLOAT16 && b == SK_DTYPE_FLOAT16))
+      return SK_DTYPE_FLOAT32;
+    return a > b ? a : b;
+  }
+  /* integers: uint8 with a signed type needs a signed type wider than 8 bits */
+  if (a == SK_DTYPE_UINT8 || b == SK_DTYPE_UINT8) {
+    SkDType other = a == SK_DTYPE_UINT8 ? b : a;
+    return other == SK_DTYPE_INT8 ? SK_DTYPE_INT16 : other;
+  }
+  return a > b ? a : b;
+}
+
+int sk_dtype_can_cast(SkDType from, SkDType to) {
+  if (sk_dtype_is_floating(from) && !sk_dtype_is_floating(to)) return 0;
+  if (from != SK_DTYPE_BOOL && to == SK_DTYPE_BOOL) return 0;
+  return 1;
+}

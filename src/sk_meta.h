@@ -1,0 +1,48 @@
+/*
+** sk_meta.h — the structured-kernel runtime: the meta context
+** A meta function checks arguments and declares each output with
+** sk_meta_set_output(). What that does depends on the variant:
+** functional allocates, in-place checks the output matches self, out
+** checks dtype and device and resizes an out with 0 elements.
+** With `compute` off (Meta and DefaultBackend wrappers) nothing beyond
+** shapes and dtypes is prepared; no impl follows.
+*/
+#ifndef SK_META_H
+#define SK_META_H
+
+#include "sk_tensor.h"
+
+#define SK_MAX_OUTPUTS 4
+
+typedef enum { SK_VARIANT_FUNCTIONAL, SK_VARIANT_INPLACE, SK_VARIANT_OUT } SkVariant;
+
+struct SkTensorIter;
+
+typedef struct SkMeta {
+  const char *op;                      /* for messages */
+  SkVariant variant;
+  int compute;
+  SkDevice device;                     /* where functional outputs live */
+  int noutputs;
+  SkTensor *outputs[SK_MAX_OUTPUTS];   /* functional: owned; in-place/out: the caller's */
+  const char *out_names[SK_MAX_OUTPUTS];
+  struct SkTensorIter *iter;           /* for ops built on TensorIterator */
+} SkMeta;
+
+void sk_meta_init(SkMeta *m, const char *op, SkVariant v, SkDevice device, int compute, int noutputs);
+/* The caller's output i for in-place/out, or the output set so far, or NULL. */
+static inline SkTensor *sk_meta_maybe_output(const SkMeta *m, int i) { return m->outputs[i]; }
+/* strides may be NULL (contiguous). */
+int sk_meta_set_output(SkMeta *m, int i, int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype);
+/* After the impl: write back iterator temporaries, bump versions of what was written. */
+int sk_meta_finish(SkMeta *m);
+/* Always last: releases temporaries, and on failure what a functional call allocated. */
+void sk_meta_cleanup(SkMeta *m, int failed);
+/* Takes the functional outputs (the context no longer owns them). */
+SkTensor *sk_meta_take_output(SkMeta *m, int i);
+/* The device of the first defined tensor among ts, else fallback. */
+SkDevice sk_meta_device_of(int n, const SkTensor *const *ts, SkDevice fallback);
+/* Checks that every defined tensor in ts is on device d. */
+int sk_meta_check_same_device(const char *op, SkDevice d, int n, const SkTensor *const *ts, const char *const *names);
+
+#endif

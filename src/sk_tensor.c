@@ -1,0 +1,300 @@
+/*
+** sk_tensor.c — storage and tensor lifetime, shape helpers, element access
+** Small storages keep their bytes in the same allocation as the header,
+** so a 1-element tensor costs two mallocs (tensor, storage+data).
+*/
+#include "sk_tensor.h"
+#include "sk_error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SK_INLINE_BYTES 64
+
+/* {==== Storage ==== */
+static SkStorage *storage_new(size_t nbytes, SkDevice device) {
+  const SkDeviceType *dt = sk_device_type(device.type);
+  if (!dt) return sk_error("unknown device type %d", device.type), NULL;
+  int inline_data = device.type == SK_DEVICE_CPU && nbytes <= SK_INLINE_BYTES;
+  SkStorage *s = malloc(sizeof *s + (inline_data ? SK_INLINE_BYTES : 0));
+  if (!s) return sk_error("out of memory"), NULL;
+  s->refcount = 1;
+  s->nbytes = nbytes;
+  s->device = device;
+  s->version = 0;
+  s->resizable = 1;
+  s->data = NULL;
+  if (inline_data) s->data = s + 1;
+  else if (dt->has_data && nbytes > 0) {
+    s->data = sk_device_alloc(device, nbytes);
+    if (!s->data) { free(s); return NULL; }
+  }
+  return s;
+}
+
+static int storage_is_inline(const SkStorage *s) { return s->data == (const void *)(s + 1); }
+
+static void storage_release(SkStorage *s) {
+  if (--s->refcount > 0) return;
+  if (!storage_is_inline(s)) sk_device_free(s->device, s->data, s->nbytes);
+  free(s);
+}
+
+/* Grows s to at least nbytes, keeping the old bytes. */
+static int storage_grow(SkStorage *s, size_t nbytes) {
+  if (nbytes <= s->nbytes) return 0;
+  if (!s->resizable) return sk_error("trying to resize storage that is not resizable");
+  const SkDeviceType *dt = sk_device_type(s->device.type);
+  if (!dt->has_data || (storage_is_inline(s) && nbytes <= SK_INLINE_BYTES)) { s->nbytes = nbytes; return 0; }
+  void *p = sk_device_alloc(s->device, nbytes);
+  if (!p) return -1;
+  if (s->nbytes) {
+    int rc = s->device.type == SK_DEVICE_CPU ? (memcpy(p, s->data, s->nbytes), 0)
+           : dt->hooks.copy_same ? dt->hooks.copy_same(dt->hooks.ud, p, s->data, s->nbytes, s->device)
+           : sk_error("device '%s' cannot copy within itself", dt->name);
+    if (rc) { sk_device_free(s->device, p, nbytes); return -1; }
+  }
+  if (!storage_is_inline(s)) sk_device_free(s->device, s->data, s->nbytes);
+  s->data = p;
+  s->nbytes = nbytes;
+  return 0;
+}
+/* }==== */
+
+/* {==== Tensor lifetime ==== */
+int64_t sk_numel(int ndim, const int64_t *sizes) {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) n *= sizes[i];
+  return n;
+}
+
+void sk_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
+  int64_t st = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    strides[i] = st;
+    st *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+}
+
+/* Checks sizes and returns the element count, or -1 with an error. */
+static int64_t checked_numel(int ndim, const int64_t *sizes) {
+  if (ndim < 0 || ndim > SK_MAX_DIMS) return sk_error("tensors have at most %d dimensions, got %d", SK_MAX_DIMS, ndim);
+  int64_t n = 1;
+  for (int i = 0; i < ndim; i++) {
+    if (sizes[i] < 0) return sk_error("negative dimension %lld in size (dim %d)", (long long)sizes[i], i);
+    if (sizes[i] && n > INT64_MAX / 16 / sizes[i]) return sk_error("tensor size overflows (dim %d)", i);
+    n *= sizes[i];
+  }
+  return n;
+}
+
+static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, SkDType dtype) {
+  SkTensor *t = malloc(sizeof *t);
+  if (!t) return sk_error("out of memory"), NULL;
+  t->refcount = 1;
+  t->storage = s;
+  t->offset = 0;
+  t->dtype = dtype;
+  t->device = s->device;
+  t->ndim = ndim;
+  t->flags = 0;
+  if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
+  t->numel = sk_numel(ndim, sizes);
+  return t;
+}
+
+SkTensor *sk_tensor_empty(int ndim, const int64_t *sizes, SkDType dtype, SkDevice device) {
+  return sk_tensor_empty_strided(ndim, sizes, NULL, dtype, device);
+}
+
+SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, SkDevice device) {
+  int64_t n = checked_numel(ndim, sizes);
+  if (n < 0) return NULL;
+  int64_t span = n ? 1 : 0; /* elements the strides reach */
+  if (strides && n)
+    for (int i = 0; i < ndim; i++) {
+      if (strides[i] < 0) return sk_error("negative stride %lld (dim %d)", (long long)strides[i], i), NULL;
+      span += (sizes[i] - 1) * strides[i];
+    }
+  if (!strides) span = n;
+  SkStorage *s = storage_new((size_t)span * sk_dtype_size(dtype), device);
+  if (!s) return NULL;
+  SkTensor *t = tensor_header(s, ndim, sizes, dtype);
+  if (!t) { storage_release(s); return NULL; }
+  if (strides) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+  else sk_contiguous_strides(ndim, sizes, t->strides);
+  return t;
+}
+
+SkTensor *sk_tensor_alias(const SkTensor *base, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset) {
+  if (ndim > SK_MAX_DIMS) return sk_error("tensors have at most %d dimensions, got %d", SK_MAX_DIMS, ndim), NULL;
+  SkTensor *t = tensor_header(base->storage, ndim, sizes, base->dtype);
+  if (!t) return NULL;
+  base->storage->refcount++;
+  t->device = base->device;
+  t->offset = offset;
+  if (ndim) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+  return t;
+}
+
+SkTensor *sk_tensor_scalar(SkScalar v, SkDType dtype) {
+  SkTensor *t = sk_tensor_empty(0, NULL, dtype, SK_CPU);
+  if (!t) return NULL;
+  if (v.kind == SK_SCALAR_FLOAT) sk_store_double(t->storage->data, dtype, v.v.f);
+  else sk_store_int64(t->storage->data, dtype, v.v.i);
+  return t;
+}
+
+SkTensor *sk_tensor_wrap_number(SkScalar v) {
+  SkTensor *t = sk_tensor_scalar(v, sk_scalar_dtype(v));
+  if (t) t->flags |= SK_TENSOR_WRAPPED_NUMBER;
+  return t;
+}
+
+void sk_tensor_release(SkTensor *t) {
+  if (!t || --t->refcount > 0) return;
+  storage_release(t->storage);
+  free(t);
+}
+
+void sk_tensor_assign(SkTensor **slot, SkTensor *t) {
+  sk_tensor_retain(t);
+  sk_tensor_release(*slot);
+  *slot = t;
+}
+/* }==== */
+
+/* {==== Queries ==== */
+int sk_tensor_is_contiguous(const SkTensor *t) {
+  if (t->numel < 2) return 1;
+  int64_t st = 1;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    if (t->sizes[i] == 1) continue;
+    if (t->strides[i] != st) return 0;
+    st *= t->sizes[i];
+  }
+  return 1;
+}
+
+int sk_tensor_same_shape(const SkTensor *a, const SkTensor *b) {
+  return a->ndim == b->ndim && memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof a->sizes[0]) == 0;
+}
+
+const char *sk_shape_str(int ndim, const int64_t *sizes, char *buf, size_t n) {
+  size_t len = 0;
+  len += (size_t)snprintf(buf, n, "[");
+  for (int i = 0; i < ndim && len < n; i++)
+    len += (size_t)snprintf(buf + len, n - len, i ? ", %lld" : "%lld", (long long)sizes[i]);
+  if (len < n) snprintf(buf + len, n - len, "]");
+  return buf;
+}
+
+int sk_wrap_dim(int64_t dim, int ndim, const char *argname, int64_t *out) {
+  int64_t n = ndim > 0 ? ndim : 1;
+  if (dim < -n || dim >= n)
+    return sk_error("argument '%s': dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                    argname, (long long)-n, (long long)(n - 1), (long long)dim);
+  *out = dim < 0 ? dim + n : dim;
+  return 0;
+}
+
+static void byte_range(const SkTensor *t, int64_t *lo, int64_t *hi) {
+  int64_t a = t->offset, b = t->offset;
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->strides[i] >= 0) b += (t->sizes[i] - 1) * t->strides[i];
+    else a += (t->sizes[i] - 1) * t->strides[i];
+  }
+  int64_t sz = (int64_t)sk_dtype_size(t->dtype);
+  *lo = a * sz;
+  *hi = (b + 1) * sz;
+}
+
+int sk_tensor_may_overlap(const SkTensor *a, const SkTensor *b) {
+  if (a->storage != b->storage || a->numel == 0 || b->numel == 0) return 0;
+  int64_t alo, ahi, blo, bhi;
+  byte_range(a, &alo, &ahi);
+  byte_range(b, &blo, &bhi);
+  return alo < bhi && blo < ahi;
+}
+/* }==== */
+
+int sk_tensor_resize(SkTensor *t, int ndim, const int64_t *sizes) {
+  int64_t n = checked_numel(ndim, sizes);
+  if (n < 0) return -1;
+  size_t need = (size_t)(n + (n ? t->offset : 0)) * sk_dtype_size(t->dtype);
+  if (storage_grow(t->storage, need)) return -1;
+  t->ndim = ndim;
+  if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
+  sk_contiguous_strides(ndim, sizes, t->strides);
+  t->numel = n;
+  return 0;
+}
+
+/* {==== Element access ==== */
+double sk_load_double(const void *p, SkDType t) {
+  switch (t) {
+  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
+  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
+  case SK_DTYPE_INT8: return *(const int8_t *)p;
+  case SK_DTYPE_INT16: return *(const int16_t *)p;
+  case SK_DTYPE_INT32: return *(const int32_t *)p;
+  case SK_DTYPE_INT64: return (double)*(const int64_t *)p;
+  case SK_DTYPE_FLOAT16: return sk_half_to_float(*(const uint16_t *)p);
+  case SK_DTYPE_BFLOAT16: return sk_bf16_to_float(*(const uint16_t *)p);
+  case SK_DTYPE_FLOAT32: return *(const float *)p;
+  case SK_DTYPE_FLOAT64: return *(const double *)p;
+  default: return 0;
+  }
+}
+
+/* Float to integer as C casts do, but defined for out-of-range values. */
+static int64_t double_to_int64(double v) {
+  if (v != v) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+int64_t sk_load_int64(const void *p, SkDType t) {
+  switch (t) {
+  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
+  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
+  case SK_DTYPE_INT8: return *(const int8_t *)p;
+  case SK_DTYPE_INT16: return *(const int16_t *)p;
+  case SK_DTYPE_INT32: return *(const int32_t *)p;
+  case SK_DTYPE_INT64: return *(const int64_t *)p;
+  default: return double_to_int64(sk_load_double(p, t));
+  }
+}
+
+void sk_store_double(void *p, SkDType t, double v) {
+  switch (t) {
+  case SK_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
+  case SK_DTYPE_FLOAT16: *(uint16_t *)p = sk_float_to_half((float)v); break;
+  case SK_DTYPE_BFLOAT16: *(uint16_t *)p = sk_float_to_bf16((float)v); break;
+  case SK_DTYPE_FLOAT32: *(float *)p = (float)v; break;
+  case SK_DTYPE_FLOAT64: *(double *)p = v; break;
+  default: sk_store_int64(p, t, double_to_int64(v)); break;
+  }
+}
+
+void sk_store_int64(void *p, SkDType t, int64_t v) {
+  switch (t) {
+  case SK_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
+  case SK_DTYPE_UINT8: *(uint8_t *)p = (uint8_t)v; break;
+  case SK_DTYPE_INT8: *(int8_t *)p = (int8_t)v; break;
+  case SK_DTYPE_INT16: *(int16_t *)p = (int16_t)v; break;
+  case SK_DTYPE_INT32: *(int32_t *)p = (int32_t)v; break;
+  case SK_DTYPE_INT64: *(int64_t *)p = v; break;
+  default: sk_store_double(p, t, (double)v); break;
+  }
+}
+
+void sk_convert_element(void *dst, SkDType dt, const void *src, SkDType st) {
+  if (sk_dtype_is_floating(dt) || sk_dtype_is_floating(st)) {
+    if (dt == SK_DTYPE_BOOL) *(uint8_t *)dst = sk_load_double(src, st) != 0;
+    else sk_store_double(dst, dt, sk_load_double(src, st));
+  } else sk_store_int64(dst, dt, sk_load_int64(src, st));
+}
+/* }==== */

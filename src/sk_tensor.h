@@ -1,0 +1,89 @@
+/*
+** sk_tensor.h — storages and tensors
+** A storage is a refcounted buffer on one device with the version counter
+** that all its views share. A tensor is (storage, offset, sizes[], strides[]),
+** offset and strides in elements. Invariant: for a non-empty tensor,
+** offset + Σ (sizes[i]-1)·strides[i] lies inside the storage.
+** Tensors are refcounted too; a function returning SkTensor* hands over one
+** reference, and "borrowed" arguments are never released by the callee.
+*/
+#ifndef SK_TENSOR_H
+#define SK_TENSOR_H
+
+#include "sk_device.h"
+#include "sk_dtype.h"
+
+#include <stdint.h>
+
+#define SK_MAX_DIMS 16
+
+typedef struct SkStorage {
+  int64_t refcount;
+  void *data;          /* NULL for meta and for empty storages */
+  size_t nbytes;
+  SkDevice device;
+  uint64_t version;    /* bumped by every in-place write through any view */
+  int resizable;
+} SkStorage;
+
+enum { SK_TENSOR_WRAPPED_NUMBER = 1 }; /* a Lua number turned into a 0-dim tensor */
+
+typedef struct SkTensor {
+  int64_t refcount;
+  SkStorage *storage;
+  int64_t offset;
+  int64_t numel;
+  SkDType dtype;
+  SkDevice device;
+  int ndim;
+  unsigned flags;
+  int64_t sizes[SK_MAX_DIMS];
+  int64_t strides[SK_MAX_DIMS];
+} SkTensor;
+
+/* {==== Lifetime ==== */
+SkTensor *sk_tensor_empty(int ndim, const int64_t *sizes, SkDType dtype, SkDevice device);
+SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, SkDevice device);
+/* A new tensor object over t's storage (a view); shares the version counter. */
+SkTensor *sk_tensor_alias(const SkTensor *t, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset);
+SkTensor *sk_tensor_scalar(SkScalar s, SkDType dtype); /* 0-dim CPU tensor */
+SkTensor *sk_tensor_wrap_number(SkScalar s);          /* 0-dim, flagged wrapped number */
+static inline SkTensor *sk_tensor_retain(SkTensor *t) { if (t) t->refcount++; return t; }
+void sk_tensor_release(SkTensor *t);
+/* Replace *slot with t (retained), releasing the old one. */
+void sk_tensor_assign(SkTensor **slot, SkTensor *t);
+/* }==== */
+
+/* {==== Queries ==== */
+static inline size_t sk_tensor_itemsize(const SkTensor *t) { return sk_dtype_size(t->dtype); }
+static inline void *sk_tensor_data(const SkTensor *t) {
+  return t->storage->data ? (char *)t->storage->data + t->offset * (int64_t)sk_dtype_size(t->dtype) : NULL;
+}
+int sk_tensor_is_contiguous(const SkTensor *t);
+int sk_tensor_same_shape(const SkTensor *a, const SkTensor *b);
+int64_t sk_numel(int ndim, const int64_t *sizes);
+void sk_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+static inline void sk_tensor_bump_version(SkTensor *t) { t->storage->version++; }
+/* Formats "[2, 3]" into buf. */
+const char *sk_shape_str(int ndim, const int64_t *sizes, char *buf, size_t n);
+/* Wraps a possibly negative dim into [0, ndim) (ndim 0 accepts -1 and 0). */
+int sk_wrap_dim(int64_t dim, int ndim, const char *argname, int64_t *out);
+/* 1 when a and b may share memory: same storage, overlapping byte ranges. */
+int sk_tensor_may_overlap(const SkTensor *a, const SkTensor *b);
+/* }==== */
+
+/* {==== Mutation of the tensor object (not of data) ==== */
+/* Resizes to contiguous sizes, growing the storage if needed (old bytes kept). */
+int sk_tensor_resize(SkTensor *t, int ndim, const int64_t *sizes);
+/* }==== */
+
+/* {==== Element access for the slow generic paths (printing, casts) ==== */
+double sk_load_double(const void *p, SkDType t);
+int64_t sk_load_int64(const void *p, SkDType t);
+void sk_store_double(void *p, SkDType t, double v);
+void sk_store_int64(void *p, SkDType t, int64_t v);
+/* Converts one element between dtypes with C cast semantics (float->int truncates). */
+void sk_convert_element(void *dst, SkDType dt, const void *src, SkDType st);
+/* }==== */
+
+#endif
