@@ -82,7 +82,10 @@ static const char *expected_of(const SkArg *a) {
 static int read_value(lua_State *L, int idx, int last, const SkArg *a, SkStack *s, int permissive, int absorb,
                       char *err, size_t errlen) {
   int lt = lua_type(L, idx);
-  if (lt == LUA_TNIL) return a->optional ? (sk_push_none(s) ? -1 : 1) : 0;
+  if (lt == LUA_TNIL) {
+    if (a->default_text) return push_default(a, s) ? -1 : 1;
+    return a->optional ? (sk_push_none(s) ? -1 : 1) : 0;
+  }
   if (a->is_list) {
     int64_t v[64];
     if (lt == LUA_TNUMBER && a->type == SK_T_INT) {
@@ -383,6 +386,7 @@ static OverloadSet *add_to_set(const char *fname, SkOperator *op) {
     set = &sets[nsets++];
     snprintf(set->fname, sizeof set->fname, "%s", fname);
   }
+  for (int i = 0; i < set->n; i++) if (set->ops[i] == op) return set; /* a second Lua state reuses sets */
   if (set->n < LSK_MAX_OVERLOADS) set->ops[set->n++] = op;
   return set;
 }
@@ -391,9 +395,12 @@ static OverloadSet *add_to_set(const char *fname, SkOperator *op) {
 static void register_in(lua_State *L, int tbl, const char *prefix, const char *name, SkOperator *op) {
   char fname[80];
   snprintf(fname, sizeof fname, "%s%s", prefix, name);
-  int existed = find_set(fname) != NULL;
   OverloadSet *set = add_to_set(fname, op);
-  if (!set || existed) return;
+  if (!set) return;
+  lua_getfield(L, tbl, name);
+  int present = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (present) return;
   lua_pushlightuserdata(L, set);
   lua_pushcclosure(L, call_set, 1);
   lua_setfield(L, tbl, name);

@@ -60,7 +60,7 @@ static void warn_to_lua(const char *msg, void *ud) {
   lua_warning(L, msg, 0);
 }
 
-int luaopen_sk_core(lua_State *L);
+__attribute__((visibility("default"))) int luaopen_sk_core(lua_State *L);
 int luaopen_sk_core(lua_State *L) {
   if (!ops_ready) {
     if (sk_ops_init()) return luaL_error(L, "sk: cannot register the built-in ops: %s", sk_error_message());

@@ -125,7 +125,7 @@ static int t_totable(lua_State *L) {
 static int t_item(lua_State *L) {
   SELF("Tensor:item");
   if (t->numel != 1)
-    return luaL_error(L, "Tensor:item: a Tensor with %lld elements cannot be converted to a number", (long long)t->numel);
+    return luaL_error(L, "Tensor:item: a Tensor with %I elements cannot be converted to a number", (lua_Integer)t->numel);
   SkTensor *c = on_cpu(L, t, "Tensor:item");
   push_element(L, sk_tensor_data(c), c->dtype);
   sk_tensor_release(c);
