@@ -50,7 +50,7 @@ spec: all
 	$(RUN) busted --lua=$(LUA) spec
 
 memcheck: all
-	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
 	  $(LUA) /usr/bin/busted spec
 
 test: deps all

@@ -332,6 +332,7 @@ int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
 
 /* {==== Overload sets ==== */
 #define LSK_MAX_OVERLOADS 12
+#define LSK_MAX_SETS 2048
 
 typedef struct OverloadSet {
   char fname[80];        /* "sk.add" or "Tensor:add" for messages */
@@ -375,14 +376,12 @@ static OverloadSet *find_set(const char *fname) {
 static OverloadSet *add_to_set(const char *fname, SkOperator *op) {
   OverloadSet *set = find_set(fname);
   if (!set) {
-    if (nsets == capsets) {
-      /* sets are referenced by closures: allocate a fresh block, never move old ones */
-      OverloadSet *block = calloc(256, sizeof *block);
-      if (!block) return NULL;
-      sets = block;
-      nsets = 0;
-      capsets = 256;
+    if (!sets) { /* one block for the process: closures point into it, so it never moves */
+      sets = calloc(LSK_MAX_SETS, sizeof *sets);
+      if (!sets) return NULL;
+      capsets = LSK_MAX_SETS;
     }
+    if (nsets == capsets) return NULL;
     set = &sets[nsets++];
     snprintf(set->fname, sizeof set->fname, "%s", fname);
   }
@@ -420,3 +419,5 @@ void lsk_open_ops(lua_State *L) {
   lua_setfield(L, t, "functions");
 }
 /* }==== */
+
+__attribute__((destructor)) static void sets_free(void) { free(sets); sets = NULL; nsets = capsets = 0; }

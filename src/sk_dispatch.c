@@ -352,3 +352,19 @@ int sk_op_table(const SkOperator *op, SkKernelInfo *info, int cap) {
   }
   return n;
 }
+
+/* The registry lives as long as the module: free it when the module is unloaded. */
+__attribute__((destructor)) static void registry_free(void) {
+  for (int i = 0; i < nops; i++) {
+    SkOperator *op = ops[i];
+    for (int k = 0; k < SK_KEY_COUNT; k++)
+      while (op->regs[k]) { SkRegistration *r = op->regs[k]; op->regs[k] = r->next; registration_free(r); }
+    if (op->owns_schema) free_schema_copy(&op->schema);
+    free(op);
+  }
+  for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++)
+    while (fallbacks[k]) { SkRegistration *r = fallbacks[k]; fallbacks[k] = r->next; registration_free(r); }
+  free(ops);
+  ops = NULL;
+  nops = capops = 0;
+}
