@@ -19,7 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define COLS 256                 /* accumulators of one column block */
+#define COLS 2048                /* accumulators of one column block */
 #define SPLIT_CHUNK 32768        /* elements of one chunk in split mode */
 #define SPLIT_MAX_OUT 8          /* split only when there are at most this many outputs */
 
