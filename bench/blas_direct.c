@@ -1,6 +1,6 @@
 /*
 ** bench/blas_direct.c — OpenBLAS sgemm called directly, as the matmul baseline
-** A tiny Lua module: require("blas_direct").sgemm(n, reps) -> seconds per call.
+** A tiny Lua module: require("blas_direct").sgemm(n, reps) -> seconds per call; .now() -> wall-clock seconds.
 */
 #include <cblas.h>
 #include <lauxlib.h>
@@ -29,10 +29,14 @@ static int sgemm(lua_State *L) {
   return 1;
 }
 
+static int l_now(lua_State *L) { lua_pushnumber(L, now()); return 1; }
+
 int luaopen_blas_direct(lua_State *L);
 int luaopen_blas_direct(lua_State *L) {
   lua_newtable(L);
   lua_pushcfunction(L, sgemm);
   lua_setfield(L, -2, "sgemm");
+  lua_pushcfunction(L, l_now);
+  lua_setfield(L, -2, "now");
   return 1;
 }

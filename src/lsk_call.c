@@ -13,41 +13,96 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* {==== Defaults ==== */
-/* Pushes the default of a (text from the schema) onto s. */
-static int push_default(const SkArg *a, SkStack *s) {
+/* {==== Defaults ====
+** Each op's defaults are parsed from the schema text once, into one block
+** kept in op->binding_data (freed with the op): pushing a default is a copy. */
+typedef struct Defaults {
+  int nargs;
+  SkValue v[];                /* tag NONE and n = -1: no default */
+} Defaults;
+
+/* Parses the default of a into v; list and string payloads go to *pool. */
+static void parse_default(const SkArg *a, SkValue *v, char **pool) {
   const char *d = a->default_text;
-  if (strcmp(d, "None") == 0) return sk_push_none(s);
+  v->n = 0;
+  v->tag = SK_VAL_NONE;
+  if (strcmp(d, "None") == 0) return;
   if (a->is_list) {
-    int64_t v[SK_MAX_DIMS];
+    int64_t *ints = (int64_t *)*pool;
     int n = 0;
     if (d[0] == '[') {
       for (const char *p = d + 1; *p && *p != ']' && n < SK_MAX_DIMS;) {
         char *end;
-        v[n++] = strtoll(p, &end, 10);
+        ints[n++] = strtoll(p, &end, 10);
         p = end;
         while (*p == ',' || *p == ' ') p++;
       }
     } else { /* int[2] x=1 means [1, 1] */
       int64_t x = strtoll(d, NULL, 10);
-      for (n = 0; n < (a->list_size ? a->list_size : 1); n++) v[n] = x;
+      for (n = 0; n < (a->list_size ? a->list_size : 1); n++) ints[n] = x;
     }
-    return a->type == SK_T_BOOL ? sk_push_boollist(s, v, n) : sk_push_intlist(s, v, n);
+    *pool += SK_MAX_DIMS * sizeof(int64_t);
+    v->tag = a->type == SK_T_BOOL ? SK_VAL_BOOLLIST : SK_VAL_INTLIST;
+    v->u.ints = ints;
+    v->n = n;
+    return;
   }
   switch (a->type) {
-  case SK_T_INT: return sk_push_int(s, strtoll(d, NULL, 10));
-  case SK_T_FLOAT: return sk_push_double(s, strtod(d, NULL));
-  case SK_T_BOOL: return sk_push_bool(s, strcmp(d, "True") == 0);
+  case SK_T_INT: v->tag = SK_VAL_INT; v->u.i = strtoll(d, NULL, 10); break;
+  case SK_T_FLOAT: v->tag = SK_VAL_DOUBLE; v->u.d = strtod(d, NULL); break;
+  case SK_T_BOOL: v->tag = SK_VAL_BOOL; v->u.b = strcmp(d, "True") == 0; break;
   case SK_T_SCALAR:
-    return strpbrk(d, ".eE") ? sk_push_scalar(s, sk_scalar_float(strtod(d, NULL)))
-         : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_push_scalar(s, sk_scalar_bool(d[0] == 'T'))
-         : sk_push_scalar(s, sk_scalar_int(strtoll(d, NULL, 10)));
-  case SK_T_STR: return sk_push_string(s, d); /* quoted text; the schema outlives the call */
+    v->tag = SK_VAL_SCALAR;
+    v->u.s = strpbrk(d, ".eE") ? sk_scalar_float(strtod(d, NULL))
+           : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_scalar_bool(d[0] == 'T')
+           : sk_scalar_int(strtoll(d, NULL, 10));
+    break;
+  case SK_T_STR: { /* "mean" without its quotes */
+    size_t len = strlen(d);
+    char *str = *pool;
+    if (len >= 2 && d[0] == '"') { memcpy(str, d + 1, len - 2); str[len - 2] = 0; }
+    else memcpy(str, d, len + 1);
+    *pool += len + 1;
+    v->tag = SK_VAL_STRING;
+    v->u.str = str;
+    break;
+  }
   case SK_T_SCALAR_TYPE: {
     SkDType t;
-    return sk_dtype_from_name(d, &t) == 0 ? sk_push_dtype(s, t) : sk_push_none(s);
+    if (sk_dtype_from_name(d, &t) == 0) { v->tag = SK_VAL_DTYPE; v->u.dtype = t; }
+    break;
   }
-  default: return sk_push_int(s, 0); /* layouts and memory formats: the one value sk has */
+  default: v->tag = SK_VAL_INT; v->u.i = 0; break; /* layouts and memory formats: the one value sk has */
+  }
+}
+
+static const Defaults *defaults_of(SkOperator *op) {
+  if (op->binding_data) return op->binding_data;
+  const SkSchema *sc = &op->schema;
+  size_t pool = 0;
+  for (int i = 0; i < sc->nargs; i++)
+    if (sc->args[i].default_text) pool += SK_MAX_DIMS * sizeof(int64_t) + strlen(sc->args[i].default_text) + 1;
+  Defaults *d = malloc(sizeof *d + (size_t)sc->nargs * sizeof(SkValue) + pool);
+  if (!d) return NULL;
+  d->nargs = sc->nargs;
+  char *p = (char *)&d->v[sc->nargs];
+  for (int i = 0; i < sc->nargs; i++) {
+    if (sc->args[i].default_text) parse_default(&sc->args[i], &d->v[i], &p);
+    else { d->v[i].tag = SK_VAL_NONE; d->v[i].n = -1; }
+  }
+  op->binding_data = d;
+  return d;
+}
+
+static int push_default(const SkValue *v, SkStack *s) {
+  switch (v->tag) {
+  case SK_VAL_INTLIST: return sk_push_intlist(s, v->u.ints, v->n);
+  case SK_VAL_BOOLLIST: return sk_push_boollist(s, v->u.ints, v->n);
+  default:
+    if (sk_stack_reserve(s, 1)) return -1;
+    s->v[s->n] = *v;
+    s->v[s->n++].n = 0;
+    return 0;
   }
 }
 /* }==== */
@@ -79,11 +134,11 @@ static const char *expected_of(const SkArg *a) {
 
 /* Reads Lua values [idx, last] into a (lists may absorb trailing integers: t:view(2, 3)).
 ** Returns how many Lua values were used (>= 1), 0 on mismatch, -1 on a hard error (msg in err). */
-static int read_value(lua_State *L, int idx, int last, const SkArg *a, SkStack *s, int permissive, int absorb,
-                      char *err, size_t errlen) {
+static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkValue *dflt, SkStack *s, int permissive,
+                      int absorb, char *err, size_t errlen) {
   int lt = lua_type(L, idx);
   if (lt == LUA_TNIL) {
-    if (a->default_text) return push_default(a, s) ? -1 : 1;
+    if (dflt->n >= 0) return push_default(dflt, s) ? -1 : 1;
     return a->optional ? (sk_push_none(s) ? -1 : 1) : 0;
   }
   if (a->is_list) {
@@ -188,13 +243,15 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
   const SkSchema *sc = &op->schema;
   int pos = first, base = s->n;
   *bad_arg = -1;
+  const Defaults *dflt = defaults_of(op);
+  if (!dflt) { snprintf(err, errlen, "out of memory"); return -1; }
   int npos = 0;
   for (int i = 0; i < sc->nargs; i++) if (!sc->args[i].kwarg_only) npos = i + 1;
   for (int i = 0; i < sc->nargs; i++) {
     const SkArg *a = &sc->args[i];
     int got = 0;
     if (!a->kwarg_only && pos <= last) {
-      got = read_value(L, pos, last, a, s, permissive, i == npos - 1, err, errlen);
+      got = read_value(L, pos, last, a, &dflt->v[i], s, permissive, i == npos - 1, err, errlen);
       if (got > 0) { pos += got; continue; }
       if (got == 0) {
         *bad_arg = i;
@@ -207,7 +264,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
       lua_getfield(L, opts, a->name);
       if (!lua_isnil(L, -1)) {
         int top = lua_gettop(L);
-        got = read_value(L, top, top, a, s, permissive, 0, err, errlen);
+        got = read_value(L, top, top, a, &dflt->v[i], s, permissive, 0, err, errlen);
         lua_pop(L, 1);
         if (got > 0) continue;
         if (got == 0) {
@@ -221,7 +278,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
       }
       lua_pop(L, 1);
     }
-    if (a->default_text) { if (push_default(a, s)) goto oom; continue; }
+    if (dflt->v[i].n >= 0) { if (push_default(&dflt->v[i], s)) goto oom; continue; }
     if (a->optional) { if (sk_push_none(s)) goto oom; continue; }
     *bad_arg = i;
     snprintf(err, errlen, "missing argument '%s'", a->name);
@@ -348,7 +405,8 @@ static int call_set(lua_State *L) {
   if (opts) { lua_getfield(L, opts, "out"); want_out = !lua_isnil(L, -1); lua_pop(L, 1); }
   SkStack s;
   sk_stack_init(&s);
-  char err[512] = "", best_err[512] = "";
+  char err[512], best_err[512];
+  err[0] = best_err[0] = 0;
   int best = -2;
   for (int permissive = 0; permissive < 2; permissive++)
     for (int i = 0; i < set->n; i++) {

@@ -9,19 +9,52 @@
 
 #include <string.h>
 
+/* The metatable lives in the registry under the address of mt_key. The last
+** state that opened sk also caches its address: a metatable at that address
+** is the tensor metatable (a fast check; other states take the registry path). */
+static const char mt_key = 0;
+static const void *cached_mt;
+
+/* Lua sees an 8-byte userdata but a tensor holds a header and often a
+** storage of its own: without telling the collector, thousands of dead
+** tensors pile up between cycles (cold memory, no block reuse). Every
+** LSK_GC_DEBT bytes of such memory buys one collector step of that size. */
+#define LSK_GC_DEBT (256 << 10)
+static size_t gc_debt;
+
 void lsk_push_tensor(lua_State *L, SkTensor *t) {
   SkTensor **ud = lua_newuserdatauv(L, sizeof *ud, 0);
   *ud = t;
-  luaL_setmetatable(L, LSK_TENSOR_MT);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
+  lua_setmetatable(L, -2);
+  gc_debt += sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
+  if (gc_debt >= LSK_GC_DEBT) {
+    int kb = (int)(gc_debt >> 10);
+    gc_debt = 0;
+    lua_gc(L, LUA_GCSTEP, kb);
+  }
+}
+
+static SkTensor **test_ud(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  const void *mt = lua_topointer(L, -1);
+  int ok = mt == cached_mt;
+  if (!ok) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
+    ok = lua_rawequal(L, -1, -2);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return ok ? lua_touserdata(L, idx) : NULL;
 }
 
 SkTensor *lsk_test_tensor(lua_State *L, int idx) {
-  SkTensor **ud = luaL_testudata(L, idx, LSK_TENSOR_MT);
+  SkTensor **ud = test_ud(L, idx);
   return ud ? *ud : NULL;
 }
 
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg) {
-  SkTensor **ud = luaL_testudata(L, idx, LSK_TENSOR_MT);
+  SkTensor **ud = test_ud(L, idx);
   if (!ud) luaL_error(L, "%s: argument '%s' expected a tensor, got %s", fname, arg, luaL_typename(L, idx));
   if (!*ud) luaL_error(L, "%s: argument '%s' is a closed tensor", fname, arg);
   return *ud;
@@ -30,7 +63,8 @@ SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char 
 int lsk_error(lua_State *L, const char *fname) { return luaL_error(L, "%s: %s", fname, sk_error_message()); }
 
 static int t_gc(lua_State *L) {
-  SkTensor **ud = luaL_checkudata(L, 1, LSK_TENSOR_MT);
+  SkTensor **ud = test_ud(L, 1);
+  if (!ud) return luaL_error(L, "Tensor:close: argument 'self' expected a tensor, got %s", luaL_typename(L, 1));
   sk_tensor_release(*ud);
   *ud = NULL;
   return 0;
@@ -204,6 +238,13 @@ static int l_tensor(lua_State *L) {
 }
 /* }==== */
 
+/* Collected with its state: forget that state's metatable address. */
+static int forget_mt(lua_State *L) {
+  const void **owner = lua_touserdata(L, 1);
+  if (owner && *owner == cached_mt) cached_mt = NULL;
+  return 0;
+}
+
 void lsk_open_tensor(lua_State *L) {
   static const luaL_Reg methods[] = {
     {"shape", t_shape}, {"size", t_size}, {"stride", t_stride}, {"dim", t_dim}, {"numel", t_numel},
@@ -211,6 +252,16 @@ void lsk_open_tensor(lua_State *L) {
     {"storage_offset", t_storage_offset}, {"shares_storage", t_same_storage},
     {"totable", t_totable}, {"item", t_item}, {"close", t_gc}, {NULL, NULL}};
   luaL_newmetatable(L, LSK_TENSOR_MT);
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &mt_key);
+  cached_mt = lua_topointer(L, -1);
+  const void **sentinel = lua_newuserdatauv(L, sizeof *sentinel, 0);
+  *sentinel = cached_mt;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, forget_mt);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &cached_mt);
   lua_pushcfunction(L, t_gc);
   lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, t_gc);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local SkKeySet sk_tls_include, sk_tls_exclude;
+_Thread_local SkKeySet sk_tls_include __attribute__((tls_model("initial-exec"))), sk_tls_exclude __attribute__((tls_model("initial-exec")));
 
 static SkOperator **ops;
 static int nops, capops;
@@ -171,6 +171,7 @@ int sk_op_undefine(SkOperator *op) {
     }
   for (int i = 0; i < nops; i++) ops[i]->index = i;
   if (op->owns_schema) free_schema_copy(&op->schema);
+  free(op->binding_data);
   free(op);
   return 0;
 }
@@ -360,6 +361,7 @@ __attribute__((destructor)) static void registry_free(void) {
     for (int k = 0; k < SK_KEY_COUNT; k++)
       while (op->regs[k]) { SkRegistration *r = op->regs[k]; op->regs[k] = r->next; registration_free(r); }
     if (op->owns_schema) free_schema_copy(&op->schema);
+    free(op->binding_data);
     free(op);
   }
   for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++)

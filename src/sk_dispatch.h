@@ -89,7 +89,7 @@ struct SkOperator {
   SkKernel table[SK_KEY_NUM_RUNTIME];
   SkRegistration *regs[SK_KEY_COUNT];
   int owns_schema;              /* schema strings were copied (ops defined at run time) */
-  void *binding_data;           /* the binding's cached argument parser, freed by it */
+  void *binding_data;           /* the binding's parsed defaults: one malloc block, freed with the op */
 };
 
 /* {==== Registry ==== */
@@ -111,7 +111,8 @@ int sk_fallback_active(int key);
 /* }==== */
 
 /* {==== Calling ==== */
-extern _Thread_local SkKeySet sk_tls_include, sk_tls_exclude;
+extern _Thread_local SkKeySet sk_tls_include __attribute__((tls_model("initial-exec"))),
+    sk_tls_exclude __attribute__((tls_model("initial-exec")));
 
 static inline int sk_highest_key(SkKeySet ks) { return ks ? 31 - __builtin_clz(ks) : 0; }
 static inline int sk_device_key(SkDevice d) {

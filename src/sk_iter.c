@@ -56,8 +56,26 @@ static int broadcast_shape(int n, const SkTensor *const *ts, const char *const *
 }
 
 /* Byte strides of every operand over the full shape, dim 0 fastest; then reorder and coalesce. */
+/* The common case: every operand contiguous with the full shape is one flat dim. */
+static int setup_flat(SkTensorIter *it, int nops) {
+  int64_t n = sk_numel(it->full_ndim, it->full_shape);
+  for (int k = 0; k < nops; k++) {
+    const SkTensor *t = it->ops[k];
+    if (t->numel != n || !sk_tensor_is_contiguous(t) || (n > 1 && t->ndim != it->full_ndim)) return 0;
+  }
+  for (int k = 0; k < nops; k++) {
+    it->data[k] = sk_tensor_data(it->ops[k]);
+    it->strides[0][k] = n > 1 ? (int64_t)sk_dtype_size(it->ops[k]->dtype) : 0;
+  }
+  it->ndim = 1;
+  it->shape[0] = n;
+  it->numel = n;
+  return 1;
+}
+
 static void setup_strides(SkTensorIter *it, int nops) {
   int nd = it->full_ndim;
+  if (setup_flat(it, nops)) return;
   for (int k = 0; k < nops; k++) {
     const SkTensor *t = it->ops[k];
     int64_t sz = (int64_t)sk_dtype_size(t->dtype);

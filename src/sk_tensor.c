@@ -1,7 +1,10 @@
 /*
 ** sk_tensor.c — storage and tensor lifetime, shape helpers, element access
 ** Small storages keep their bytes in the same allocation as the header,
-** so a 1-element tensor costs two mallocs (tensor, storage+data).
+** so a 1-element tensor costs two blocks (tensor, storage+data). Both come
+** from free lists: a loop of small ops frees a batch at each GC step, more
+** than malloc's per-thread cache holds. Only the thread running Lua
+** creates and releases tensors.
 */
 #include "sk_tensor.h"
 #include "sk_error.h"
@@ -11,13 +14,31 @@
 #include <string.h>
 
 #define SK_INLINE_BYTES 64
+#define SK_FREE_LIST 1024
+
+/* {==== Free lists of fixed-size blocks ==== */
+typedef struct FreeList { void *items[SK_FREE_LIST]; int n; size_t size; } FreeList;
+static FreeList tensor_blocks = {{0}, 0, sizeof(SkTensor)};
+static FreeList storage_blocks = {{0}, 0, sizeof(SkStorage) + SK_INLINE_BYTES};
+
+static void *block_get(FreeList *fl) { return fl->n ? fl->items[--fl->n] : malloc(fl->size); }
+static void block_put(FreeList *fl, void *p) {
+  if (fl->n < SK_FREE_LIST) fl->items[fl->n++] = p;
+  else free(p);
+}
+
+__attribute__((destructor)) static void free_lists_release(void) {
+  while (tensor_blocks.n) free(tensor_blocks.items[--tensor_blocks.n]);
+  while (storage_blocks.n) free(storage_blocks.items[--storage_blocks.n]);
+}
+/* }==== */
 
 /* {==== Storage ==== */
 static SkStorage *storage_new(size_t nbytes, SkDevice device) {
   const SkDeviceType *dt = sk_device_type(device.type);
   if (!dt) return sk_error("unknown device type %d", device.type), NULL;
   int inline_data = device.type == SK_DEVICE_CPU && nbytes <= SK_INLINE_BYTES;
-  SkStorage *s = malloc(sizeof *s + (inline_data ? SK_INLINE_BYTES : 0));
+  SkStorage *s = block_get(&storage_blocks);
   if (!s) return sk_error("out of memory"), NULL;
   s->refcount = 1;
   s->nbytes = nbytes;
@@ -28,7 +49,7 @@ static SkStorage *storage_new(size_t nbytes, SkDevice device) {
   if (inline_data) s->data = s + 1;
   else if (dt->has_data && nbytes > 0) {
     s->data = sk_device_alloc(device, nbytes);
-    if (!s->data) { free(s); return NULL; }
+    if (!s->data) { block_put(&storage_blocks, s); return NULL; }
   }
   return s;
 }
@@ -38,7 +59,7 @@ static int storage_is_inline(const SkStorage *s) { return s->data == (const void
 static void storage_release(SkStorage *s) {
   if (--s->refcount > 0) return;
   if (!storage_is_inline(s)) sk_device_free(s->device, s->data, s->nbytes);
-  free(s);
+  block_put(&storage_blocks, s);
 }
 
 /* Grows s to at least nbytes, keeping the old bytes. */
@@ -90,7 +111,7 @@ static int64_t checked_numel(int ndim, const int64_t *sizes) {
 }
 
 static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, SkDType dtype) {
-  SkTensor *t = malloc(sizeof *t);
+  SkTensor *t = block_get(&tensor_blocks);
   if (!t) return sk_error("out of memory"), NULL;
   t->refcount = 1;
   t->storage = s;
@@ -155,7 +176,7 @@ SkTensor *sk_tensor_wrap_number(SkScalar v) {
 void sk_tensor_release(SkTensor *t) {
   if (!t || --t->refcount > 0) return;
   storage_release(t->storage);
-  free(t);
+  block_put(&tensor_blocks, t);
 }
 
 void sk_tensor_assign(SkTensor **slot, SkTensor *t) {
