@@ -12,7 +12,7 @@ CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -Ibuild/gen -I$(LUA_INC) -MMD -MP
 LDLIBS   = -lopenblas -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev valgrind
 
-GEN      = build/gen/sk_ops.c build/gen/sk_ops.h build/gen/lsk_ops_table.c
+GEN      = build/gen/sk_ops.c build/gen/sk_ops.h build/gen/sk_kernels.h build/gen/lsk_ops_table.c
 CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua
 SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) build/gen/sk_ops.c build/gen/lsk_ops_table.c
 OBJ      = $(patsubst %.c,build/obj/%.o,$(SRC:build/gen/%=gen/%))

@@ -127,7 +127,7 @@ static void setup_strides(SkTensorIter *it, int nops) {
 /* }==== */
 
 SkIterConfig sk_iter_config(void) {
-  SkIterConfig c = {1, 0, 1, 0, 1, -1};
+  SkIterConfig c = {1, 0, 1, 0, 1, -1, 0};
   return c;
 }
 
@@ -149,7 +149,10 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
   it->nin = nin;
   if (nin > 0) {
     if (broadcast_shape(nin, inputs, names, &it->full_ndim, it->full_shape)) return -1;
-    it->common_dtype = sk_result_type(nin, inputs);
+    const SkTensor *promoted[SK_ITER_MAX_OPERANDS];
+    int np = 0;
+    for (int j = 0; j < nin; j++) if (!(cfg->keep_dtype_mask >> j & 1)) promoted[np++] = inputs[j];
+    it->common_dtype = sk_result_type(np, promoted);
   } else {
     const SkTensor *o = sk_meta_maybe_output(m, 0);
     if (!o) return sk_error("internal: a nullary iterator needs an output");
@@ -188,7 +191,8 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
   }
   for (int j = 0; j < nin; j++) {
     const SkTensor *t = inputs[j];
-    SkTensor *use = cfg->promote_inputs && t->dtype != it->common_dtype ? cast_copy(t, it->common_dtype)
+    int cast = cfg->promote_inputs && !(cfg->keep_dtype_mask >> j & 1) && t->dtype != it->common_dtype;
+    SkTensor *use = cast ? cast_copy(t, it->common_dtype)
                                                                        : sk_tensor_retain((SkTensor *)t);
     if (!use) return -1;
     it->ops[nout + j] = use;

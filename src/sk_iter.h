@@ -21,6 +21,7 @@ typedef struct SkIterConfig {
   int bool_output;               /* comparisons: outputs default to bool */
   int check_overlap;             /* partial overlap between input and output is an error */
   int nullary_dtype;             /* -1, or the dtype of an output with no inputs */
+  unsigned keep_dtype_mask;      /* inputs (bit i) left out of type promotion and never cast */
 } SkIterConfig;
 
 typedef struct SkTensorIter {

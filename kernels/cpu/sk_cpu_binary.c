@@ -6,7 +6,7 @@
 ** INT_MIN / -1; integer division by zero and negative integer exponents are
 ** errors found by scanning the operand before anything is written.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 
 #include <tgmath.h>

@@ -9,7 +9,7 @@
 ** is ignored, as in PyTorch), which is `out` itself when it is contiguous,
 ** of the work dtype and not overlapping an input; else a temporary copied in.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 

@@ -4,7 +4,7 @@
 ** an out of another dtype sits behind an iterator temporary. Half types
 ** compare in float; NaN compares false except for ne.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 
 /* out = (uint8_t)(a OP b) with a flat, two scalar-broadcast and a strided path. */

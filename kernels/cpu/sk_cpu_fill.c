@@ -6,7 +6,7 @@
 ** idempotent, as in PyTorch, which skips the overlap check for fill_.
 ** Version counters are bumped by the generated wrappers, not here.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 
@@ -71,45 +71,11 @@ WHERE_LOOP(where_2, uint16_t)
 WHERE_LOOP(where_4, uint32_t)
 WHERE_LOOP(where_8, uint64_t)
 
-int sk_cpu_where_out(const SkTensor *condition, const SkTensor *self, const SkTensor *other, SkTensor *out) {
-  if (condition->dtype != SK_DTYPE_BOOL)
-    return sk_error("where expected condition to be a boolean tensor, but got a tensor with dtype %s",
-                    sk_cpu_torch_name(condition->dtype));
-  const SkTensor *pair[2] = {self, other};
-  SkDType dt = sk_result_type(2, pair);
-  if (out->dtype != dt)
-    return sk_error("argument 'out' has dtype %s, expected %s", sk_dtype_name(out->dtype), sk_dtype_name(dt));
-  /* self and other take the result dtype here; the condition stays bool (no promotion in the iterator). */
-  SkTensor *cast[2] = {NULL, NULL};
-  const SkTensor *in[3] = {condition, self, other};
-  static const char *const names[3] = {"condition", "self", "other"};
-  int rc = 0;
-  for (int i = 0; i < 2 && !rc; i++) {
-    if (pair[i]->dtype == dt) continue;
-    cast[i] = sk_tensor_empty(pair[i]->ndim, pair[i]->sizes, dt, pair[i]->device);
-    if (!cast[i] || sk_copy_cpu(cast[i], pair[i])) rc = -1;
-    else in[i + 1] = cast[i];
-  }
-  SkMeta m;
-  SkTensorIter it;
-  sk_meta_init(&m, "where", SK_VARIANT_OUT, out->device, 1, 1);
-  m.outputs[0] = out;
-  sk_meta_use_iter(&m, &it);
-  if (!rc) {
-    SkIterConfig cfg = sk_iter_config();
-    cfg.promote_inputs = 0;
-    cfg.safe_cast_to_output = 0;
-    rc = sk_iter_build(&it, &m, &cfg, 1, 3, in, names);
-  }
-  if (!rc && it.ops[0]->dtype != dt) rc = sk_error("internal: where computes in %s", sk_dtype_name(it.ops[0]->dtype));
-  if (!rc) {
-    static const SkLoopFn loops[9] = {[1] = where_1, [2] = where_2, [4] = where_4, [8] = where_8};
-    sk_iter_for_each(&it, loops[sk_dtype_size(dt)], NULL);
-    rc = sk_iter_write_back(&it);
-  }
-  sk_meta_cleanup(&m, rc != 0);
-  sk_tensor_release(cast[0]);
-  sk_tensor_release(cast[1]);
-  return rc;
+/* The iterator gives the output and self/other one dtype; the condition is bool. */
+int sk_cpu_where_out(const SkMeta *m, const SkTensor *condition, const SkTensor *self, const SkTensor *other, SkTensor *out) {
+  (void)condition; (void)self; (void)other; (void)out;
+  static const SkLoopFn loops[9] = {[1] = where_1, [2] = where_2, [4] = where_4, [8] = where_8};
+  sk_iter_for_each(m->iter, loops[sk_dtype_size(m->iter->common_dtype)], NULL);
+  return 0;
 }
 /* }==== */

@@ -5,7 +5,7 @@
 ** float64 takes 53 random bits per uniform, the other types 24; normal_ is
 ** Box-Muller with one value per counter. Values are computed in double.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 #include "sk_random.h"

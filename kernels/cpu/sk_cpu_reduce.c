@@ -12,7 +12,7 @@
 ** chunks reduced in parallel and combined in order — the same result for any
 ** thread count). Results go to `out`, or to a contiguous temporary copied in.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 
@@ -328,35 +328,25 @@ static int reduce(const SkTensor *self, uint32_t mask, SkTensor *out, int kind) 
   return rc;
 }
 
-/* The mask of reduced dims, as the meta function computed it (arguments already checked). */
-static uint32_t dims_mask(const SkTensor *self, SkIntList dim) {
-  uint32_t mask = 0;
-  if (!dim.data || dim.n == 0) return self->ndim ? (uint32_t)((1ull << self->ndim) - 1) : 0;
-  for (int i = 0; i < dim.n; i++) {
-    int64_t d;
-    if (self->ndim && !sk_wrap_dim(dim.data[i], self->ndim, "dim", &d)) mask |= 1u << d;
-  }
-  return mask;
-}
 /* }==== */
 
-int sk_cpu_sum_out(const SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, int dtype, SkTensor *out) {
+/* dim_mask is precomputed by the meta function: bit d set when dim d is reduced. */
+int sk_cpu_sum_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
   (void)m; (void)keepdim; (void)dtype;
-  return reduce(self, dims_mask(self, dim), out, KIND_SUM);
+  return reduce(self, (uint32_t)dim_mask, out, KIND_SUM);
 }
 
-int sk_cpu_mean_out(const SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, int dtype, SkTensor *out) {
+int sk_cpu_mean_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
   (void)m; (void)keepdim; (void)dtype;
-  return reduce(self, dims_mask(self, dim), out, KIND_MEAN);
+  return reduce(self, (uint32_t)dim_mask, out, KIND_MEAN);
 }
 
-int sk_cpu_amax_out(const SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, SkTensor *out) {
+int sk_cpu_amax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
   (void)m; (void)keepdim;
-  return reduce(self, dims_mask(self, dim), out, KIND_AMAX);
+  return reduce(self, (uint32_t)dim_mask, out, KIND_AMAX);
 }
 
-int sk_cpu_argmax_out(const SkMeta *m, const SkTensor *self, SkOptInt dim, int keepdim, SkTensor *out) {
+int sk_cpu_argmax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
   (void)m; (void)keepdim;
-  SkIntList l = {dim.has ? &dim.v : NULL, dim.has ? 1 : 0};
-  return reduce(self, dims_mask(self, l), out, KIND_ARGMAX);
+  return reduce(self, (uint32_t)dim_mask, out, KIND_ARGMAX);
 }

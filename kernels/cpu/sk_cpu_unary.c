@@ -6,7 +6,7 @@
 ** operands 2 and 3 (see sk_meta_clamp); NaN propagates from the input and
 ** from a bound, and min > max gives max.
 */
-#include "sk_cpu_kernels.h"
+#include "sk_kernels.h"
 #include "sk_cpu_util.h"
 
 #include <math.h>

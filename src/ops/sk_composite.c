@@ -89,51 +89,7 @@ int sk_default_pow_Scalar(SkTensor **result, SkScalar self, const SkTensor *expo
 }
 /* }==== */
 
-/* {==== where, sum, mean ==== */
-/* Broadcast shape of ts (PyTorch's infer_size); the error names the first argument that does not fit. */
-static int broadcast_shapes(int n, const SkTensor *const *ts, const char *const *names, int *ndim, int64_t *shape) {
-  int nd = 0;
-  for (int i = 0; i < n; i++) if (ts[i]->ndim > nd) nd = ts[i]->ndim;
-  for (int d = 0; d < nd; d++) shape[d] = 1;
-  for (int i = 0; i < n; i++) {
-    const SkTensor *t = ts[i];
-    for (int d = 0; d < t->ndim; d++) {
-      int64_t s = t->sizes[d], *o = &shape[nd - t->ndim + d];
-      if (s == *o || s == 1) continue;
-      if (*o == 1) { *o = s; continue; }
-      char a[256], b[256];
-      return sk_error("argument '%s' (shape %s) is not broadcastable to shape %s", names[i],
-                      sk_shape_str(t->ndim, t->sizes, a, sizeof a), sk_shape_str(nd, shape, b, sizeof b));
-    }
-  }
-  *ndim = nd;
-  return 0;
-}
-
-static int is_cpu_scalar(const SkTensor *t) { return t->ndim == 0 && t->device.type == SK_DEVICE_CPU; }
-
-int sk_default_where(SkTensor **result, const SkTensor *condition, const SkTensor *self, const SkTensor *other) {
-  const SkTensor *ts[3] = {condition, self, other};
-  static const char *const names[3] = {"condition", "self", "other"};
-  int64_t shape[SK_MAX_DIMS];
-  int nd = 0;
-  if (broadcast_shapes(3, ts, names, &nd, shape)) return -1;
-  const SkTensor *values[2] = {self, other};
-  SkDType dt = sk_result_type(2, values);
-  /* Self's device, unless self is a CPU scalar next to a tensor on another device. */
-  SkDevice dev = self->device;
-  if (is_cpu_scalar(self)) {
-    if (!is_cpu_scalar(other)) dev = other->device;
-    else if (!is_cpu_scalar(condition)) dev = condition->device;
-  }
-  SkTensor *out = NULL;
-  SkIntList size = {nd ? shape : no_dims, nd};
-  if (sk_empty_memory_format(&out, size, (int)dt, -1, dev, -1, -1)) return -1;
-  if (sk_where_self_out(condition, self, other, out)) { sk_tensor_release(out); return -1; }
-  *result = out;
-  return 0;
-}
-
+/* {==== sum, mean ==== */
 int sk_default_sum(SkTensor **result, const SkTensor *self, int dtype) {
   return sk_sum_dim_IntList(result, self, (SkIntList){NULL, 0}, 0, dtype);
 }

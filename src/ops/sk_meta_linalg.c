@@ -3,7 +3,7 @@
 ** All operands share one dtype (integers allowed); the result has that dtype
 ** and shape [n, p] (bmm: [b, n, p]). addmm's self broadcasts to [n, p].
 */
-#include "sk_meta_ops.h"
+#include "sk_kernels.h"
 #include "sk_error.h"
 
 /* The C++ type names PyTorch prints for a dtype (caffe2::TypeMeta). */

@@ -4,7 +4,7 @@
 ** PyTorch's argument checks; checks that depend on the computation dtype
 ** (alpha) run after the build, when m->iter->common_dtype is known.
 */
-#include "sk_meta_ops.h"
+#include "sk_kernels.h"
 #include "sk_error.h"
 
 #include <string.h>
@@ -111,3 +111,15 @@ int sk_meta_clamp(SkMeta *m, const SkTensor *self, SkScalar min, SkScalar max) {
   return rc;
 }
 /* }==== */
+
+/* where: self and other promote together; the condition stays bool. */
+int sk_meta_where_self(SkMeta *m, const SkTensor *condition, const SkTensor *self, const SkTensor *other) {
+  if (condition->dtype != SK_DTYPE_BOOL)
+    return sk_error("where expected condition to be a boolean tensor, but got a tensor with dtype %s",
+                    sk_dtype_name(condition->dtype));
+  SkIterConfig cfg = sk_iter_config();
+  cfg.keep_dtype_mask = 1;
+  const SkTensor *in[3] = {condition, self, other};
+  static const char *const names[3] = {"condition", "self", "other"};
+  return sk_iter_build(m->iter, m, &cfg, 1, 3, in, names);
+}

@@ -4,7 +4,7 @@
 ** with keepdim. dim None or [] reduces every dim. A 0-dim tensor accepts dim
 ** 0 and -1 and reduces to a 0-dim result.
 */
-#include "sk_meta_ops.h"
+#include "sk_kernels.h"
 #include "sk_error.h"
 
 #include <string.h>
@@ -57,32 +57,36 @@ static int given_out_dtype(const SkMeta *m) {
   return m->variant == SK_VARIANT_OUT && o ? (int)o->dtype : -1;
 }
 
-int sk_meta_sum_IntList(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, int dtype) {
+int sk_meta_sum_IntList(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, int dtype,
+                        sk_precompute_sum_IntList_out *precompute) {
   uint32_t mask;
   if (reduce_mask(self, dim, &mask)) return -1;
+  precompute->dim_mask = mask;
   int out = dtype >= 0 ? dtype : given_out_dtype(m);
   if (out < 0) out = sk_dtype_is_floating(self->dtype) ? (int)self->dtype : SK_DTYPE_INT64;
   return set_reduced_output(m, self, mask, keepdim, (SkDType)out);
 }
 
-int sk_meta_mean(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, int dtype) {
+int sk_meta_mean(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, int dtype, sk_precompute_mean_out *precompute) {
   SkDType in = dtype >= 0 ? (SkDType)dtype : self->dtype;
   if (!sk_dtype_is_floating(in))
     return sk_error("mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. Got: %s",
                     dtype >= 0 ? "Optional" : "Input", torch_name(in));
   uint32_t mask;
   if (reduce_mask(self, dim, &mask)) return -1;
+  precompute->dim_mask = mask;
   int out = dtype >= 0 ? dtype : given_out_dtype(m);
   return set_reduced_output(m, self, mask, keepdim, out >= 0 ? (SkDType)out : in);
 }
 
-int sk_meta_amax(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim) {
+int sk_meta_amax(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, sk_precompute_amax_out *precompute) {
   uint32_t mask;
   if (reduce_mask(self, dim, &mask) || nonempty_check(self, mask, "amax()")) return -1;
+  precompute->dim_mask = mask;
   return set_reduced_output(m, self, mask, keepdim, self->dtype);
 }
 
-int sk_meta_argmax(SkMeta *m, const SkTensor *self, SkOptInt dim, int keepdim) {
+int sk_meta_argmax(SkMeta *m, const SkTensor *self, SkOptInt dim, int keepdim, sk_precompute_argmax_out *precompute) {
   uint32_t mask;
   if (!dim.has) {
     if (self->numel == 0)
@@ -93,5 +97,6 @@ int sk_meta_argmax(SkMeta *m, const SkTensor *self, SkOptInt dim, int keepdim) {
     SkIntList one = {&dim.v, 1};
     if (reduce_mask(self, one, &mask) || nonempty_check(self, mask, "argmax()")) return -1;
   }
+  precompute->dim_mask = mask;
   return set_reduced_output(m, self, mask, keepdim, SK_DTYPE_INT64);
 }
