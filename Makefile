@@ -43,17 +43,24 @@ $(MODULE): $(OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(OBJ) $(LDLIBS)
 
+# The C-level spec links everything but the Lua binding: the core never needs Lua.
+CORE_OBJ = $(filter-out build/obj/src/lsk_% build/obj/gen/lsk_%,$(OBJ))
+build/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
+
 demo: deps all
 	$(RUN) $(LUA) examples/tour.lua
 
 spec: all
 	$(RUN) busted --lua=$(LUA) spec
 
-memcheck: all
+memcheck: all build/test_dispatch
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 build/test_dispatch
 	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
 	  $(LUA) /usr/bin/busted spec
 
-test: deps all
+test: deps all build/test_dispatch
+	build/test_dispatch
 	$(RUN) busted --lua=$(LUA) spec
 	$(MAKE) --no-print-directory memcheck
 

@@ -259,8 +259,14 @@ int sk_fallback_active(int key) { return key >= 0 && key < SK_KEY_NUM_RUNTIME &&
 /* {==== Calling ==== */
 const SkKernel *sk_dispatch_miss(SkOperator *op, SkKeySet ks) {
   int key = sk_highest_key(ks);
-  if (key == SK_KEY_UNDEFINED)
+  if (key == SK_KEY_UNDEFINED) {
+    char ex[128] = "";
+    size_t len = 0;
+    for (int k = 1; k < SK_KEY_NUM_RUNTIME && len < sizeof ex; k++)
+      if (sk_tls_exclude & SK_KEYSET(k)) len += (size_t)snprintf(ex + len, sizeof ex - len, "%s%s", len ? ", " : "", sk_key_name(k));
+    if (len) return sk_error("no kernel for '%s': every key of its arguments is excluded on this thread (%s)", op->qualname, ex), NULL;
     return sk_error("'%s' has no tensor arguments to dispatch on (pass a device)", op->qualname), NULL;
+  }
   char have[256] = "";
   size_t len = 0;
   for (int k = 1; k < SK_KEY_COUNT && len < sizeof have; k++)
@@ -342,7 +348,7 @@ int sk_check_returns(SkOperator *op, const SkStack *s, int base, const char *whe
 
 int sk_op_table(const SkOperator *op, SkKernelInfo *info, int cap) {
   int n = 0;
-  for (int k = 1; k < SK_KEY_NUM_RUNTIME && n < cap; k++) {
+  for (int k = 0; k < SK_KEY_NUM_RUNTIME && n < cap; k++) {
     const SkKernel *e = &op->table[k];
     if (!e->boxed && !e->unboxed) continue;
     info[n].key = k;

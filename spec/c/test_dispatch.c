@@ -1,0 +1,189 @@
+/*
+** spec/c/test_dispatch.c — the dispatcher and the generated adapters, from C
+** Links the core, kernels and generated ops without Lua (which also shows
+** the C layers never reach up). Prints "N passed, M failed".
+*/
+#include "sk_error.h"
+#include "sk_ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, what)                                                   \
+  do {                                                                      \
+    if (cond) passed++;                                                     \
+    else { failed++; printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, what, sk_error_message()); } \
+  } while (0)
+
+static int warnings;
+static char last_warning[512];
+static void count_warning(const char *msg, void *ud) {
+  (void)ud;
+  warnings++;
+  snprintf(last_warning, sizeof last_warning, "%s", msg);
+}
+
+static SkTensor *vec(int n, const float *v) {
+  int64_t size = n;
+  SkTensor *t = sk_tensor_empty(1, &size, SK_DTYPE_FLOAT32, SK_CPU);
+  memcpy(sk_tensor_data(t), v, (size_t)n * sizeof *v);
+  return t;
+}
+
+static float at(const SkTensor *t, int i) { return ((const float *)sk_tensor_data(t))[i]; }
+
+/* A boxed kernel for add.Tensor: returns a fresh [42] whatever the arguments. */
+static int boxed_forty_two(SkOperator *op, SkStack *s, void *ctx) {
+  (void)op;
+  (*(int *)ctx)++;
+  sk_stack_truncate(s, s->n - 3);
+  float v = 42;
+  return sk_push_tensor_owned(s, vec(1, &v));
+}
+
+/* A broken boxed kernel: returns nothing. */
+static int boxed_returns_nothing(SkOperator *op, SkStack *s, void *ctx) {
+  (void)op; (void)ctx;
+  sk_stack_truncate(s, s->n - 3);
+  return 0;
+}
+
+/* A fallback that counts and reports the op. */
+static char fallback_saw[128];
+static int counting_fallback(SkOperator *op, SkStack *s, void *ctx) {
+  (void)s;
+  (*(int *)ctx)++;
+  snprintf(fallback_saw, sizeof fallback_saw, "%s", op->qualname);
+  return sk_error("fallback reached for %s", op->qualname);
+}
+
+static void *host_alloc(void *ud, size_t n, SkDevice d) { (void)ud; (void)d; return malloc(n ? n : 1); }
+static void host_free(void *ud, void *p, size_t n, SkDevice d) { (void)ud; (void)n; (void)d; free(p); }
+
+static const SkKernelInfo *info_for(const SkKernelInfo *info, int n, int key) {
+  for (int i = 0; i < n; i++) if (info[i].key == key) return &info[i];
+  return NULL;
+}
+
+int main(void) {
+  sk_set_warn_handler(count_warning, NULL);
+  CHECK(sk_ops_init() == 0, "ops register");
+  float av[] = {1, 2, 3}, bv[] = {10, 20, 30};
+  SkTensor *a = vec(3, av), *b = vec(3, bv), *r = NULL;
+  SkScalar one = sk_scalar_int(1);
+
+  /* {==== unboxed call of an unboxed kernel ==== */
+  CHECK(sk_add(&r, a, b, sk_scalar_int(2)) == 0 && at(r, 2) == 63, "sk_add unboxed");
+  sk_tensor_release(r);
+  /* }==== */
+
+  /* {==== boxed call of an unboxed kernel (the generated unbox adapter) ==== */
+  SkStack s;
+  sk_stack_init(&s);
+  sk_push_tensor(&s, a);
+  sk_push_tensor(&s, b);
+  sk_push_scalar(&s, one);
+  CHECK(sk_call_boxed(sk_op_add_Tensor, &s) == 0 && s.n == 1 && s.v[0].tag == SK_VAL_TENSOR && at(s.v[0].u.t, 0) == 11,
+        "boxed call through the unbox adapter");
+  sk_stack_free(&s);
+  /* an in-place op called boxed returns self itself */
+  sk_push_tensor(&s, a);
+  sk_push_tensor(&s, b);
+  sk_push_scalar(&s, one);
+  uint64_t v0 = a->storage->version;
+  CHECK(sk_call_boxed(sk_op_add__Tensor, &s) == 0 && s.v[0].u.t == a && at(a, 0) == 11 && a->storage->version == v0 + 1,
+        "boxed in-place returns self and bumps the version once");
+  sk_stack_free(&s);
+  /* }==== */
+
+  /* {==== unboxed call of a boxed kernel (the generated box adapter); override and restore ==== */
+  int calls = 0;
+  SkKernel k = {NULL, boxed_forty_two, &calls, "test", 0};
+  int w0 = warnings;
+  int id = sk_op_register(sk_op_add_Tensor, SK_KEY_CPU, &k, NULL);
+  CHECK(id > 0 && warnings == w0 + 1 && strstr(last_warning, "overriding the CPU kernel of 'aten::add.Tensor'"),
+        "registering over a kernel warns");
+  r = NULL;
+  CHECK(sk_add(&r, a, b, one) == 0 && calls == 1 && r && r->numel == 1 && at(r, 0) == 42, "unboxed call reaches the boxed kernel");
+  sk_tensor_release(r);
+  SkKernelInfo info[SK_KEY_NUM_RUNTIME];
+  int n = sk_op_table(sk_op_add_Tensor, info, SK_KEY_NUM_RUNTIME);
+  const SkKernelInfo *cpu = info_for(info, n, SK_KEY_CPU);
+  CHECK(cpu && cpu->boxed && strcmp(cpu->origin, "test") == 0, "the table shows the boxed override");
+  CHECK(sk_op_deregister(sk_op_add_Tensor, id) == 0, "deregister");
+  r = NULL;
+  CHECK(sk_add(&r, a, b, one) == 0 && calls == 1 && at(r, 0) == 21, "removing the override restores the generated kernel");
+  sk_tensor_release(r);
+  /* }==== */
+
+  /* {==== a boxed kernel breaking the schema ==== */
+  SkKernel bad = {NULL, boxed_returns_nothing, NULL, "bad", 0};
+  id = sk_op_register(sk_op_add_Tensor, SK_KEY_CPU, &bad, NULL);
+  r = NULL;
+  CHECK(sk_add(&r, a, b, one) == -1 && r == NULL &&
+        strstr(sk_error_message(), "kernel for 'aten::add.Tensor' returned 0 values, the schema says 1"),
+        "a kernel returning the wrong count is an error");
+  sk_op_deregister(sk_op_add_Tensor, id);
+  /* }==== */
+
+  /* {==== table sources ==== */
+  n = sk_op_table(sk_op_add_Tensor, info, SK_KEY_NUM_RUNTIME);
+  CHECK(info_for(info, n, SK_KEY_CPU)->source == SK_SRC_DIRECT, "add.Tensor CPU is direct");
+  CHECK(info_for(info, n, SK_KEY_CUDA)->source == SK_SRC_DEFAULT_BACKEND, "add.Tensor CUDA comes from DefaultBackend");
+  CHECK(info_for(info, n, SK_KEY_META)->source == SK_SRC_DIRECT, "add.Tensor Meta is generated");
+  n = sk_op_table(sk_op_zeros, info, SK_KEY_NUM_RUNTIME);
+  CHECK(info_for(info, n, SK_KEY_CPU)->source == SK_SRC_MATH && info_for(info, n, SK_KEY_UNDEFINED), "zeros comes from Math, Undefined too");
+  n = sk_op_table(sk_op_empty_memory_format, info, SK_KEY_NUM_RUNTIME);
+  CHECK(info_for(info, n, SK_KEY_BACKEND_SELECT) != NULL, "empty has a BackendSelect kernel");
+  /* }==== */
+
+  /* {==== thread-local sets: exclude CPU, include Meta ==== */
+  sk_tls_exclude = SK_KEYSET(SK_KEY_CPU);
+  CHECK(sk_uniform_(a, 0, 1, NULL) == -1 && strstr(sk_error_message(), "excluded on this thread (CPU)"), "TLS exclude hides CPU");
+  sk_tls_exclude = 0;
+  int64_t two = 2;
+  SkTensor *mt = sk_tensor_empty(1, &two, SK_DTYPE_FLOAT32, SK_META), *zero = sk_tensor_wrap_number(sk_scalar_int(0));
+  sk_tls_include = SK_KEYSET(SK_KEY_META);
+  r = NULL;
+  CHECK(sk_mul(&r, zero, zero) == 0 && r->device.type == SK_DEVICE_META, "TLS include sends CPU scalars to Meta");
+  sk_tls_include = 0;
+  sk_tensor_release(r);
+  r = NULL;
+  CHECK(sk_add(&r, mt, zero, one) == 0 && r->device.type == SK_DEVICE_META && r->numel == 2, "a meta tensor with a CPU scalar runs on Meta");
+  sk_tensor_release(r);
+  sk_tensor_release(mt);
+  sk_tensor_release(zero);
+  /* }==== */
+
+  /* {==== a backend registered at run time: no kernel, then a fallback ==== */
+  SkDeviceHooks hooks = {host_alloc, host_free, NULL, NULL, NULL, NULL, NULL, NULL};
+  int npu;
+  CHECK(sk_device_register("npu", &hooks, &npu) == 0, "register a device type");
+  int64_t three = 3;
+  SkTensor *x = sk_tensor_empty(1, &three, SK_DTYPE_FLOAT32, sk_device(npu, 0));
+  int key = sk_device_key(x->device);
+  CHECK(sk_uniform_(x, 0, 1, NULL) == -1 &&
+        strstr(sk_error_message(), "no kernel for 'aten::uniform_' on backend 'npu' (registered for: CPU, Meta; no fallback)"),
+        "no kernel names op, backend, what exists and the fallback state");
+  r = NULL;
+  CHECK(sk_add(&r, x, x, one) == -1 && strstr(sk_error_message(), "no kernel for 'aten::add.out' on backend 'npu'"),
+        "add.Tensor reaches add.out through DefaultBackend");
+  int fb_calls = 0;
+  int fid = sk_fallback_register(key, counting_fallback, &fb_calls, "test", NULL);
+  CHECK(fid > 0, "register a fallback");
+  CHECK(sk_uniform_(x, 0, 1, NULL) == -1 && fb_calls == 1 && strcmp(fallback_saw, "aten::uniform_") == 0, "the fallback runs");
+  n = sk_op_table(sk_op_uniform_, info, SK_KEY_NUM_RUNTIME);
+  CHECK(info_for(info, n, key) && info_for(info, n, key)->source == SK_SRC_FALLBACK, "the table shows the fallback");
+  CHECK(sk_fallback_deregister(fid) == 0 && sk_uniform_(x, 0, 1, NULL) == -1 && fb_calls == 1, "fallback removed");
+  sk_tensor_release(x);
+  CHECK(sk_device_unregister(npu) == 0, "unregister the device type");
+  /* }==== */
+
+  sk_tensor_release(a);
+  sk_tensor_release(b);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
