@@ -285,7 +285,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
     goto fail;
   }
   if (pos <= last) {
-    *bad_arg = sc->nargs;
+    *bad_arg = npos > 0 ? npos - 1 : 0; /* ranks below a type mismatch at the next argument of another overload */
     snprintf(err, errlen, "too many arguments (expected at most %d, got %d)", npos, last - first + 1);
     goto fail;
   }

@@ -54,6 +54,35 @@ static int l_call(lua_State *L) {
   return lsk_call_op(L, op, 2, name);
 }
 
+/* Tensor:to(dtype or device, options): one method for PyTorch's two overloads. */
+static int l_to(lua_State *L) {
+  SkDType dt;
+  int is_dtype = lua_type(L, 2) == LUA_TSTRING && sk_dtype_from_name(lua_tostring(L, 2), &dt) == 0;
+  SkOperator *op = sk_op_find(is_dtype ? "aten::to.dtype" : "aten::to.device");
+  return lsk_call_op(L, op, 1, "Tensor:to");
+}
+
+/* -t: Lua passes the operand twice; neg takes one. */
+static int l_unm(lua_State *L) {
+  lua_settop(L, 1);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, 1, 1);
+  return 1;
+}
+
+/* a // b: div with rounding_mode "floor". */
+static int l_idiv(lua_State *L) {
+  lua_settop(L, 2);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "floor");
+  lua_setfield(L, -2, "rounding_mode");
+  lua_call(L, 3, 1);
+  return 1;
+}
+
 static void warn_to_lua(const char *msg, void *ud) {
   lua_State *L = ud;
   lua_warning(L, "sk: ", 1);
@@ -74,5 +103,15 @@ int luaopen_sk_core(lua_State *L) {
   luaL_newlib(L, fns);
   lsk_open_tensor(L);
   lsk_open_ops(L);
+  lua_pushcfunction(L, l_to);
+  lua_setfield(L, -2, "to");
+  lua_getfield(L, -1, "functions");
+  lua_getfield(L, -1, "neg");
+  lua_pushcclosure(L, l_unm, 1);
+  lua_setfield(L, -3, "unm");
+  lua_getfield(L, -1, "div");
+  lua_pushcclosure(L, l_idiv, 1);
+  lua_setfield(L, -3, "idiv");
+  lua_pop(L, 1);
   return 1;
 }

@@ -26,15 +26,8 @@ for _, d in ipairs { "bool", "uint8", "int8", "int16", "int32", "int64", "float1
 end
 
 -- Tensor:to(dtype_or_device[, options]): a dtype name or a device string.
-local to_dtype, to_device = sk.call, sk.call
-local DTYPES = { bool = 1, uint8 = 1, int8 = 1, int16 = 1, int32 = 1, int64 = 1, float16 = 1, bfloat16 = 1,
-                 float32 = 1, float64 = 1, float = 1, double = 1, half = 1, long = 1, int = 1, short = 1 }
-function methods.to(t, what, opts)
-  if DTYPES[what] then return to_dtype("aten::to.dtype", t, what, opts) end
-  return to_device("aten::to.device", t, what, opts)
-end
-function methods.cpu(t) return methods.to(t, "cpu") end
-function methods.type(t) return t:dtype() end
+methods.to = core.to
+function methods.cpu(t) return core.to(t, "cpu") end
 
 mt.__index = methods
 mt.__add = sk.add
@@ -43,8 +36,8 @@ mt.__mul = sk.mul
 mt.__div = sk.div
 mt.__mod = sk.remainder
 mt.__pow = sk.pow
-mt.__unm = function(a) return sk.neg(a) end
-mt.__idiv = function(a, b) return sk.div(a, b, { rounding_mode = "floor" }) end
+mt.__unm = core.unm
+mt.__idiv = core.idiv
 mt.__tostring = printing.tostring
 sk.Tensor = methods
 
