@@ -191,16 +191,8 @@ static void split_dims(const SkTensor *t, uint32_t mask, SkWalk *kw, SkWalk *rw)
   int64_t sz = (int64_t)sk_dtype_size(t->dtype);
   kw->ndim = rw->ndim = 0;
   for (int d = 0; d < t->ndim; d++) {
-    SkWalk *w = mask & (1u << d) ? rw : kw;
-    int64_t n = t->sizes[d], st = t->strides[d] * sz;
-    if (n == 1) continue;
-    if (w->ndim && w->strides[w->ndim - 1] == n * st) {
-      w->sizes[w->ndim - 1] *= n;
-      w->strides[w->ndim - 1] = st;
-    } else {
-      w->sizes[w->ndim] = n;
-      w->strides[w->ndim++] = st;
-    }
+    int64_t n = t->sizes[d];
+    if (n != 1) sk_walk_push(mask & (1u << d) ? rw : kw, n, t->strides[d] * sz);
   }
   SkWalk *both[2] = {kw, rw};
   for (int i = 0; i < 2; i++) {

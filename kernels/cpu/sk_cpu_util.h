@@ -107,6 +107,17 @@ typedef struct SkWalk {
 
 /* Merges dims that are adjacent in memory as well as in logical order; drops size-1 dims.
 ** With skip_broadcast, dims of stride 0 are dropped too (for idempotent writes). */
+/* Appends a dim of n elements, stride st bytes, merging it into the previous dim when they walk as one. */
+static inline void sk_walk_push(SkWalk *w, int64_t n, int64_t st) {
+  if (w->ndim && w->strides[w->ndim - 1] == n * st) {
+    w->sizes[w->ndim - 1] *= n;
+    w->strides[w->ndim - 1] = st;
+  } else {
+    w->sizes[w->ndim] = n;
+    w->strides[w->ndim++] = st;
+  }
+}
+
 static inline void sk_walk_init(SkWalk *w, const SkTensor *t, int skip_broadcast) {
   int64_t sz = (int64_t)sk_dtype_size(t->dtype);
   w->data = (char *)sk_tensor_data(t);
@@ -115,13 +126,7 @@ static inline void sk_walk_init(SkWalk *w, const SkTensor *t, int skip_broadcast
   for (int d = 0; d < t->ndim; d++) {
     int64_t n = t->sizes[d], st = t->strides[d] * sz;
     if (n == 1 || (skip_broadcast && st == 0 && n > 0)) continue;
-    if (w->ndim && w->strides[w->ndim - 1] == n * st) {
-      w->sizes[w->ndim - 1] *= n;
-      w->strides[w->ndim - 1] = st;
-    } else {
-      w->sizes[w->ndim] = n;
-      w->strides[w->ndim++] = st;
-    }
+    sk_walk_push(w, n, st);
   }
   if (!w->ndim) { w->sizes[0] = 1; w->strides[0] = sz; w->ndim = 1; }
   if (skip_broadcast) w->numel = sk_numel(w->ndim, w->sizes);

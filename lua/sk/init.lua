@@ -11,14 +11,10 @@ for name, fn in pairs(core.functions) do sk[name] = fn end
 for name, fn in pairs(core.tensor_methods) do methods[name] = fn end
 for name, fn in pairs(core.methods) do methods[name] = fn end
 
-sk.tensor = core.tensor
-sk.manual_seed = core.manual_seed
-sk.set_num_threads = core.set_num_threads
-sk.get_num_threads = core.get_num_threads
-sk.empty_cache = core.empty_cache
-sk.cached_bytes = core.cached_bytes
-sk.dispatch_table = core.dispatch_table
-sk.call = core.call
+for _, name in ipairs { "tensor", "manual_seed", "set_num_threads", "get_num_threads", "empty_cache",
+                        "cached_bytes", "dispatch_table", "call" } do
+  sk[name] = core[name]
+end
 
 -- dtype names, so sk.float32 reads like torch.float32
 for _, d in ipairs { "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64" } do

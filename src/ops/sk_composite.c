@@ -23,70 +23,31 @@ static int check_memory_format(const char *op, int memory_format, int allow_pres
                   memory_format);
 }
 
-/* {==== Scalar overloads: wrap the number, call the Tensor overload ==== */
-int sk_default_add_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha) {
-  SkTensor *w = sk_tensor_wrap_number(other);
-  if (!w) return -1;
-  int rc = sk_add(result, self, w, alpha);
-  sk_tensor_release(w);
-  return rc;
-}
+/* {==== Scalar overloads: wrap the number, call the Tensor overload ====
+** One shape for all of them: `w` is the scalar as a wrapped-number tensor. */
+#define SCALAR_OVERLOAD(signature, scalar, call) \
+  int signature {                                \
+    SkTensor *w = sk_tensor_wrap_number(scalar); \
+    if (!w) return -1;                           \
+    int rc = call;                               \
+    sk_tensor_release(w);                        \
+    return rc;                                   \
+  }
 
-int sk_default_add__Scalar(SkTensor *self, SkScalar other, SkScalar alpha) {
-  SkTensor *w = sk_tensor_wrap_number(other);
-  if (!w) return -1;
-  int rc = sk_add_(self, w, alpha);
-  sk_tensor_release(w);
-  return rc;
-}
-
-int sk_default_sub_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha) {
-  SkTensor *w = sk_tensor_wrap_number(other);
-  if (!w) return -1;
-  int rc = sk_sub(result, self, w, alpha);
-  sk_tensor_release(w);
-  return rc;
-}
-
-int sk_default_mul_Scalar(SkTensor **result, const SkTensor *self, SkScalar other) {
-  SkTensor *w = sk_tensor_wrap_number(other);
-  if (!w) return -1;
-  int rc = sk_mul(result, self, w);
-  sk_tensor_release(w);
-  return rc;
-}
-
-int sk_default_div_Scalar(SkTensor **result, const SkTensor *self, SkScalar other) {
-  SkTensor *w = sk_tensor_wrap_number(other);
-  if (!w) return -1;
-  int rc = sk_div(result, self, w);
-  sk_tensor_release(w);
-  return rc;
-}
-
-int sk_default_remainder_Scalar(SkTensor **result, const SkTensor *self, SkScalar other) {
-  SkTensor *w = sk_tensor_wrap_number(other);
-  if (!w) return -1;
-  int rc = sk_remainder(result, self, w);
-  sk_tensor_release(w);
-  return rc;
-}
-
-int sk_default_pow_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar exponent) {
-  SkTensor *w = sk_tensor_wrap_number(exponent);
-  if (!w) return -1;
-  int rc = sk_pow_Tensor_Tensor(result, self, w);
-  sk_tensor_release(w);
-  return rc;
-}
-
-int sk_default_pow_Scalar(SkTensor **result, SkScalar self, const SkTensor *exponent) {
-  SkTensor *w = sk_tensor_wrap_number(self);
-  if (!w) return -1;
-  int rc = sk_pow_Tensor_Tensor(result, w, exponent);
-  sk_tensor_release(w);
-  return rc;
-}
+SCALAR_OVERLOAD(sk_default_add_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha), other,
+                sk_add(result, self, w, alpha))
+SCALAR_OVERLOAD(sk_default_add__Scalar(SkTensor *self, SkScalar other, SkScalar alpha), other, sk_add_(self, w, alpha))
+SCALAR_OVERLOAD(sk_default_sub_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha), other,
+                sk_sub(result, self, w, alpha))
+SCALAR_OVERLOAD(sk_default_mul_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, sk_mul(result, self, w))
+SCALAR_OVERLOAD(sk_default_div_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, sk_div(result, self, w))
+SCALAR_OVERLOAD(sk_default_remainder_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
+                sk_remainder(result, self, w))
+SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar exponent), exponent,
+                sk_pow_Tensor_Tensor(result, self, w))
+SCALAR_OVERLOAD(sk_default_pow_Scalar(SkTensor **result, SkScalar self, const SkTensor *exponent), self,
+                sk_pow_Tensor_Tensor(result, w, exponent))
+#undef SCALAR_OVERLOAD
 /* }==== */
 
 /* {==== sum, mean ==== */
