@@ -39,9 +39,11 @@ build/obj/%.o: %.c build/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
+# nodelete: libgomp worker threads outlive lua_close, so the module (and its
+# libraries) must stay mapped until the process exits.
 $(MODULE): $(OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $(OBJ) $(LDLIBS)
+	$(CC) -shared -Wl,-z,nodelete -o $@ $(OBJ) $(LDLIBS)
 
 # The C-level spec links everything but the Lua binding: the core never needs Lua.
 CORE_OBJ = $(filter-out build/obj/src/lsk_% build/obj/gen/lsk_%,$(OBJ))
