@@ -7,7 +7,7 @@ LUA_LDIR ?= $(PREFIX)/share/lua/5.4
 LUA_CDIR ?= $(PREFIX)/lib/lua/5.4
 OPT      ?= -O2
 WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wwrite-strings
-CFLAGS   += -std=gnu11 $(OPT) -fvect-cost-model=cheap -g -fPIC -fopenmp -fvisibility=hidden $(WARN)
+CFLAGS   += -std=gnu11 $(OPT) -fvect-cost-model=cheap -g -fPIC -fopenmp -fno-semantic-interposition $(WARN)
 CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -Ibuild/gen -I$(LUA_INC) -MMD -MP
 LDLIBS   = -lopenblas -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev valgrind

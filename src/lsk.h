@@ -33,6 +33,16 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
                    int *bad_arg, char *err, size_t errlen);
 /* Pushes stack value v as a Lua value (tensors: takes the reference). */
 void lsk_push_value(lua_State *L, SkValue *v);
+/* Reads the Lua value at idx as schema argument a onto s: 1 ok, 0 wrong type, -1 error (msg in err). */
+int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen);
+/* Overload sets by Lua-visible name ("sk.add", "Tensor:add", "sk.ops.aten.add"). */
+void lsk_sets_add(const char *fname, SkOperator *op);
+void lsk_sets_forget(const SkOperator *op);
+int lsk_push_set_function(lua_State *L, const char *fname); /* 0 when there is no such set */
+void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
+/* The state running the current op call on this thread (Lua kernels run there). */
+extern _Thread_local lua_State *lsk_current_L;
+void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
 /* }==== */
 
 /* Raises the current sk error as a Lua error "fname: message". */

@@ -229,6 +229,11 @@ static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkV
 }
 /* }==== */
 
+int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen) {
+  static const SkValue no_default = {SK_VAL_NONE, -1, {0}};
+  return read_value(L, idx, idx, a, &no_default, s, 0, 0, err, errlen);
+}
+
 static int is_options(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TTABLE || lsk_test_tensor(L, idx)) return 0;
   lua_pushnil(L);
@@ -353,8 +358,14 @@ static int arg_source(const SkSchema *sc, int i, int first, int last) {
 }
 
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
+_Thread_local lua_State *lsk_current_L;
+
 static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, int opts, const char *fname) {
-  if (sk_call_boxed(op, s)) { sk_stack_free(s); return lsk_error(L, fname); }
+  lua_State *prev = lsk_current_L;
+  lsk_current_L = L; /* Lua kernels run on the calling thread's state */
+  int rc = sk_call_boxed(op, s);
+  lsk_current_L = prev;
+  if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
   const SkSchema *sc = &op->schema;
   for (int i = 0; i < s->n; i++) {
     const SkArg *r = i < sc->nrets ? &sc->rets[i] : NULL;
@@ -399,6 +410,7 @@ typedef struct OverloadSet {
 
 static int call_set(lua_State *L) {
   const OverloadSet *set = lua_touserdata(L, lua_upvalueindex(1));
+  if (set->n == 0) return luaL_error(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L), opts = 0;
   if (last >= 1 && is_options(L, last)) opts = last--;
   int want_out = 0;
@@ -463,6 +475,30 @@ static void register_in(lua_State *L, int tbl, const char *prefix, const char *n
   lua_setfield(L, tbl, name);
 }
 
+void lsk_sets_add(const char *fname, SkOperator *op) { add_to_set(fname, op); }
+
+int lsk_push_set_function(lua_State *L, const char *fname) {
+  OverloadSet *set = find_set(fname);
+  if (!set || set->n == 0) return 0;
+  lua_pushlightuserdata(L, set);
+  lua_pushcclosure(L, call_set, 1);
+  return 1;
+}
+
+void lsk_sets_forget(const SkOperator *op) {
+  for (int i = 0; i < nsets; i++) {
+    OverloadSet *set = &sets[i];
+    int k = 0;
+    for (int j = 0; j < set->n; j++) if (set->ops[j] != op) set->ops[k++] = set->ops[j];
+    set->n = k;
+  }
+}
+
+/* The set name of op under sk.ops: "sk.ops.aten.add". */
+void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n) {
+  snprintf(buf, n, "sk.ops.%s.%s", op->schema.ns, op->schema.name);
+}
+
 void lsk_open_ops(lua_State *L) {
   int t = lua_gettop(L);
   lua_newtable(L); /* functions */
@@ -472,6 +508,9 @@ void lsk_open_ops(lua_State *L) {
     if (!op) continue;
     if (e->function || op->schema.kind == SK_KIND_OUT) register_in(L, t + 1, "sk.", op->schema.name, op);
     if (e->method) register_in(L, t + 2, "Tensor:", op->schema.name, op);
+    char name[160];
+    lsk_ops_set_name(op, name, sizeof name);
+    add_to_set(name, op);
   }
   lua_setfield(L, t, "methods");
   lua_setfield(L, t, "functions");

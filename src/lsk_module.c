@@ -9,6 +9,7 @@
 #include "sk_parallel.h"
 #include "sk_random.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int ops_ready;
@@ -83,13 +84,21 @@ static int l_idiv(lua_State *L) {
   return 1;
 }
 
+/* core.op_function("myops", "softplus"): the overload set sk.ops.myops.softplus, or nil. */
+static int l_op_function(lua_State *L) {
+  char name[200];
+  snprintf(name, sizeof name, "sk.ops.%s.%s", luaL_checkstring(L, 1), luaL_checkstring(L, 2));
+  if (!lsk_push_set_function(L, name)) lua_pushnil(L);
+  return 1;
+}
+
 static void warn_to_lua(const char *msg, void *ud) {
   lua_State *L = ud;
   lua_warning(L, "sk: ", 1);
   lua_warning(L, msg, 0);
 }
 
-__attribute__((visibility("default"))) int luaopen_sk_core(lua_State *L);
+int luaopen_sk_core(lua_State *L);
 int luaopen_sk_core(lua_State *L) {
   if (!ops_ready) {
     if (sk_ops_init()) return luaL_error(L, "sk: cannot register the built-in ops: %s", sk_error_message());
@@ -99,7 +108,7 @@ int luaopen_sk_core(lua_State *L) {
   static const luaL_Reg fns[] = {
     {"manual_seed", l_manual_seed}, {"set_num_threads", l_set_num_threads}, {"get_num_threads", l_get_num_threads},
     {"empty_cache", l_empty_cache}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
-    {"call", l_call}, {NULL, NULL}};
+    {"call", l_call}, {"op_function", l_op_function}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lsk_open_tensor(L);
   lsk_open_ops(L);
@@ -113,5 +122,8 @@ int luaopen_sk_core(lua_State *L) {
   lua_pushcclosure(L, l_idiv, 1);
   lua_setfield(L, -3, "idiv");
   lua_pop(L, 1);
+  lua_newtable(L);
+  lsk_open_library(L);
+  lua_setfield(L, -2, "lib");
   return 1;
 }

@@ -61,6 +61,8 @@ typedef int (*SkBoxedFn)(SkOperator *op, SkStack *stack, void *ctx);
 /* Calls a typed function pointer with a boxed stack (generated per built-in op). */
 typedef int (*SkUnboxFn)(void *fn, SkOperator *op, SkStack *stack);
 
+enum { SK_FALLBACK_DEFAULT, SK_FALLBACK_ALLOW, SK_FALLBACK_DENY };
+
 enum { SK_SRC_NONE, SK_SRC_DIRECT, SK_SRC_DEFAULT_BACKEND, SK_SRC_MATH, SK_SRC_FALLBACK };
 
 typedef struct SkKernel {
@@ -89,6 +91,8 @@ struct SkOperator {
   SkKernel table[SK_KEY_NUM_RUNTIME];
   SkRegistration *regs[SK_KEY_COUNT];
   int owns_schema;              /* schema strings were copied (ops defined at run time) */
+  uint64_t fallback_calls[SK_KEY_NUM_RUNTIME]; /* calls served by a fallback, per key */
+  unsigned char fallback_rule[SK_KEY_NUM_RUNTIME]; /* SK_FALLBACK_{DEFAULT,ALLOW,DENY} */
   void *binding_data;           /* the binding's parsed defaults: one malloc block, freed with the op */
 };
 

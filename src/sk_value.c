@@ -135,3 +135,19 @@ const char *sk_value_tag_name(SkValueTag t) {
                                 "ScalarType", "Device", "int[]", "float[]", "bool[]", "Tensor[]"};
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
+
+int sk_push_copy(SkStack *s, const SkValue *v) {
+  switch (v->tag) {
+  case SK_VAL_TENSOR: return sk_push_tensor(s, v->u.t);
+  case SK_VAL_TENSORLIST: return sk_push_tensorlist(s, v->u.tensors, v->n);
+  case SK_VAL_INTLIST: return sk_push_intlist(s, v->u.ints, v->n);
+  case SK_VAL_BOOLLIST: return sk_push_boollist(s, v->u.ints, v->n);
+  case SK_VAL_DOUBLELIST: return sk_push_doublelist(s, v->u.doubles, v->n);
+  default: {
+    SkValue *d = push(s, v->tag);
+    if (!d) return -1;
+    *d = *v;
+    return 0;
+  }
+  }
+}

@@ -75,6 +75,7 @@ int sk_push_doublelist(SkStack *s, const double *data, int n);
 int sk_push_boollist(SkStack *s, const int64_t *data, int n);
 int sk_push_tensorlist(SkStack *s, SkTensor *const *data, int n); /* retains each */
 int sk_push_tensorlist_owned(SkStack *s, SkTensor **data, int n); /* takes array and refs (array from malloc) */
+int sk_push_copy(SkStack *s, const SkValue *v);                   /* a deep copy of v */
 
 static inline SkIntList sk_value_intlist(const SkValue *v) { SkIntList l = {v->u.ints, v->n}; return l; }
 static inline SkTensorList sk_value_tensorlist(const SkValue *v) { SkTensorList l = {v->u.tensors, v->n}; return l; }

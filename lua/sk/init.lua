@@ -25,6 +25,39 @@ end
 methods.to = core.to
 function methods.cpu(t) return core.to(t, "cpu") end
 
+-- {==== Extending sk at run time ====
+sk.library = require("sk.library")(core)
+sk.cpu_fallback = core.lib.cpu_fallback
+sk.load_backend = core.lib.load_backend
+
+-- sk.ops.<namespace>.<name>: every op by its schema name, built-in (aten) or defined at run time.
+sk.ops = setmetatable({}, { __index = function(_, ns)
+  return setmetatable({}, { __index = function(_, name)
+    local f = core.op_function(ns, name)
+    if not f then error(string.format("sk.ops.%s has no op '%s'", ns, name), 2) end
+    return f
+  end })
+end })
+
+local L = core.lib
+sk.fallback = {
+  counts = L.fallback_counts, reset = L.fallback_reset, call = L.fallback_call,
+  allow_views = L.fallback_allow_views, set_log = L.fallback_set_log,
+}
+-- sk.fallback.allow(key, {ops}) / deny(key, {ops}) / clear(key, {ops})
+for name, rule in pairs { allow = "allow", deny = "deny", clear = "default" } do
+  sk.fallback[name] = function(key, ops)
+    for _, op in ipairs(type(ops) == "table" and ops or { ops }) do L.fallback_rule(key, op, rule) end
+  end
+end
+
+sk.backends = {
+  register = function(name, opts) return L.register_backend(name, opts and opts.on_copy) end,
+  unregister = L.unregister_backend,
+  stats = L.backend_stats,
+}
+-- }====
+
 mt.__index = methods
 mt.__add = sk.add
 mt.__sub = sk.sub

@@ -1,0 +1,158 @@
+-- sk.library: ops, kernels, meta functions, structured families and fallbacks
+-- registered at run time, owned by one object. Everything lands in the C
+-- dispatcher through core.lib; schemas are parsed by sk.schema, the one parser.
+-- Invariants: a library remembers each registration it made and removes them
+-- in reverse order on close (restoring what they shadowed); a library
+-- collected while a Lua kernel runs is closed at the next safe point.
+local schema = require "sk.schema"
+
+return function(core)
+  local C = core.lib
+  local Library = {}
+  Library.__index = Library
+  local pending = {} -- libraries collected while a kernel was running
+
+  local function qualify(self, name)
+    if name:find("::", 1, true) then return name end
+    return self.ns .. "::" .. name
+  end
+
+  local function check_open(self, what)
+    if self.closed then error(what .. ": library '" .. self.ns .. "' is closed", 3) end
+  end
+
+  local function drain()
+    for i = #pending, 1, -1 do
+      if pcall(Library.close, pending[i]) then table.remove(pending, i) end
+    end
+  end
+
+  -- lib:define(schema) -> "ns::name.overload"
+  function Library:define(text)
+    check_open(self, "lib:define")
+    drain()
+    if type(text) ~= "string" then error("lib:define: argument 'schema' expected a string, got " .. type(text), 2) end
+    local rec, err = schema.parse(text)
+    if not rec then error("lib:define: " .. err, 2) end
+    if rec.namespace_explicit and rec.namespace ~= self.ns then
+      error(string.format("lib:define: schema namespace '%s' differs from the library's '%s'", rec.namespace, self.ns), 2)
+    end
+    rec.namespace = self.ns
+    local q = self.ns .. "::" .. rec.name .. (rec.overload ~= "" and "." .. rec.overload or "")
+    local ok, _, existing = pcall(core.dispatch_table, q)
+    if ok then
+      if existing == text:gsub("^[%w_]+::", "") then
+        error(string.format("lib:define: operator '%s' is already defined", q), 2)
+      end
+      error(string.format("lib:define: operator '%s' is already defined as '%s'", q, existing), 2)
+    end
+    rec.text = schema.print(setmetatable({ namespace_explicit = false }, { __index = rec }))
+    local name = C.define(rec)
+    self.defined[#self.defined + 1] = name
+    return name
+  end
+
+  local function add(self, op, id) self.regs[#self.regs + 1] = { op = op, id = id } end
+
+  -- lib:impl(op, key, fn): a Lua kernel for any key, on any op (built-in ones too).
+  function Library:impl(op, key, fn)
+    check_open(self, "lib:impl")
+    drain()
+    local q = qualify(self, op)
+    add(self, q, C.register_kernel(q, key, fn, "sk.library('" .. self.ns .. "')"))
+  end
+
+  -- lib:meta(op, fn): the Meta kernel of op from a meta function fn(m, args...).
+  function Library:meta(op, fn)
+    check_open(self, "lib:meta")
+    drain()
+    local q = qualify(self, op)
+    add(self, q, C.register_meta(q, fn, "sk.library('" .. self.ns .. "')"))
+  end
+
+  -- The functional and in-place schemas of a structured out op.
+  local function derived(rec)
+    local parts, star = {}, false
+    for _, a in ipairs(rec.args) do
+      if not a.is_out then
+        if a.kwarg_only and not star then parts[#parts + 1], star = "*", true end
+        parts[#parts + 1] = schema.type_str(a.type) .. " " .. a.name .. (a.default and "=" .. a.default or "")
+      end
+    end
+    local ovl = {}
+    for p in rec.overload:gmatch("[^_]+") do if p ~= "out" then ovl[#ovl + 1] = p end end
+    local suffix = #ovl > 0 and "." .. table.concat(ovl, "_") or ""
+    local rets = {}
+    for _, r in ipairs(rec.returns) do rets[#rets + 1] = "Tensor" .. (r.name and " " .. r.name or "") end
+    local ret = #rets == 1 and rets[1] or "(" .. table.concat(rets, ", ") .. ")"
+    local functional = rec.name .. suffix .. "(" .. table.concat(parts, ", ") .. ") -> " .. ret
+    local first = rec.args[1]
+    local inplace
+    if #rec.returns == 1 and first and first.name == "self" and first.type.base == "Tensor" and not first.type.list
+        and not first.type.optional then
+      parts[1] = "Tensor(a!) self"
+      inplace = rec.name .. "_" .. suffix .. "(" .. table.concat(parts, ", ") .. ") -> Tensor(a!)"
+    end
+    return functional, inplace
+  end
+
+  -- lib:structured{ out = schema, meta = fn(m, args...), impl = { CPU = fn(out, args...) } }
+  function Library:structured(spec)
+    check_open(self, "lib:structured")
+    drain()
+    if type(spec) ~= "table" or type(spec.out) ~= "string" or type(spec.meta) ~= "function" or type(spec.impl) ~= "table" then
+      error("lib:structured: expected { out = <schema string>, meta = <function>, impl = { <key> = <function> } }", 2)
+    end
+    local rec, err = schema.parse(spec.out)
+    if not rec then error("lib:structured: " .. err, 2) end
+    if rec.kind ~= "out" then error("lib:structured: '" .. spec.out .. "' is not an out op (it needs a kwarg-only Tensor(a!) out)", 2) end
+    local functional, inplace = derived(rec)
+    local ok, e = pcall(function()
+      local out_q = self:define(spec.out)
+      local fun_q = self:define(functional)
+      local inp_q = inplace and self:define(inplace)
+      for _, r in ipairs(C.register_structured(out_q, fun_q, inp_q or nil, spec.meta, spec.impl,
+                                               "sk.library('" .. self.ns .. "')")) do
+        add(self, r[1], r[2])
+      end
+    end)
+    if not ok then error((tostring(e):gsub("^.-lib:", "lib:structured: lib:")), 2) end
+  end
+
+  -- lib:fallback(key, fn or sk.cpu_fallback): a boxed fallback for every op on key.
+  function Library:fallback(key, fn)
+    check_open(self, "lib:fallback")
+    drain()
+    self.fallbacks[#self.fallbacks + 1] = C.register_fallback(key, fn, "sk.library('" .. self.ns .. "')")
+  end
+
+  function Library:close()
+    if self.closed then return end
+    for i = #self.regs, 1, -1 do
+      C.deregister(self.regs[i].op, self.regs[i].id)
+      self.regs[i] = nil
+    end
+    for i = #self.fallbacks, 1, -1 do
+      C.deregister_fallback(self.fallbacks[i])
+      self.fallbacks[i] = nil
+    end
+    for i = #self.defined, 1, -1 do
+      C.undefine(self.defined[i])
+      self.defined[i] = nil
+    end
+    self.closed = true
+  end
+
+  local mt = { __index = Library, __close = Library.close }
+  mt.__gc = function(self)
+    if not pcall(Library.close, self) then pending[#pending + 1] = self end
+  end
+
+  return function(ns)
+    if type(ns) ~= "string" or not ns:match("^[%a_][%w_]*$") then
+      error("sk.library: argument 'ns' must be a namespace name such as \"myops\"", 2)
+    end
+    drain()
+    return setmetatable({ ns = ns, regs = {}, fallbacks = {}, defined = {}, closed = false }, mt)
+  end
+end

@@ -1,0 +1,828 @@
+/*
+** lsk_library.c — what a Lua script registers at run time: ops, kernels,
+** meta functions, structured families, fallbacks and backends
+** Everything goes through the same C machinery as codegen's output: ops
+** are SkOperators with copied schemas, Lua kernels are boxed kernels,
+** structured families run sk_structured_boxed. lua/sk/library.lua builds
+** the `sk.library` object on these primitives and owns the registrations.
+** Invariants: a Lua function behind a kernel is referenced from the
+** registry of the state that registered it, through a token that knows
+** whether that state is still open; while any Lua kernel runs, nothing
+** is registered or removed (the tables the dispatcher is reading stay put).
+*/
+#define _GNU_SOURCE /* dladdr */
+#include "lsk.h"
+#include "sk_cpu_fallback.h"
+#include "sk_error.h"
+#include "sk_host_backend.h"
+#include "sk_ops.h"
+#include "sk_structured.h"
+
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int running; /* Lua kernels, meta functions and fallbacks now on the C stack */
+
+/* {==== Lua functions behind C callbacks ==== */
+typedef struct StateToken { int alive, refs; } StateToken;
+
+typedef struct LuaFn {
+  lua_State *L;          /* main thread of the registering state */
+  StateToken *token;
+  int ref;
+  int key;               /* the dispatch key it serves (for counters and messages) */
+  char where[200];       /* "Lua kernel for 'myops::softplus' on CPU" */
+} LuaFn;
+
+static const char token_key = 0;
+
+static StateToken *state_token(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &token_key);
+  StateToken **ud = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return ud ? *ud : NULL;
+}
+
+static int token_gc(lua_State *L) {
+  StateToken **ud = lua_touserdata(L, 1);
+  (*ud)->alive = 0;
+  if (--(*ud)->refs == 0) free(*ud);
+  return 0;
+}
+
+static LuaFn *luafn_new(lua_State *L, int idx, int key, const char *fmt, const char *a, const char *b) {
+  LuaFn *f = calloc(1, sizeof *f);
+  if (!f) { luaL_error(L, "out of memory"); return NULL; }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  f->L = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  f->token = state_token(L);
+  f->token->refs++;
+  lua_pushvalue(L, idx);
+  f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  f->key = key;
+  snprintf(f->where, sizeof f->where, fmt, a, b);
+  return f;
+}
+
+static void luafn_free(void *p) {
+  LuaFn *f = p;
+  if (!f) return;
+  if (f->token->alive) luaL_unref(f->L, LUA_REGISTRYINDEX, f->ref);
+  if (--f->token->refs == 0) free(f->token);
+  free(f);
+}
+
+/* The state to call f on: the one running the current op call, if it shares f's registry. */
+static lua_State *state_for(const LuaFn *f) {
+  if (!f->token->alive) return NULL;
+  lua_State *L = lsk_current_L;
+  if (L && state_token(L) == f->token) return L;
+  return f->L;
+}
+
+/* Pushes a boxed value as a Lua value; tensors become new userdata sharing the tensor. */
+static void push_arg(lua_State *L, const SkValue *v) {
+  switch (v->tag) {
+  case SK_VAL_TENSOR: lsk_push_tensor(L, sk_tensor_retain(v->u.t)); break;
+  case SK_VAL_TENSORLIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) {
+      if (v->u.tensors[i]) lsk_push_tensor(L, sk_tensor_retain(v->u.tensors[i]));
+      else lua_pushboolean(L, 0);
+      lua_rawseti(L, -2, i + 1);
+    }
+    break;
+  case SK_VAL_DEVICE: {
+    char buf[48];
+    sk_device_format(v->u.device, buf, sizeof buf);
+    lua_pushstring(L, buf);
+    break;
+  }
+  case SK_VAL_BOOLLIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) { lua_pushboolean(L, (int)v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
+    break;
+  case SK_VAL_DOUBLELIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) { lua_pushnumber(L, v->u.doubles[i]); lua_rawseti(L, -2, i + 1); }
+    break;
+  default: {
+    SkValue copy = *v; /* scalars, strings, dtypes, int lists: lsk_push_value reads without taking */
+    lsk_push_value(L, &copy);
+  }
+  }
+}
+
+/* Calls the function of f with the n values on top of L (function below them); 0 or -1 with the error set. */
+static int protected_call(lua_State *L, const LuaFn *f, int n, int nres) {
+  running++;
+  lua_State *prev = lsk_current_L;
+  lsk_current_L = L;
+  int st = lua_pcall(L, n, nres, 0);
+  lsk_current_L = prev;
+  running--;
+  if (st == LUA_OK) return 0;
+  const char *msg = lua_tostring(L, -1);
+  sk_error("%s raised: %s", f->where, msg ? msg : "(an error object that is not a string)");
+  lua_pop(L, 1);
+  return -1;
+}
+
+/* Versions of the tensor arguments a callee may not write, to catch writes through sk ops. */
+static void snapshot_versions(const SkOperator *op, const SkValue *a, int n, uint64_t *ver) {
+  for (int i = 0; i < n; i++)
+    ver[i] = a[i].tag == SK_VAL_TENSOR && !op->schema.args[i].is_write ? a[i].u.t->storage->version : 0;
+}
+
+static int check_versions(const SkOperator *op, const SkValue *a, int n, const uint64_t *ver, const char *where,
+                          SkTensor *const *allowed, int nallowed) {
+  for (int i = 0; i < n; i++) {
+    if (a[i].tag != SK_VAL_TENSOR || op->schema.args[i].is_write || a[i].u.t->storage->version == ver[i]) continue;
+    int shared = 0;
+    for (int j = 0; j < nallowed; j++) shared |= allowed[j] && allowed[j]->storage == a[i].u.t->storage;
+    if (!shared)
+      return sk_error("%s wrote to argument '%s', which the schema does not mark as written (Tensor(a!))", where,
+                      op->schema.args[i].name);
+  }
+  return 0;
+}
+/* }==== */
+
+/* {==== Lua kernels (boxed) ==== */
+static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
+  const LuaFn *f = ctx;
+  lua_State *L = state_for(f);
+  if (!L) return sk_error("%s: its Lua state was closed", f->where);
+  const SkSchema *sc = &op->schema;
+  int nargs = sc->nargs, base = s->n - nargs, top = lua_gettop(L);
+  const SkValue *a = &s->v[base];
+  if (!lua_checkstack(L, nargs + sc->nrets + 8)) return sk_error("%s: Lua stack overflow", f->where);
+  uint64_t ver[64];
+  if (nargs > 64) return sk_error("%s: too many arguments", f->where);
+  snapshot_versions(op, a, nargs, ver);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+  for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
+  if (protected_call(L, f, nargs, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  int got = lua_gettop(L) - top, rc = 0;
+  SkStack rs;
+  sk_stack_init(&rs);
+  if (got != sc->nrets)
+    rc = sk_error("%s returned %d value%s, the schema says %d", f->where, got, got == 1 ? "" : "s", sc->nrets);
+  for (int j = 0; j < got && !rc; j++) {
+    char err[256];
+    int r = lsk_read_value(L, top + 1 + j, &sc->rets[j], &rs, err, sizeof err);
+    if (r == 0)
+      rc = sk_error("%s returned %s as result %d, the schema says %s", f->where,
+                    lsk_test_tensor(L, top + 1 + j) ? "a tensor" : luaL_typename(L, top + 1 + j), j + 1,
+                    sc->rets[j].is_list ? "a list" : sc->rets[j].type == SK_T_TENSOR ? "Tensor" : "a value");
+    else if (r < 0) rc = sk_error("%s: %s", f->where, err);
+    else if (sc->rets[j].is_write && sc->rets[j].alias_of >= 0 && rs.v[j].u.t != a[sc->rets[j].alias_of].u.t)
+      rc = sk_error("%s must return its argument '%s' as result %d (the schema says it is written and returned)", f->where,
+                    sc->args[sc->rets[j].alias_of].name, j + 1);
+    else if (rs.v[j].tag == SK_VAL_TENSOR && !sc->rets[j].is_write && sk_key_is_backend(f->key) &&
+             sk_device_key(rs.v[j].u.t->device) != f->key) {
+      char d[48];
+      sk_device_format(rs.v[j].u.t->device, d, sizeof d);
+      rc = sk_error("%s returned a tensor on '%s' as result %d, expected one on '%s'", f->where, d, j + 1, sk_key_name(f->key));
+    }
+  }
+  lua_settop(L, top);
+  SkTensor *written[SK_MAX_OUTPUTS * 2];
+  int nw = 0;
+  for (int i = 0; i < nargs && nw < SK_MAX_OUTPUTS * 2; i++)
+    if (sc->args[i].is_write && a[i].tag == SK_VAL_TENSOR) written[nw++] = a[i].u.t;
+  if (!rc) rc = check_versions(op, a, nargs, ver, f->where, written, nw);
+  if (!rc) {
+    for (int i = 0; i < nargs; i++)
+      if (sc->args[i].is_write && a[i].tag == SK_VAL_TENSOR) sk_tensor_bump_version(a[i].u.t);
+    sk_stack_truncate(s, base);
+    for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
+  }
+  sk_stack_free(&rs);
+  return rc;
+}
+/* }==== */
+
+/* {==== Lua meta functions and impls ==== */
+typedef struct MetaRef { SkMeta *m; } MetaRef;
+
+static SkMeta *check_meta(lua_State *L) {
+  MetaRef *r = luaL_checkudata(L, 1, "sk.Meta");
+  if (!r->m) luaL_error(L, "meta context used after its meta function returned");
+  return r->m;
+}
+
+/* m:set_output(i, sizes, dtype[, strides]) — i is 0-based, as in PyTorch. */
+static int m_set_output(lua_State *L) {
+  SkMeta *m = check_meta(L);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  lua_Integer n = luaL_len(L, 3);
+  if (n > SK_MAX_DIMS) return luaL_error(L, "m:set_output: argument 'sizes' has %d dimensions, at most %d", (int)n, SK_MAX_DIMS);
+  for (lua_Integer d = 1; d <= n; d++) {
+    lua_rawgeti(L, 3, d);
+    int ok;
+    sizes[d - 1] = lua_tointegerx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok) return luaL_error(L, "m:set_output: argument 'sizes' must hold integers");
+  }
+  SkDType dt;
+  if (sk_dtype_from_name(luaL_checkstring(L, 4), &dt)) return luaL_error(L, "m:set_output: unknown dtype '%s'", lua_tostring(L, 4));
+  int has_strides = lua_istable(L, 5);
+  for (lua_Integer d = 1; has_strides && d <= n; d++) {
+    lua_rawgeti(L, 5, d);
+    strides[d - 1] = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  if (i < 0 || i >= m->noutputs) return luaL_error(L, "m:set_output: output index %d out of range [0, %d)", (int)i, m->noutputs);
+  for (lua_Integer d = 0; d < n; d++)
+    if (sizes[d] < 0) return luaL_error(L, "m:set_output: negative size %d in dim %d", (int)sizes[d], (int)d);
+  if (sk_meta_set_output(m, (int)i, (int)n, sizes, has_strides ? strides : NULL, dt)) return lsk_error(L, "m:set_output");
+  return 0;
+}
+
+/* m:output(i): the out/self tensor of an out/in-place call, or what was set, or nil. */
+static int m_output(lua_State *L) {
+  SkMeta *m = check_meta(L);
+  lua_Integer i = luaL_checkinteger(L, 2);
+  if (i < 0 || i >= m->noutputs || !m->outputs[i]) return lua_pushnil(L), 1;
+  lsk_push_tensor(L, sk_tensor_retain(m->outputs[i]));
+  return 1;
+}
+
+static int m_variant(lua_State *L) {
+  static const char *const names[] = {"functional", "inplace", "out"};
+  lua_pushstring(L, names[check_meta(L)->variant]);
+  return 1;
+}
+
+static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
+  const LuaFn *f = ud;
+  lua_State *L = state_for(f);
+  if (!L) return sk_error("%s: its Lua state was closed", f->where);
+  int top = lua_gettop(L);
+  if (!lua_checkstack(L, nargs + 8)) return sk_error("%s: Lua stack overflow", f->where);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+  MetaRef *r = lua_newuserdatauv(L, sizeof *r, 0);
+  r->m = m;
+  luaL_setmetatable(L, "sk.Meta");
+  lua_pushvalue(L, -1);
+  int mref = luaL_ref(L, LUA_REGISTRYINDEX); /* to invalidate it after the call */
+  for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
+  int rc = protected_call(L, f, nargs + 1, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, mref);
+  ((MetaRef *)lua_touserdata(L, -1))->m = NULL;
+  luaL_unref(L, LUA_REGISTRYINDEX, mref);
+  lua_settop(L, top);
+  for (int i = 0; i < m->noutputs && !rc; i++)
+    if (!m->outputs[i]) rc = sk_error("%s did not declare output %d (call m:set_output(%d, sizes, dtype))", f->where, i, i);
+  return rc;
+}
+
+/* In-place and out impls write into fresh tensors that are copied over the
+** caller's only when the impl succeeded: a Lua error never leaves them half-written. */
+static int lua_impl(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud) {
+  const LuaFn *f = ud;
+  lua_State *L = state_for(f);
+  if (!L) return sk_error("%s: its Lua state was closed", f->where);
+  int top = lua_gettop(L), rc = 0;
+  SkTensor *proxy[SK_MAX_OUTPUTS] = {0};
+  int use_proxy = m->variant != SK_VARIANT_FUNCTIONAL;
+  for (int i = 0; i < nouts && use_proxy && !rc; i++)
+    if (!(proxy[i] = sk_tensor_empty(outs[i]->ndim, outs[i]->sizes, outs[i]->dtype, outs[i]->device))) rc = -1;
+  uint64_t ver[64];
+  if (nargs > 64) rc = sk_error("%s: too many arguments", f->where);
+  if (!rc && !lua_checkstack(L, nargs + nouts + 8)) rc = sk_error("%s: Lua stack overflow", f->where);
+  if (!rc) {
+    for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+    for (int i = 0; i < nouts; i++) lsk_push_tensor(L, sk_tensor_retain(use_proxy ? proxy[i] : outs[i]));
+    for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
+    rc = protected_call(L, f, nouts + nargs, 0);
+    lua_settop(L, top);
+    for (int i = 0; i < nargs && !rc; i++)
+      if (a[i].tag == SK_VAL_TENSOR && a[i].u.t->storage->version != ver[i])
+        rc = sk_error("%s wrote to input %d; an impl writes only its outputs", f->where, i + 1);
+  }
+  for (int i = 0; i < nouts && use_proxy && !rc; i++) rc = sk_copy_(outs[i], proxy[i], 0);
+  for (int i = 0; i < nouts; i++) sk_tensor_release(proxy[i]);
+  return rc;
+}
+
+static void family_release(SkStructuredFamily *fam) {
+  luafn_free(fam->meta_ud);
+  for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++) luafn_free(fam->impl_ud[k]);
+  free(fam);
+}
+
+/* The Meta kernel of an op with a Lua meta function and no structured family. */
+static int meta_kernel(SkOperator *op, SkStack *s, void *ctx) { return sk_structured_run_meta(op, s, lua_meta, ctx); }
+/* }==== */
+
+/* {==== Fallbacks from Lua ==== */
+static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
+  LuaFn *f = ctx;
+  lua_State *L = state_for(f);
+  if (!L) return sk_error("%s: its Lua state was closed", f->where);
+  const SkSchema *sc = &op->schema;
+  int nargs = sc->nargs, base = s->n - nargs, top = lua_gettop(L);
+  op->fallback_calls[f->key]++;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, op->qualname);
+  lua_setfield(L, -2, "name");
+  lua_pushstring(L, sc->text);
+  lua_setfield(L, -2, "schema");
+  lua_pushstring(L, sk_key_name(f->key));
+  lua_setfield(L, -2, "key");
+  lua_createtable(L, nargs, 0);
+  for (int i = 0; i < nargs; i++) { push_arg(L, &s->v[base + i]); lua_rawseti(L, -2, i + 1); }
+  char where[256];
+  snprintf(where, sizeof where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
+  LuaFn named = *f;
+  memcpy(named.where, where, sizeof named.where < sizeof where ? sizeof named.where : sizeof where);
+  named.where[sizeof named.where - 1] = 0;
+  if (protected_call(L, &named, 2, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  int got = lua_gettop(L) - top, rc = 0;
+  SkStack rs;
+  sk_stack_init(&rs);
+  if (got != sc->nrets) rc = sk_error("%s returned %d values, the schema says %d", named.where, got, sc->nrets);
+  for (int j = 0; j < got && !rc; j++) {
+    char err[256];
+    int r = lsk_read_value(L, top + 1 + j, &sc->rets[j], &rs, err, sizeof err);
+    if (r <= 0) rc = sk_error("%s returned a wrong value as result %d%s%s", named.where, j + 1, r < 0 ? ": " : "", r < 0 ? err : "");
+  }
+  lua_settop(L, top);
+  if (!rc) {
+    sk_stack_truncate(s, base);
+    for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
+  }
+  sk_stack_free(&rs);
+  return rc;
+}
+/* }==== */
+
+/* {==== Primitives for lua/sk/library.lua ==== */
+static void refuse_while_running(lua_State *L, const char *what) {
+  if (running) luaL_error(L, "%s: cannot change registrations while a Lua kernel, meta function or fallback is running", what);
+}
+
+static SkOperator *check_op(lua_State *L, int idx, const char *fname) {
+  const char *name = luaL_checkstring(L, idx);
+  SkOperator *op = sk_op_find(name);
+  if (!op) luaL_error(L, "%s: no operator '%s' (define it first with lib:define)", fname, name);
+  return op;
+}
+
+static int check_key(lua_State *L, int idx, const char *fname) {
+  const char *name = luaL_checkstring(L, idx);
+  int k = sk_key_from_name(name);
+  if (k <= 0 || k == SK_KEY_BACKEND_SELECT)
+    luaL_error(L, "%s: unknown dispatch key '%s' (expected CPU, CUDA, Meta, DefaultBackend, Math or a registered backend name)",
+               fname, name);
+  return k;
+}
+
+static const struct { const char *name; SkBaseType t; } base_types[] = {
+  {"Tensor", SK_T_TENSOR}, {"int", SK_T_INT}, {"SymInt", SK_T_INT}, {"float", SK_T_FLOAT}, {"bool", SK_T_BOOL},
+  {"str", SK_T_STR}, {"Scalar", SK_T_SCALAR}, {"ScalarType", SK_T_SCALAR_TYPE}, {"Layout", SK_T_LAYOUT},
+  {"Device", SK_T_DEVICE}, {"MemoryFormat", SK_T_MEMORY_FORMAT}, {"Generator", SK_T_GENERATOR}, {"Dimname", SK_T_DIMNAME},
+};
+
+static int field_bool(lua_State *L, int t, const char *k) {
+  lua_getfield(L, t, k);
+  int b = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return b;
+}
+
+/* Reads one arg/return record (at idx) of sk.schema into a; strings point into Lua and are copied by sk_op_define. */
+static void read_arg(lua_State *L, int idx, SkArg *a) {
+  memset(a, 0, sizeof *a);
+  a->alias_of = -1;
+  lua_getfield(L, idx, "name");
+  a->name = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  lua_pop(L, 1);
+  lua_getfield(L, idx, "default");
+  a->default_text = lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
+  lua_pop(L, 1);
+  a->kwarg_only = (unsigned char)field_bool(L, idx, "kwarg_only");
+  a->is_out = (unsigned char)field_bool(L, idx, "is_out");
+  lua_getfield(L, idx, "type");
+  int t = lua_gettop(L);
+  lua_getfield(L, t, "base");
+  const char *base = lua_tostring(L, -1);
+  a->type = 255;
+  for (size_t i = 0; base && i < sizeof base_types / sizeof base_types[0]; i++)
+    if (strcmp(base, base_types[i].name) == 0) a->type = (unsigned char)base_types[i].t;
+  lua_pop(L, 1);
+  a->optional = (unsigned char)field_bool(L, t, "optional");
+  a->elem_optional = (unsigned char)field_bool(L, t, "elem_optional");
+  lua_getfield(L, t, "list");
+  if (lua_istable(L, -1)) {
+    a->is_list = 1;
+    lua_getfield(L, -1, "size");
+    a->list_size = (short)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, t, "alias");
+  if (lua_istable(L, -1)) {
+    a->is_alias = 1;
+    a->is_write = (unsigned char)field_bool(L, -1, "write");
+  }
+  lua_pop(L, 2);
+}
+
+static const char *alias_set(lua_State *L, int rec, const char *list, int i) {
+  lua_getfield(L, rec, list);
+  lua_rawgeti(L, -1, i);
+  lua_getfield(L, -1, "type");
+  lua_getfield(L, -1, "alias");
+  const char *set = NULL;
+  if (lua_istable(L, -1)) { lua_getfield(L, -1, "set"); set = lua_tostring(L, -1); lua_pop(L, 1); }
+  lua_pop(L, 4);
+  return set; /* interned in the record, which stays on the Lua stack */
+}
+
+/* core.define(record) -> qualname: the record comes from sk.schema.parse. */
+static int l_define(lua_State *L) {
+  refuse_while_running(L, "lib:define");
+  luaL_checktype(L, 1, LUA_TTABLE);
+  SkArg args[64], rets[16];
+  SkSchema sc;
+  memset(&sc, 0, sizeof sc);
+  lua_getfield(L, 1, "namespace"); sc.ns = lua_tostring(L, -1);
+  lua_getfield(L, 1, "name"); sc.name = lua_tostring(L, -1);
+  lua_getfield(L, 1, "overload"); sc.overload = lua_tostring(L, -1);
+  lua_getfield(L, 1, "text"); sc.text = lua_tostring(L, -1);
+  lua_getfield(L, 1, "kind");
+  const char *kind = lua_tostring(L, -1);
+  sc.kind = strcmp(kind, "inplace") == 0 ? SK_KIND_INPLACE : strcmp(kind, "out") == 0 ? SK_KIND_OUT
+          : strcmp(kind, "mutable") == 0 ? SK_KIND_MUTABLE : SK_KIND_FUNCTIONAL;
+  lua_getfield(L, 1, "args");
+  sc.nargs = (int)luaL_len(L, -1);
+  lua_getfield(L, 1, "returns");
+  sc.nrets = (int)luaL_len(L, -1);
+  if (sc.nargs > 64 || sc.nrets > 16) return luaL_error(L, "lib:define: too many arguments or returns");
+  for (int i = 0; i < sc.nargs; i++) {
+    lua_rawgeti(L, -2, i + 1);
+    read_arg(L, lua_gettop(L), &args[i]);
+    lua_pop(L, 1);
+    if (args[i].type == 255) return luaL_error(L, "lib:define: argument '%s' has a type sk cannot pass", args[i].name);
+  }
+  for (int i = 0; i < sc.nrets; i++) {
+    lua_rawgeti(L, -1, i + 1);
+    read_arg(L, lua_gettop(L), &rets[i]);
+    lua_pop(L, 1);
+    const char *set = alias_set(L, 1, "returns", i + 1);
+    for (int j = 0; set && j < sc.nargs; j++) {
+      const char *aset = alias_set(L, 1, "args", j + 1);
+      if (aset && strcmp(aset, set) == 0) rets[i].alias_of = (short)j;
+    }
+  }
+  sc.args = args;
+  sc.rets = rets;
+  SkOperator *op = sk_op_define(&sc, NULL, 1);
+  if (!op) return lsk_error(L, "lib:define");
+  char name[160];
+  lsk_ops_set_name(op, name, sizeof name);
+  lsk_sets_add(name, op);
+  lua_pushstring(L, op->qualname);
+  return 1;
+}
+
+static int l_undefine(lua_State *L) {
+  refuse_while_running(L, "lib:close");
+  SkOperator *op = check_op(L, 1, "lib:close");
+  lsk_sets_forget(op);
+  if (sk_op_undefine(op)) return lsk_error(L, "lib:close");
+  return 0;
+}
+
+/* core.register_kernel(op, key, fn, origin) -> id */
+static int l_register_kernel(lua_State *L) {
+  refuse_while_running(L, "lib:impl");
+  SkOperator *op = check_op(L, 1, "lib:impl");
+  int key = check_key(L, 2, "lib:impl");
+  luaL_checktype(L, 3, LUA_TFUNCTION);
+  LuaFn *f = luafn_new(L, 3, key, "Lua kernel for '%s' on %s", op->qualname, sk_key_name(key));
+  SkKernel k = {NULL, lua_kernel, f, luaL_optstring(L, 4, "lua"), 0};
+  int id = sk_op_register(op, key, &k, luafn_free);
+  if (id < 0) { luafn_free(f); return lsk_error(L, "lib:impl"); }
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+static int l_register_meta(lua_State *L) {
+  refuse_while_running(L, "lib:meta");
+  SkOperator *op = check_op(L, 1, "lib:meta");
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  LuaFn *f = luafn_new(L, 2, SK_KEY_META, "meta function for '%s'%s", op->qualname, "");
+  SkKernel k = {NULL, meta_kernel, f, luaL_optstring(L, 3, "lua"), 0};
+  int id = sk_op_register(op, SK_KEY_META, &k, luafn_free);
+  if (id < 0) { luafn_free(f); return lsk_error(L, "lib:meta"); }
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+static int l_deregister(lua_State *L) {
+  refuse_while_running(L, "lib:close");
+  SkOperator *op = check_op(L, 1, "lib:close");
+  if (sk_op_deregister(op, (int)luaL_checkinteger(L, 2))) return lsk_error(L, "lib:close");
+  return 0;
+}
+
+/* core.register_structured(out, functional|nil, inplace|nil, meta, impls, origin) -> { {op, id}, ... } */
+static int l_register_structured(lua_State *L) {
+  refuse_while_running(L, "lib:structured");
+  SkOperator *out = check_op(L, 1, "lib:structured");
+  SkOperator *fun = lua_isnil(L, 2) ? NULL : check_op(L, 2, "lib:structured");
+  SkOperator *inp = lua_isnil(L, 3) ? NULL : check_op(L, 3, "lib:structured");
+  luaL_checktype(L, 4, LUA_TFUNCTION);
+  luaL_checktype(L, 5, LUA_TTABLE);
+  const char *origin = luaL_optstring(L, 6, "lua");
+  SkStructuredFamily *fam = calloc(1, sizeof *fam);
+  if (!fam) return luaL_error(L, "out of memory");
+  fam->out_op = out;
+  for (int i = 0; i < out->schema.nargs; i++) fam->nouts += out->schema.args[i].is_out;
+  fam->meta = lua_meta;
+  fam->release = family_release;
+  fam->refcount = 1; /* held here until the kernels take it */
+  fam->meta_ud = luafn_new(L, 4, SK_KEY_META, "meta function for '%s'%s", out->qualname, "");
+  lua_pushnil(L);
+  while (lua_next(L, 5)) {
+    int key = check_key(L, -2, "lib:structured");
+    if (!sk_key_is_backend(key) || key == SK_KEY_META) {
+      family_release(fam);
+      return luaL_error(L, "lib:structured: impls are for backend keys, not '%s' (Meta and DefaultBackend come from meta)",
+                        sk_key_name(key));
+    }
+    luaL_checktype(L, -1, LUA_TFUNCTION);
+    fam->impl[key] = lua_impl;
+    fam->impl_ud[key] = luafn_new(L, lua_gettop(L), key, "impl of '%s' on %s", out->qualname, sk_key_name(key));
+    lua_pop(L, 1);
+  }
+  struct { SkOperator *op; SkVariant v; } members[3] = {{out, SK_VARIANT_OUT}, {fun, SK_VARIANT_FUNCTIONAL}, {inp, SK_VARIANT_INPLACE}};
+  lua_newtable(L);
+  int n = 0, rc = 0;
+  for (int m = 0; m < 3 && !rc; m++) {
+    if (!members[m].op) continue;
+    int keys[SK_KEY_COUNT], nk = 0;
+    for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++) if (fam->impl[k]) keys[nk++] = k;
+    keys[nk++] = SK_KEY_META;
+    if (members[m].v != SK_VARIANT_OUT) keys[nk++] = SK_KEY_DEFAULT_BACKEND;
+    for (int i = 0; i < nk && !rc; i++) {
+      SkStructuredKernel *sk = sk_structured_kernel_new(fam, keys[i], members[m].v);
+      if (!sk) { rc = -1; break; }
+      SkKernel k = {NULL, sk_structured_boxed, sk, origin, 0};
+      int id = sk_op_register(members[m].op, keys[i], &k, sk_structured_kernel_free);
+      if (id < 0) { sk_structured_kernel_free(sk); rc = -1; break; }
+      lua_createtable(L, 2, 0);
+      lua_pushstring(L, members[m].op->qualname);
+      lua_rawseti(L, -2, 1);
+      lua_pushinteger(L, id);
+      lua_rawseti(L, -2, 2);
+      lua_rawseti(L, -2, ++n);
+    }
+  }
+  if (--fam->refcount == 0) family_release(fam);
+  if (rc) {
+    for (int i = n; i >= 1; i--) { /* undo what was registered */
+      lua_rawgeti(L, -1, i);
+      lua_rawgeti(L, -1, 1);
+      lua_rawgeti(L, -2, 2);
+      sk_op_deregister(sk_op_find(lua_tostring(L, -2)), (int)lua_tointeger(L, -1));
+      lua_pop(L, 3);
+    }
+    return lsk_error(L, "lib:structured");
+  }
+  return 1;
+}
+
+static int l_register_fallback(lua_State *L) {
+  refuse_while_running(L, "lib:fallback");
+  int key = check_key(L, 1, "lib:fallback");
+  int id;
+  if (lua_islightuserdata(L, 2) && lua_touserdata(L, 2) == (void *)sk_cpu_fallback) id = sk_cpu_fallback_register(key);
+  else {
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    LuaFn *f = luafn_new(L, 2, key, "Lua fallback on %s%s", sk_key_name(key), "");
+    id = sk_fallback_register(key, lua_fallback, f, luaL_optstring(L, 3, "lua"), luafn_free);
+    if (id < 0) luafn_free(f);
+  }
+  if (id < 0) return lsk_error(L, "lib:fallback");
+  lua_pushinteger(L, id);
+  return 1;
+}
+
+static int l_deregister_fallback(lua_State *L) {
+  refuse_while_running(L, "lib:close");
+  if (sk_fallback_deregister((int)luaL_checkinteger(L, 1))) return lsk_error(L, "lib:close");
+  return 0;
+}
+/* }==== */
+
+/* {==== sk.fallback ==== */
+static int l_fallback_counts(lua_State *L) {
+  int key = check_key(L, 1, "sk.fallback.counts");
+  lua_newtable(L);
+  for (int i = 0; i < sk_op_count(); i++) {
+    SkOperator *op = sk_op_at(i);
+    if (!op->fallback_calls[key]) continue;
+    lua_pushinteger(L, (lua_Integer)op->fallback_calls[key]);
+    lua_setfield(L, -2, op->qualname);
+  }
+  return 1;
+}
+
+static int l_fallback_reset(lua_State *L) {
+  int key = check_key(L, 1, "sk.fallback.reset");
+  for (int i = 0; i < sk_op_count(); i++) sk_op_at(i)->fallback_calls[key] = 0;
+  return 0;
+}
+
+static int l_fallback_rule(lua_State *L) {
+  int key = check_key(L, 1, "sk.fallback.rule");
+  SkOperator *op = check_op(L, 2, "sk.fallback.rule");
+  static const char *const rules[] = {"default", "allow", "deny", NULL};
+  sk_cpu_fallback_set_rule(op, key, luaL_checkoption(L, 3, NULL, rules));
+  return 0;
+}
+
+static int l_fallback_allow_views(lua_State *L) {
+  sk_cpu_fallback_allow_views(check_key(L, 1, "sk.fallback.allow_views"), lua_toboolean(L, 2));
+  return 0;
+}
+
+static int log_ref = LUA_NOREF;
+static lua_State *log_L;
+
+static void log_to_lua(const SkOperator *op, int key, void *ud) {
+  (void)ud;
+  lua_State *L = lsk_current_L ? lsk_current_L : log_L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, log_ref);
+  lua_pushstring(L, op->qualname);
+  lua_pushstring(L, sk_key_name(key));
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+    sk_warn("the fallback log hook raised: %s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+}
+
+static int l_fallback_set_log(lua_State *L) {
+  if (log_L) luaL_unref(log_L, LUA_REGISTRYINDEX, log_ref);
+  log_L = NULL;
+  log_ref = LUA_NOREF;
+  if (lua_isnoneornil(L, 1)) { sk_cpu_fallback_set_log(NULL, NULL); return 0; }
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  log_L = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  lua_pushvalue(L, 1);
+  log_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  sk_cpu_fallback_set_log(log_to_lua, NULL);
+  return 0;
+}
+
+/* sk.fallback.call(op, ...): the CPU fallback for op, explicitly (from a kernel that lacks a case). */
+static int l_fallback_call(lua_State *L) {
+  SkOperator *op = check_op(L, 1, "sk.fallback.call");
+  int last = lua_gettop(L), key = -1;
+  for (int i = 2; i <= last && key < 0; i++) {
+    SkTensor *t = lsk_test_tensor(L, i);
+    if (t && t->device.type != SK_DEVICE_CPU && t->device.type != SK_DEVICE_META) key = sk_device_key(t->device);
+  }
+  if (key < 0) return luaL_error(L, "sk.fallback.call: no tensor argument is on a backend the CPU fallback serves");
+  SkStack s;
+  sk_stack_init(&s);
+  char err[512];
+  int bad;
+  if (lsk_parse_args(L, op, 2, last, 0, &s, 1, &bad, err, sizeof err)) {
+    sk_stack_free(&s);
+    return luaL_error(L, "sk.fallback.call: %s", err);
+  }
+  lua_State *prev = lsk_current_L;
+  lsk_current_L = L;
+  int rc = sk_cpu_fallback_call(op, key, &s);
+  lsk_current_L = prev;
+  if (rc) { sk_stack_free(&s); return lsk_error(L, "sk.fallback.call"); }
+  int n = s.n;
+  for (int i = 0; i < n; i++) lsk_push_value(L, &s.v[i]);
+  sk_stack_free(&s);
+  return n;
+}
+/* }==== */
+
+/* {==== Backends ==== */
+typedef struct Observer { LuaFn *fn; } Observer;
+static Observer observers[SK_DEVICE_MAX_TYPES];
+
+static void observe_copy(void *ud, int direction, size_t nbytes) {
+  LuaFn *f = ud;
+  lua_State *L = state_for(f);
+  if (!L) return;
+  static const char *const dirs[] = {"to_cpu", "from_cpu", "within"};
+  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+  lua_pushstring(L, dirs[direction]);
+  lua_pushinteger(L, (lua_Integer)nbytes);
+  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+    sk_warn("the copy hook of a backend raised: %s", lua_tostring(L, -1));
+    lua_pop(L, 1);
+  }
+}
+
+static int device_type_of(lua_State *L, int idx, const char *fname) {
+  SkDevice d;
+  if (sk_device_parse(luaL_checkstring(L, idx), &d)) return lsk_error(L, fname);
+  return d.type;
+}
+
+/* core.register_backend(name, on_copy|nil) */
+static int l_register_backend(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  LuaFn *f = NULL;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    f = luafn_new(L, 2, 0, "copy hook of backend '%s'%s", name, "");
+  }
+  int type;
+  if (sk_host_backend_register(name, f ? observe_copy : NULL, f, &type)) { luafn_free(f); return lsk_error(L, "sk.backends.register"); }
+  observers[type].fn = f;
+  lua_pushstring(L, name);
+  return 1;
+}
+
+static int l_unregister_backend(lua_State *L) {
+  refuse_while_running(L, "sk.backends.unregister");
+  int type = device_type_of(L, 1, "sk.backends.unregister");
+  if (sk_host_backend_unregister(type)) return lsk_error(L, "sk.backends.unregister");
+  luafn_free(observers[type].fn);
+  observers[type].fn = NULL;
+  return 0;
+}
+
+static int l_backend_stats(lua_State *L) {
+  SkHostBackendStats st;
+  if (sk_host_backend_stats(device_type_of(L, 1, "sk.backends.stats"), &st)) return lsk_error(L, "sk.backends.stats");
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)st.allocated);
+  lua_setfield(L, -2, "allocated");
+  lua_pushinteger(L, (lua_Integer)st.copied_to_cpu);
+  lua_setfield(L, -2, "copied_to_cpu");
+  lua_pushinteger(L, (lua_Integer)st.copied_from_cpu);
+  lua_setfield(L, -2, "copied_from_cpu");
+  return 1;
+}
+
+/* sk.load_backend(path): a shared object exporting `int sk_backend_init(void)`. */
+static int l_load_backend(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  Dl_info info;
+  /* its symbols must see sk's: make this module's symbols global first */
+  if (!dladdr((void *)l_load_backend, &info) || !dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
+    return luaL_error(L, "sk.load_backend: cannot make sk's symbols visible: %s", dlerror());
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return luaL_error(L, "sk.load_backend: cannot load '%s': %s", path, dlerror());
+  int (*init)(void) = (int (*)(void))dlsym(h, "sk_backend_init");
+  if (!init) { dlclose(h); return luaL_error(L, "sk.load_backend: '%s' has no sk_backend_init function", path); }
+  if (init()) return lsk_error(L, "sk.load_backend"); /* kept loaded: it may have registered part of itself */
+  return 0;
+}
+/* }==== */
+
+void lsk_open_library(lua_State *L) {
+  StateToken *tok = calloc(1, sizeof *tok);
+  if (!tok) { luaL_error(L, "out of memory"); return; }
+  tok->alive = 1;
+  tok->refs = 1;
+  StateToken **ud = lua_newuserdatauv(L, sizeof *ud, 0);
+  *ud = tok;
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, token_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &token_key);
+  static const luaL_Reg meta_methods[] = {{"set_output", m_set_output}, {"output", m_output}, {"variant", m_variant}, {NULL, NULL}};
+  luaL_newmetatable(L, "sk.Meta");
+  luaL_newlib(L, meta_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  static const luaL_Reg fns[] = {
+    {"define", l_define}, {"undefine", l_undefine}, {"register_kernel", l_register_kernel},
+    {"register_meta", l_register_meta}, {"deregister", l_deregister}, {"register_structured", l_register_structured},
+    {"register_fallback", l_register_fallback}, {"deregister_fallback", l_deregister_fallback},
+    {"fallback_counts", l_fallback_counts}, {"fallback_reset", l_fallback_reset}, {"fallback_rule", l_fallback_rule},
+    {"fallback_allow_views", l_fallback_allow_views}, {"fallback_set_log", l_fallback_set_log},
+    {"fallback_call", l_fallback_call}, {"register_backend", l_register_backend},
+    {"unregister_backend", l_unregister_backend}, {"backend_stats", l_backend_stats}, {"load_backend", l_load_backend},
+    {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
+  lua_pushlightuserdata(L, (void *)sk_cpu_fallback);
+  lua_setfield(L, -2, "cpu_fallback");
+}

@@ -1,0 +1,141 @@
+/*
+** sk_cpu_fallback.c — copy to the CPU, redispatch, copy back
+** Invariant: every CPU copy made here is released on every path; the
+** caller's tensors are written only after the CPU op succeeded.
+*/
+#include "sk_cpu_fallback.h"
+#include "sk_error.h"
+#include "sk_ops.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static unsigned char allow_views[SK_KEY_NUM_RUNTIME];
+static unsigned char allow_list_active[SK_KEY_NUM_RUNTIME];
+static SkFallbackLogFn log_fn;
+static void *log_ud;
+
+void sk_cpu_fallback_allow_views(int key, int allow) { allow_views[key] = allow != 0; }
+void sk_cpu_fallback_set_log(SkFallbackLogFn fn, void *ud) { log_fn = fn; log_ud = ud; }
+
+void sk_cpu_fallback_set_rule(SkOperator *op, int key, int rule) {
+  op->fallback_rule[key] = (unsigned char)rule;
+  if (rule == SK_FALLBACK_ALLOW) allow_list_active[key] = 1;
+}
+
+int sk_cpu_fallback_register(int key) {
+  return sk_fallback_register(key, sk_cpu_fallback, (void *)(intptr_t)key, "sk.cpu_fallback", NULL);
+}
+
+static int is_view(const SkOperator *op) {
+  for (int i = 0; i < op->schema.nrets; i++)
+    if (op->schema.rets[i].is_alias && !op->schema.rets[i].is_write) return 1;
+  return 0;
+}
+
+/* A CPU copy of t (t itself, retained, when it is not on the backend's device). */
+static SkTensor *to_cpu(SkTensor *t, SkDevice dev) {
+  if (!t || !sk_device_eq(t->device, dev)) return sk_tensor_retain(t);
+  SkTensor *c = NULL;
+  return sk_to_device(&c, t, SK_CPU, -1, 0, 0, -1) ? NULL : c;
+}
+
+static SkTensor *to_dev(SkTensor *t, SkDevice dev) {
+  if (!t || t->device.type != SK_DEVICE_CPU) return sk_tensor_retain(t);
+  SkTensor *c = NULL;
+  return sk_to_device(&c, t, dev, -1, 0, 0, -1) ? NULL : c;
+}
+
+/* The backend device of this call: that of the first tensor (or Device argument) with the key. */
+static int find_device(const SkValue *a, int n, int key, SkDevice *dev) {
+  for (int i = 0; i < n; i++) {
+    if (a[i].tag == SK_VAL_TENSOR && sk_device_key(a[i].u.t->device) == key) { *dev = a[i].u.t->device; return 1; }
+    if (a[i].tag == SK_VAL_TENSORLIST)
+      for (int j = 0; j < a[i].n; j++)
+        if (a[i].u.tensors[j] && sk_device_key(a[i].u.tensors[j]->device) == key) { *dev = a[i].u.tensors[j]->device; return 1; }
+    if (a[i].tag == SK_VAL_DEVICE && a[i].u.device.type >= 0 && sk_device_key(a[i].u.device) == key) { *dev = a[i].u.device; return 1; }
+  }
+  return 0;
+}
+
+static int run(SkOperator *op, int key, SkStack *s) {
+  const SkSchema *sc = &op->schema;
+  int nargs = sc->nargs, base = s->n - nargs;
+  const SkValue *a = &s->v[base];
+  if (op->fallback_rule[key] == SK_FALLBACK_DENY || (allow_list_active[key] && op->fallback_rule[key] != SK_FALLBACK_ALLOW))
+    return sk_error("'%s' may not run through the CPU fallback on '%s' (%s)", op->qualname, sk_key_name(key),
+                    op->fallback_rule[key] == SK_FALLBACK_DENY ? "denied" : "not in the allow list");
+  if (is_view(op) && !allow_views[key])
+    return sk_error("view op '%s' cannot run through the CPU fallback on '%s': its result would not alias its input "
+                    "(implement it for '%s', or allow views with sk.fallback.allow_views)", op->qualname, sk_key_name(key),
+                    sk_key_name(key));
+  SkDevice dev = SK_CPU;
+  if (!find_device(a, nargs, key, &dev)) return sk_error("'%s': the CPU fallback for '%s' found no argument on it", op->qualname, sk_key_name(key));
+  if (log_fn) log_fn(op, key, log_ud);
+  op->fallback_calls[key]++;
+
+  /* 1. CPU copies of the arguments, in one pass */
+  SkStack cs;
+  sk_stack_init(&cs);
+  int rc = 0;
+  for (int i = 0; i < nargs && !rc; i++) {
+    const SkValue *v = &a[i];
+    if (v->tag == SK_VAL_TENSOR) {
+      SkTensor *c = to_cpu(v->u.t, dev);
+      rc = c ? sk_push_tensor_owned(&cs, c) : -1;
+    } else if (v->tag == SK_VAL_TENSORLIST) {
+      SkTensor **l = calloc((size_t)(v->n ? v->n : 1), sizeof *l);
+      if (!l) { rc = sk_error("out of memory"); break; }
+      for (int j = 0; j < v->n && !rc; j++) if (v->u.tensors[j] && !(l[j] = to_cpu(v->u.tensors[j], dev))) rc = -1;
+      if (rc) { for (int j = 0; j < v->n; j++) sk_tensor_release(l[j]); free(l); }
+      else rc = sk_push_tensorlist_owned(&cs, l, v->n);
+    } else if (v->tag == SK_VAL_DEVICE && sk_device_eq(v->u.device, dev)) rc = sk_push_device(&cs, SK_CPU);
+    else rc = sk_push_copy(&cs, v);
+  }
+  /* 2. keep the CPU versions of mutated arguments, then run on the CPU */
+  SkTensor *written[SK_MAX_OUTPUTS * 2] = {0};
+  int wi[SK_MAX_OUTPUTS * 2], nw = 0;
+  for (int i = 0; i < nargs && !rc; i++)
+    if (sc->args[i].is_write && a[i].tag == SK_VAL_TENSOR && nw < SK_MAX_OUTPUTS * 2 && a[i].u.t != cs.v[i].u.t) {
+      written[nw] = sk_tensor_retain(cs.v[i].u.t);
+      wi[nw++] = i;
+    }
+  if (!rc) rc = sk_call_boxed_key(op, SK_KEY_CPU, &cs);
+  /* 3. write mutated arguments back */
+  for (int j = 0; j < nw && !rc; j++) rc = sk_copy_(a[wi[j]].u.t, written[j], 0);
+  for (int j = 0; j < nw; j++) sk_tensor_release(written[j]);
+  /* 4. results: aliases are the original tensors; the rest move back to the device */
+  SkStack rs;
+  sk_stack_init(&rs);
+  for (int j = 0; j < cs.n && !rc; j++) {
+    const SkArg *r = j < sc->nrets ? &sc->rets[j] : NULL;
+    SkValue *v = &cs.v[j];
+    if (r && r->is_write && r->alias_of >= 0) rc = sk_push_tensor(&rs, a[r->alias_of].u.t);
+    else if (v->tag == SK_VAL_TENSOR) {
+      SkTensor *d = to_dev(v->u.t, dev);
+      rc = d ? sk_push_tensor_owned(&rs, d) : -1;
+    } else if (v->tag == SK_VAL_TENSORLIST) {
+      SkTensor **l = calloc((size_t)(v->n ? v->n : 1), sizeof *l);
+      if (!l) { rc = sk_error("out of memory"); break; }
+      for (int k = 0; k < v->n && !rc; k++) if (v->u.tensors[k] && !(l[k] = to_dev(v->u.tensors[k], dev))) rc = -1;
+      if (rc) { for (int k = 0; k < v->n; k++) sk_tensor_release(l[k]); free(l); }
+      else rc = sk_push_tensorlist_owned(&rs, l, v->n);
+    } else rc = sk_push_copy(&rs, v);
+  }
+  sk_stack_free(&cs);
+  if (!rc) {
+    sk_stack_truncate(s, base);
+    for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
+  }
+  sk_stack_free(&rs);
+  if (rc) return sk_error_context("%s through the CPU fallback for '%s'", op->qualname, sk_key_name(key));
+  return 0;
+}
+
+int sk_cpu_fallback(SkOperator *op, SkStack *s, void *ctx) { return run(op, (int)(intptr_t)ctx, s); }
+
+int sk_cpu_fallback_call(SkOperator *op, int key, SkStack *s) {
+  if (!sk_key_is_backend(key) || key == SK_KEY_CPU || key == SK_KEY_META)
+    return sk_error("the CPU fallback serves backends other than CPU and Meta, not '%s'", sk_key_name(key));
+  return run(op, key, s);
+}
