@@ -50,18 +50,23 @@ CORE_OBJ = $(filter-out build/obj/src/lsk_% build/obj/gen/lsk_%,$(OBJ))
 build/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
+# An out-of-tree backend: built against the headers only, loaded with sk.load_backend.
+build/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c build/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC $(CFLAGS) $(CPPFLAGS) -o $@ $<
+
 demo: deps all
 	$(RUN) $(LUA) examples/tour.lua
 
 spec: all
 	$(RUN) busted --lua=$(LUA) spec
 
-memcheck: all build/test_dispatch
+memcheck: all build/test_dispatch build/examples/sk_cbackend.so
 	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 build/test_dispatch
 	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
 	  $(LUA) /usr/bin/busted spec
 
-test: deps all build/test_dispatch
+test: deps all build/test_dispatch build/examples/sk_cbackend.so
 	build/test_dispatch
 	$(RUN) busted --lua=$(LUA) spec
 	$(MAKE) --no-print-directory memcheck

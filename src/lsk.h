@@ -33,6 +33,8 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
                    int *bad_arg, char *err, size_t errlen);
 /* Pushes stack value v as a Lua value (tensors: takes the reference). */
 void lsk_push_value(lua_State *L, SkValue *v);
+/* 1 when the value at idx is a trailing options table (a plain table with string keys). */
+int lsk_is_options(lua_State *L, int idx);
 /* Reads the Lua value at idx as schema argument a onto s: 1 ok, 0 wrong type, -1 error (msg in err). */
 int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen);
 /* Overload sets by Lua-visible name ("sk.add", "Tensor:add", "sk.ops.aten.add"). */

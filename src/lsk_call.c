@@ -234,7 +234,7 @@ int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err,
   return read_value(L, idx, idx, a, &no_default, s, 0, 0, err, errlen);
 }
 
-static int is_options(lua_State *L, int idx) {
+int lsk_is_options(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TTABLE || lsk_test_tensor(L, idx)) return 0;
   lua_pushnil(L);
   if (!lua_next(L, idx)) return 0;
@@ -385,7 +385,7 @@ static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int 
 
 int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
   int last = lua_gettop(L), opts = 0;
-  if (last >= first && is_options(L, last)) opts = last--;
+  if (last >= first && lsk_is_options(L, last)) opts = last--;
   SkStack s;
   sk_stack_init(&s);
   char err[512];
@@ -412,7 +412,7 @@ static int call_set(lua_State *L) {
   const OverloadSet *set = lua_touserdata(L, lua_upvalueindex(1));
   if (set->n == 0) return luaL_error(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L), opts = 0;
-  if (last >= 1 && is_options(L, last)) opts = last--;
+  if (last >= 1 && lsk_is_options(L, last)) opts = last--;
   int want_out = 0;
   if (opts) { lua_getfield(L, opts, "out"); want_out = !lua_isnil(L, -1); lua_pop(L, 1); }
   SkStack s;

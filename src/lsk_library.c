@@ -153,6 +153,34 @@ static int check_versions(const SkOperator *op, const SkValue *a, int n, const u
 /* }==== */
 
 /* {==== Lua kernels (boxed) ==== */
+/* Reads the `got` Lua results above top as op's returns onto rs, checking them against the schema:
+** count, types, aliasing results being the very argument, and (for a backend key) the device. */
+static int take_results(lua_State *L, SkOperator *op, int top, int got, const SkValue *a, int key, const char *where,
+                        SkStack *rs) {
+  const SkSchema *sc = &op->schema;
+  if (got != sc->nrets)
+    return sk_error("%s returned %d value%s, the schema says %d", where, got, got == 1 ? "" : "s", sc->nrets);
+  for (int j = 0; j < got; j++) {
+    char err[256];
+    int r = lsk_read_value(L, top + 1 + j, &sc->rets[j], rs, err, sizeof err);
+    if (r == 0)
+      return sk_error("%s returned %s as result %d, the schema says %s", where,
+                      lsk_test_tensor(L, top + 1 + j) ? "a tensor" : luaL_typename(L, top + 1 + j), j + 1,
+                      sc->rets[j].is_list ? "a list" : sc->rets[j].type == SK_T_TENSOR ? "Tensor" : "a value");
+    if (r < 0) return sk_error("%s: %s", where, err);
+    if (sc->rets[j].is_write && sc->rets[j].alias_of >= 0 && rs->v[j].u.t != a[sc->rets[j].alias_of].u.t)
+      return sk_error("%s must return its argument '%s' as result %d (the schema says it is written and returned)", where,
+                      sc->args[sc->rets[j].alias_of].name, j + 1);
+    if (rs->v[j].tag == SK_VAL_TENSOR && !sc->rets[j].is_write && sk_key_is_backend(key) &&
+        sk_device_key(rs->v[j].u.t->device) != key) {
+      char d[48];
+      sk_device_format(rs->v[j].u.t->device, d, sizeof d);
+      return sk_error("%s returned a tensor on '%s' as result %d, expected one on '%s'", where, d, j + 1, sk_key_name(key));
+    }
+  }
+  return 0;
+}
+
 static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
   const LuaFn *f = ctx;
   lua_State *L = state_for(f);
@@ -167,29 +195,9 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
   for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
   if (protected_call(L, f, nargs, LUA_MULTRET)) { lua_settop(L, top); return -1; }
-  int got = lua_gettop(L) - top, rc = 0;
   SkStack rs;
   sk_stack_init(&rs);
-  if (got != sc->nrets)
-    rc = sk_error("%s returned %d value%s, the schema says %d", f->where, got, got == 1 ? "" : "s", sc->nrets);
-  for (int j = 0; j < got && !rc; j++) {
-    char err[256];
-    int r = lsk_read_value(L, top + 1 + j, &sc->rets[j], &rs, err, sizeof err);
-    if (r == 0)
-      rc = sk_error("%s returned %s as result %d, the schema says %s", f->where,
-                    lsk_test_tensor(L, top + 1 + j) ? "a tensor" : luaL_typename(L, top + 1 + j), j + 1,
-                    sc->rets[j].is_list ? "a list" : sc->rets[j].type == SK_T_TENSOR ? "Tensor" : "a value");
-    else if (r < 0) rc = sk_error("%s: %s", f->where, err);
-    else if (sc->rets[j].is_write && sc->rets[j].alias_of >= 0 && rs.v[j].u.t != a[sc->rets[j].alias_of].u.t)
-      rc = sk_error("%s must return its argument '%s' as result %d (the schema says it is written and returned)", f->where,
-                    sc->args[sc->rets[j].alias_of].name, j + 1);
-    else if (rs.v[j].tag == SK_VAL_TENSOR && !sc->rets[j].is_write && sk_key_is_backend(f->key) &&
-             sk_device_key(rs.v[j].u.t->device) != f->key) {
-      char d[48];
-      sk_device_format(rs.v[j].u.t->device, d, sizeof d);
-      rc = sk_error("%s returned a tensor on '%s' as result %d, expected one on '%s'", f->where, d, j + 1, sk_key_name(f->key));
-    }
-  }
+  int rc = take_results(L, op, top, lua_gettop(L) - top, a, f->key, f->where, &rs);
   lua_settop(L, top);
   SkTensor *written[SK_MAX_OUTPUTS * 2];
   int nw = 0;
@@ -309,7 +317,11 @@ static int lua_impl(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *out
       if (a[i].tag == SK_VAL_TENSOR && a[i].u.t->storage->version != ver[i])
         rc = sk_error("%s wrote to input %d; an impl writes only its outputs", f->where, i + 1);
   }
-  for (int i = 0; i < nouts && use_proxy && !rc; i++) rc = sk_copy_(outs[i], proxy[i], 0);
+  for (int i = 0; i < nouts && use_proxy && !rc; i++) {
+    uint64_t v = outs[i]->storage->version; /* the structured wrapper bumps once, after the impl */
+    rc = sk_copy_(outs[i], proxy[i], 0);
+    outs[i]->storage->version = v;
+  }
   for (int i = 0; i < nouts; i++) sk_tensor_release(proxy[i]);
   return rc;
 }
@@ -348,15 +360,9 @@ static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
   memcpy(named.where, where, sizeof named.where < sizeof where ? sizeof named.where : sizeof where);
   named.where[sizeof named.where - 1] = 0;
   if (protected_call(L, &named, 2, LUA_MULTRET)) { lua_settop(L, top); return -1; }
-  int got = lua_gettop(L) - top, rc = 0;
   SkStack rs;
   sk_stack_init(&rs);
-  if (got != sc->nrets) rc = sk_error("%s returned %d values, the schema says %d", named.where, got, sc->nrets);
-  for (int j = 0; j < got && !rc; j++) {
-    char err[256];
-    int r = lsk_read_value(L, top + 1 + j, &sc->rets[j], &rs, err, sizeof err);
-    if (r <= 0) rc = sk_error("%s returned a wrong value as result %d%s%s", named.where, j + 1, r < 0 ? ": " : "", r < 0 ? err : "");
-  }
+  int rc = take_results(L, op, top, lua_gettop(L) - top, &s->v[base], f->key, named.where, &rs);
   lua_settop(L, top);
   if (!rc) {
     sk_stack_truncate(s, base);
@@ -693,9 +699,11 @@ static int l_fallback_set_log(lua_State *L) {
 /* sk.fallback.call(op, ...): the CPU fallback for op, explicitly (from a kernel that lacks a case). */
 static int l_fallback_call(lua_State *L) {
   SkOperator *op = check_op(L, 1, "sk.fallback.call");
-  int last = lua_gettop(L), key = -1;
-  for (int i = 2; i <= last && key < 0; i++) {
+  int last = lua_gettop(L), key = -1, opts = 0;
+  if (last >= 2 && lsk_is_options(L, last)) opts = last--;
+  for (int i = 2; i <= last + (opts > 0) && key < 0; i++) {
     SkTensor *t = lsk_test_tensor(L, i);
+    if (!t && i == opts) { lua_getfield(L, opts, "out"); t = lsk_test_tensor(L, -1); lua_pop(L, 1); }
     if (t && t->device.type != SK_DEVICE_CPU && t->device.type != SK_DEVICE_META) key = sk_device_key(t->device);
   }
   if (key < 0) return luaL_error(L, "sk.fallback.call: no tensor argument is on a backend the CPU fallback serves");
@@ -703,7 +711,7 @@ static int l_fallback_call(lua_State *L) {
   sk_stack_init(&s);
   char err[512];
   int bad;
-  if (lsk_parse_args(L, op, 2, last, 0, &s, 1, &bad, err, sizeof err)) {
+  if (lsk_parse_args(L, op, 2, last, opts, &s, 1, &bad, err, sizeof err)) {
     sk_stack_free(&s);
     return luaL_error(L, "sk.fallback.call: %s", err);
   }

@@ -253,6 +253,20 @@ int sk_fallback_deregister(int id) {
   return sk_error("no fallback registration %d", id);
 }
 
+void sk_key_forget(int key) {
+  for (int i = 0; i < nops; i++) {
+    ops[i]->fallback_calls[key] = 0;
+    ops[i]->fallback_rule[key] = SK_FALLBACK_DEFAULT;
+  }
+}
+
+int sk_key_registrations(int key) {
+  int n = fallbacks[key] != NULL;
+  for (int i = 0; i < nops; i++)
+    for (const SkRegistration *r = ops[i]->regs[key]; r; r = r->next) n++;
+  return n;
+}
+
 int sk_fallback_active(int key) { return key >= 0 && key < SK_KEY_NUM_RUNTIME && fallbacks[key] != NULL; }
 /* }==== */
 

@@ -112,6 +112,10 @@ int sk_op_deregister(SkOperator *op, int id);
 int sk_fallback_register(int key, SkBoxedFn fn, void *ctx, const char *origin, void (*ctx_free)(void *));
 int sk_fallback_deregister(int id);
 int sk_fallback_active(int key);
+/* How many kernels and fallbacks are registered for key, over all ops. */
+int sk_key_registrations(int key);
+/* Clears per-op state of key (fallback counters and rules) when its backend goes away. */
+void sk_key_forget(int key);
 /* }==== */
 
 /* {==== Calling ==== */

@@ -20,7 +20,14 @@ void sk_cpu_fallback_set_log(SkFallbackLogFn fn, void *ud) { log_fn = fn; log_ud
 
 void sk_cpu_fallback_set_rule(SkOperator *op, int key, int rule) {
   op->fallback_rule[key] = (unsigned char)rule;
-  if (rule == SK_FALLBACK_ALLOW) allow_list_active[key] = 1;
+  allow_list_active[key] = 0;
+  for (int i = 0; i < sk_op_count(); i++) allow_list_active[key] |= sk_op_at(i)->fallback_rule[key] == SK_FALLBACK_ALLOW;
+}
+
+void sk_cpu_fallback_forget_key(int key) {
+  allow_views[key] = 0;
+  allow_list_active[key] = 0;
+  sk_key_forget(key);
 }
 
 int sk_cpu_fallback_register(int key) {

@@ -21,6 +21,8 @@ int sk_cpu_fallback_call(SkOperator *op, int key, SkStack *s);
 ** once any op of a key has an ALLOW rule, only allowed ops fall back. */
 void sk_cpu_fallback_allow_views(int key, int allow);
 void sk_cpu_fallback_set_rule(SkOperator *op, int key, int rule);
+/* Forgets the policy and counters of key (its backend was unregistered). */
+void sk_cpu_fallback_forget_key(int key);
 /* Called before each fallback call (NULL to remove). */
 typedef void (*SkFallbackLogFn)(const SkOperator *op, int key, void *ud);
 void sk_cpu_fallback_set_log(SkFallbackLogFn fn, void *ud);

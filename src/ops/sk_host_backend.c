@@ -5,6 +5,7 @@
 ** registration id is kept so unregistering removes it.
 */
 #include "sk_host_backend.h"
+#include "sk_cpu_fallback.h"
 #include "sk_error.h"
 #include "sk_ops.h"
 
@@ -91,10 +92,15 @@ static HostSlot *slot_of(int type) {
 int sk_host_backend_unregister(int type) {
   HostSlot *h = slot_of(type);
   if (!h) return sk_error("device type %d is not a host backend", type);
-  if (h->stats.allocated) return sk_error("backend '%s' still has %zu bytes of tensors alive", sk_device_type(type)->name, h->stats.allocated);
+  const char *name = sk_device_type(type)->name;
+  if (h->stats.allocated) return sk_error("backend '%s' still has %zu bytes of tensors alive", name, h->stats.allocated);
+  int own = 2; /* empty and fill_ */
+  if (sk_key_registrations(sk_device_key(sk_device(type, 0))) > own)
+    return sk_error("backend '%s' still has kernels or a fallback registered (close the libraries that registered them)", name);
   sk_op_deregister(sk_op_empty_memory_format, h->empty_reg);
   sk_op_deregister(sk_op_fill__Scalar, h->fill_reg);
   h->live = 0;
+  sk_cpu_fallback_forget_key(sk_device_key(sk_device(type, 0)));
   return sk_device_unregister(type);
 }
 
