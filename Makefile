@@ -74,8 +74,13 @@ test: deps all build/test_dispatch build/examples/sk_cbackend.so
 build/blas_direct.so: bench/blas_direct.c
 	$(CC) -shared -fPIC $(OPT) -I$(LUA_INC) -o $@ $< -lopenblas
 
-bench: all build/blas_direct.so
+build/bench_dispatch: bench/bench_dispatch.c $(CORE_OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
+
+bench: all build/blas_direct.so build/bench_dispatch
 	$(RUN) $(LUA) bench/bench.lua
+	build/bench_dispatch
+	$(RUN) $(LUA) bench/bench_library.lua
 
 install: all
 	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk

@@ -305,11 +305,6 @@ SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base) {
   return ks;
 }
 
-int sk_call_kernel_boxed(SkOperator *op, const SkKernel *k, SkStack *s) {
-  if (k->boxed) return k->boxed(op, s, k->ctx);
-  return op->unbox(k->unboxed, op, s);
-}
-
 int sk_call_boxed(SkOperator *op, SkStack *s) {
   if (s->n < op->schema.nargs) return sk_error("'%s' expects %d arguments on the stack, got %d", op->qualname, op->schema.nargs, s->n);
   const SkKernel *k = sk_dispatch_lookup(op, sk_stack_keyset(op, s, s->n - op->schema.nargs));

@@ -141,7 +141,9 @@ SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base);
 /* Boxed call: args at the top nargs slots of s; replaced by the results. */
 int sk_call_boxed(SkOperator *op, SkStack *s);
 int sk_call_boxed_key(SkOperator *op, int key, SkStack *s);
-int sk_call_kernel_boxed(SkOperator *op, const SkKernel *k, SkStack *s);
+static inline int sk_call_kernel_boxed(SkOperator *op, const SkKernel *k, SkStack *s) {
+  return k->boxed ? k->boxed(op, s, k->ctx) : op->unbox(k->unboxed, op, s);
+}
 /* Checks a boxed kernel's results against the schema (count and types). */
 int sk_check_returns(SkOperator *op, const SkStack *s, int base, const char *where);
 /* }==== */

@@ -243,6 +243,12 @@ typedef struct { const SkTensorIter *it; SkLoopFn fn; void *ctx; int nops; } Run
 static void run_range(void *p, int64_t begin, int64_t end) {
   const RunCtx *rc = p;
   const SkTensorIter *it = rc->it;
+  if (it->ndim == 1) { /* one row: no index arithmetic */
+    char *ptr[SK_ITER_MAX_OPERANDS];
+    for (int k = 0; k < rc->nops; k++) ptr[k] = it->data[k] + begin * it->strides[0][k];
+    rc->fn(ptr, it->strides[0], end - begin, rc->ctx);
+    return;
+  }
   int64_t idx[SK_MAX_DIMS], rem = begin;
   for (int d = 0; d < it->ndim; d++) { idx[d] = rem % it->shape[d]; rem /= it->shape[d]; }
   char *ptr[SK_ITER_MAX_OPERANDS];

@@ -52,24 +52,63 @@ typedef struct SkStack {
   SkValue inline_buf[SK_STACK_INLINE];
 } SkStack;
 
-void sk_stack_init(SkStack *s);
+int sk_stack_grow(SkStack *s, int n);
+void sk_value_release(SkValue *v);         /* the owning tags: tensors and lists */
 void sk_stack_free(SkStack *s);            /* releases every value */
-int sk_stack_reserve(SkStack *s, int n);
-void sk_value_clear(SkValue *v);           /* releases what v owns; v becomes NONE */
+
+/* {==== Inline fast paths: every boxed call goes through these ==== */
+static inline void sk_stack_init(SkStack *s) {
+  s->v = s->inline_buf;
+  s->n = 0;
+  s->cap = SK_STACK_INLINE;
+}
+static inline int sk_stack_reserve(SkStack *s, int n) { return s->n + n <= s->cap ? 0 : sk_stack_grow(s, n); }
+/* Releases what v owns; v becomes NONE. */
+static inline void sk_value_clear(SkValue *v) {
+  if (v->tag == SK_VAL_TENSOR) sk_tensor_release(v->u.t);
+  else if (v->tag >= SK_VAL_INTLIST) sk_value_release(v);
+  v->tag = SK_VAL_NONE;
+  v->n = 0;
+}
 /* Drops the values from index `from` on. */
-void sk_stack_truncate(SkStack *s, int from);
+static inline void sk_stack_truncate(SkStack *s, int from) {
+  while (s->n > from) sk_value_clear(&s->v[--s->n]);
+}
+/* }==== */
 
 /* Pushers take their own reference / copy; they fail only on out of memory. */
-int sk_push_none(SkStack *s);
-int sk_push_tensor(SkStack *s, SkTensor *t);      /* retains; NULL pushes NONE */
-int sk_push_tensor_owned(SkStack *s, SkTensor *t); /* takes the caller's reference */
-int sk_push_int(SkStack *s, int64_t i);
-int sk_push_double(SkStack *s, double d);
-int sk_push_bool(SkStack *s, int b);
-int sk_push_scalar(SkStack *s, SkScalar x);
-int sk_push_string(SkStack *s, const char *str);
-int sk_push_dtype(SkStack *s, SkDType t);
-int sk_push_device(SkStack *s, SkDevice d);
+/* The slot for a new value, or NULL on out of memory. */
+static inline SkValue *sk_stack_push(SkStack *s, SkValueTag tag) {
+  if (sk_stack_reserve(s, 1)) return NULL;
+  SkValue *v = &s->v[s->n++];
+  v->tag = tag;
+  v->n = 0;
+  return v;
+}
+static inline int sk_push_none(SkStack *s) { return sk_stack_push(s, SK_VAL_NONE) ? 0 : -1; }
+/* Takes the caller's reference (released on failure); NULL pushes NONE. */
+static inline int sk_push_tensor_owned(SkStack *s, SkTensor *t) {
+  SkValue *v = sk_stack_push(s, t ? SK_VAL_TENSOR : SK_VAL_NONE);
+  if (!v) { sk_tensor_release(t); return -1; }
+  v->u.t = t;
+  return 0;
+}
+static inline int sk_push_tensor(SkStack *s, SkTensor *t) { return sk_push_tensor_owned(s, sk_tensor_retain(t)); }
+#define SK_PUSH_FIELD(fn, T, tag, field) \
+  static inline int fn(SkStack *s, T x) { SkValue *v = sk_stack_push(s, tag); if (!v) return -1; v->u.field = x; return 0; }
+SK_PUSH_FIELD(sk_push_int, int64_t, SK_VAL_INT, i)
+SK_PUSH_FIELD(sk_push_double, double, SK_VAL_DOUBLE, d)
+SK_PUSH_FIELD(sk_push_scalar, SkScalar, SK_VAL_SCALAR, s)
+SK_PUSH_FIELD(sk_push_string, const char *, SK_VAL_STRING, str)
+SK_PUSH_FIELD(sk_push_dtype, SkDType, SK_VAL_DTYPE, dtype)
+SK_PUSH_FIELD(sk_push_device, SkDevice, SK_VAL_DEVICE, device)
+#undef SK_PUSH_FIELD
+static inline int sk_push_bool(SkStack *s, int b) {
+  SkValue *v = sk_stack_push(s, SK_VAL_BOOL);
+  if (!v) return -1;
+  v->u.b = b != 0;
+  return 0;
+}
 int sk_push_intlist(SkStack *s, const int64_t *data, int n);
 int sk_push_doublelist(SkStack *s, const double *data, int n);
 int sk_push_boollist(SkStack *s, const int64_t *data, int n);

@@ -201,7 +201,15 @@ local function emit_adapters(s, out)
   for _, p in ipairs(ps) do
     if p.arg then out[#out + 1] = fmt("  rc |= %s;", ctypes.push(p.arg.type, "&s", p.name)) end
   end
-  out[#out + 1] = "  if (!rc) rc = sk_call_kernel_boxed(op, k, &s);\n  if (!rc) rc = sk_check_returns(op, &s, 0, \"kernel\");"
+  out[#out + 1] = "  if (!rc) rc = sk_call_kernel_boxed(op, k, &s);"
+  -- the common case checked inline: the right count, tensors where tensors belong
+  local fast = { fmt("s.n == %d", #s.returns) }
+  for i, r in ipairs(s.returns) do
+    if r.type.base == "Tensor" and not r.type.list and not r.type.optional then
+      fast[#fast + 1] = fmt("s.v[%d].tag == SK_VAL_TENSOR", i - 1)
+    end
+  end
+  out[#out + 1] = fmt("  if (!rc && !(%s)) rc = sk_check_returns(op, &s, 0, \"kernel\");", table.concat(fast, " && "))
   for _, r in ipairs(res) do
     local T = s.returns[r.index].type
     if T.base == "Tensor" and not T.list then

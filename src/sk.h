@@ -1,0 +1,56 @@
+/*
+** sk.h — the public header for C users of sk and out-of-tree backends
+** One include gives the core: errors, tensors, devices, the dispatcher,
+** the meta context, TensorIterator and the generated dispatched C API
+** (sk_add_out, sk_empty_memory_format, sk_to_device, ... and the typedefs
+** sk_fn_<op> that unboxed kernels must match).
+**
+** Writing a backend as a shared object (examples/backend_c/sk_cbackend.c):
+**
+**   1. Register a device type. Its hooks allocate, free and copy contiguous
+**      bytes; alloc returns NULL after sk_error() on failure:
+**
+**        SkDeviceHooks hooks = {my_alloc, my_free, my_from_cpu, my_to_cpu, my_same, NULL, NULL, NULL};
+**        int type;
+**        if (sk_device_register("mybackend", &hooks, &type)) return -1;
+**
+**   2. Register kernels under the device's dispatch key. An unboxed kernel
+**      has the exact signature of the generated typedef (here sk_fn_add_out):
+**
+**        SkKernel k = {(void *)my_add_out, NULL, NULL, "mybackend", 0};
+**        int id = sk_op_register(sk_op_find("aten::add.out"), sk_device_key(sk_device(type, 0)), &k, NULL);
+**
+**      A boxed kernel sets .boxed (an SkBoxedFn) and .ctx instead; it may
+**      hand a call to the CPU fallback with sk_cpu_fallback_call() from
+**      "ops/sk_cpu_fallback.h". Registering `empty.memory_format` lets the
+**      factories allocate on the device; an `<op>.out` kernel gives the
+**      functional and in-place variants of a structured op through
+**      DefaultBackend. Kernels report errors as values: return -1 after
+**      sk_error(...); they never longjmp or abort.
+**
+**   3. Export the entry point; return non-zero after sk_error() on failure:
+**
+**        int sk_backend_init(void);
+**
+**   4. Build without linking against sk (its symbols resolve at load time):
+**
+**        cc -shared -fPIC -I<sk>/src -I<sk>/build/gen -o mybackend.so mybackend.c
+**
+**   5. Load it from Lua, once per process (a second load finds the device
+**      name taken and raises "backend 'mybackend' is already registered"):
+**
+**        sk.load_backend("path/to/mybackend.so")
+**        local t = sk.empty({3}, {device = "mybackend"})
+*/
+#ifndef SK_H
+#define SK_H
+
+#include "sk_error.h"
+#include "sk_tensor.h"
+#include "sk_device.h"
+#include "sk_dispatch.h"
+#include "sk_meta.h"
+#include "sk_iter.h"
+#include "sk_ops.h"
+
+#endif
