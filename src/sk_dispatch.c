@@ -152,6 +152,8 @@ SkOperator *sk_op_define(const SkSchema *schema, SkUnboxFn unbox, int copy) {
     if (copy_schema(&op->schema, schema)) { free(op); return NULL; }
   } else op->schema = *schema;
   memcpy(op->qualname, qn, strlen(qn) + 1);
+  for (int i = 0; i < schema->nargs && i < 64; i++)
+    if (schema->args[i].type == SK_T_TENSOR) op->tensor_args |= (uint64_t)1 << i;
   op->unbox = unbox;
   op->index = nops;
   op->owns_schema = copy;
@@ -293,22 +295,8 @@ const SkKernel *sk_dispatch_miss(SkOperator *op, SkKeySet ks) {
   return NULL;
 }
 
-SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base) {
-  SkKeySet ks = 0;
-  for (int i = 0; i < op->schema.nargs; i++) {
-    const SkValue *v = &s->v[base + i];
-    if (v->tag == SK_VAL_TENSOR) ks |= sk_tensor_keyset(v->u.t);
-    else if (v->tag == SK_VAL_TENSORLIST)
-      for (int j = 0; j < v->n; j++)
-        if (v->u.tensors[j]) ks |= sk_tensor_keyset(v->u.tensors[j]);
-  }
-  return ks;
-}
-
-int sk_call_boxed(SkOperator *op, SkStack *s) {
-  if (s->n < op->schema.nargs) return sk_error("'%s' expects %d arguments on the stack, got %d", op->qualname, op->schema.nargs, s->n);
-  const SkKernel *k = sk_dispatch_lookup(op, sk_stack_keyset(op, s, s->n - op->schema.nargs));
-  return k ? sk_call_kernel_boxed(op, k, s) : -1;
+int sk_call_boxed_short(SkOperator *op, SkStack *s) {
+  return sk_error("'%s' expects %d arguments on the stack, got %d", op->qualname, op->schema.nargs, s->n);
 }
 
 int sk_call_boxed_key(SkOperator *op, int key, SkStack *s) {

@@ -86,6 +86,7 @@ struct SkOperator {
   const char *out_sibling;      /* structured out op of the family, for error hints */
   SkUnboxFn unbox;              /* NULL for ops defined at run time */
   int index;
+  uint64_t tensor_args;         /* bit i: argument i holds tensors (Tensor, Tensor?, Tensor[]) */
   SkKeySet always;              /* BackendSelect, for factories that have such a kernel */
   SkKeySet fallthrough;         /* keys skipped for this op (BackendSelect when it has none) */
   SkKernel table[SK_KEY_NUM_RUNTIME];
@@ -137,9 +138,25 @@ static inline const SkKernel *sk_dispatch_lookup(SkOperator *op, SkKeySet ks) {
   return k->unboxed || k->boxed ? k : sk_dispatch_miss(op, ks);
 }
 /* Key set of the tensors in a boxed argument list. */
-SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base);
+static inline SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base) {
+  SkKeySet ks = 0;
+  for (uint64_t m = op->tensor_args; m; m &= m - 1) {
+    const SkValue *v = &s->v[base + __builtin_ctzll(m)];
+    if (v->tag == SK_VAL_TENSOR) ks |= sk_tensor_keyset(v->u.t);
+    else if (v->tag == SK_VAL_TENSORLIST)
+      for (int j = 0; j < v->n; j++)
+        if (v->u.tensors[j]) ks |= sk_tensor_keyset(v->u.tensors[j]);
+  }
+  return ks;
+}
+int sk_call_boxed_short(SkOperator *op, SkStack *s); /* the error for too few values */
 /* Boxed call: args at the top nargs slots of s; replaced by the results. */
-int sk_call_boxed(SkOperator *op, SkStack *s);
+static inline int sk_call_kernel_boxed(SkOperator *op, const SkKernel *k, SkStack *s);
+static inline int sk_call_boxed(SkOperator *op, SkStack *s) {
+  if (s->n < op->schema.nargs) return sk_call_boxed_short(op, s);
+  const SkKernel *k = sk_dispatch_lookup(op, sk_stack_keyset(op, s, s->n - op->schema.nargs));
+  return k ? sk_call_kernel_boxed(op, k, s) : -1;
+}
 int sk_call_boxed_key(SkOperator *op, int key, SkStack *s);
 static inline int sk_call_kernel_boxed(SkOperator *op, const SkKernel *k, SkStack *s) {
   return k->boxed ? k->boxed(op, s, k->ctx) : op->unbox(k->unboxed, op, s);

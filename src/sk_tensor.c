@@ -173,8 +173,7 @@ SkTensor *sk_tensor_wrap_number(SkScalar v) {
   return t;
 }
 
-void sk_tensor_release(SkTensor *t) {
-  if (!t || --t->refcount > 0) return;
+void sk_tensor_free(SkTensor *t) {
   storage_release(t->storage);
   block_put(&tensor_blocks, t);
 }

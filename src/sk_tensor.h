@@ -49,7 +49,8 @@ SkTensor *sk_tensor_alias(const SkTensor *t, int ndim, const int64_t *sizes, con
 SkTensor *sk_tensor_scalar(SkScalar s, SkDType dtype); /* 0-dim CPU tensor */
 SkTensor *sk_tensor_wrap_number(SkScalar s);          /* 0-dim, flagged wrapped number */
 static inline SkTensor *sk_tensor_retain(SkTensor *t) { if (t) t->refcount++; return t; }
-void sk_tensor_release(SkTensor *t);
+void sk_tensor_free(SkTensor *t); /* the last reference went: free the header, release the storage */
+static inline void sk_tensor_release(SkTensor *t) { if (t && --t->refcount == 0) sk_tensor_free(t); }
 /* Replace *slot with t (retained), releasing the old one. */
 void sk_tensor_assign(SkTensor **slot, SkTensor *t);
 /* }==== */

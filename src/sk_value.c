@@ -20,9 +20,8 @@ void sk_value_release(SkValue *v) {
   }
 }
 
-void sk_stack_free(SkStack *s) {
-  sk_stack_truncate(s, 0);
-  if (s->v != s->inline_buf) free(s->v);
+void sk_stack_free_buffer(SkStack *s) {
+  free(s->v);
   sk_stack_init(s);
 }
 

@@ -54,7 +54,7 @@ typedef struct SkStack {
 
 int sk_stack_grow(SkStack *s, int n);
 void sk_value_release(SkValue *v);         /* the owning tags: tensors and lists */
-void sk_stack_free(SkStack *s);            /* releases every value */
+void sk_stack_free_buffer(SkStack *s);     /* a grown stack's heap buffer */
 
 /* {==== Inline fast paths: every boxed call goes through these ==== */
 static inline void sk_stack_init(SkStack *s) {
@@ -73,6 +73,11 @@ static inline void sk_value_clear(SkValue *v) {
 /* Drops the values from index `from` on. */
 static inline void sk_stack_truncate(SkStack *s, int from) {
   while (s->n > from) sk_value_clear(&s->v[--s->n]);
+}
+/* Releases every value and the buffer; the stack is empty and reusable. */
+static inline void sk_stack_free(SkStack *s) {
+  sk_stack_truncate(s, 0);
+  if (s->v != s->inline_buf) sk_stack_free_buffer(s);
 }
 /* }==== */
 

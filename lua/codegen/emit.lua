@@ -187,7 +187,16 @@ local function emit_adapters(s, out)
   for i, a in ipairs(s.args) do cargs[#cargs + 1] = ctypes.unbox(a.type, fmt("a[%d]", i - 1)) end
   out[#out + 1] = fmt("  int rc = ((%s)fn)(%s);\n  if (rc) return rc;", fn_type(s), table.concat(cargs, ", "))
   for i, idx in pairs(alias) do out[#out + 1] = fmt("  SkTensor *alias%d = sk_tensor_retain(a[%d].u.t);", i, idx - 1) end
-  out[#out + 1] = "  sk_stack_truncate(s, base);"
+  -- release the arguments by their schema types (no generic tag loop)
+  for i, a in ipairs(s.args) do
+    local T = a.type
+    if T.base == "Tensor" and not T.list then
+      out[#out + 1] = fmt("  if (a[%d].tag == SK_VAL_TENSOR) sk_tensor_release(a[%d].u.t);", i - 1, i - 1)
+    elseif T.list or T.base == "Tensor" then
+      out[#out + 1] = fmt("  sk_value_clear(&a[%d]);", i - 1)
+    end
+  end
+  out[#out + 1] = "  s->n = base;"
   for i, r in ipairs(s.returns) do
     if alias[i] then out[#out + 1] = fmt("  rc |= sk_push_tensor_owned(s, alias%d);", i)
     elseif r.type.base == "Tensor" and r.type.list then out[#out + 1] = fmt("  rc |= sk_push_tensorlist_owned(s, (SkTensor **)r%d.data, r%d.n);", i, i)
