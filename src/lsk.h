@@ -42,8 +42,18 @@ void lsk_sets_add(const char *fname, SkOperator *op);
 void lsk_sets_forget(const SkOperator *op);
 int lsk_push_set_function(lua_State *L, const char *fname); /* 0 when there is no such set */
 void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
-/* The state running the current op call on this thread (Lua kernels run there). */
-extern _Thread_local lua_State *lsk_current_L;
+/* The Lua calls into sk now on this thread's C stack, innermost first: Lua
+** kernels run on the innermost one's state, and a tensor passed to a Lua
+** kernel is given as the caller's own Lua value when it is one of [first, last]. */
+typedef struct LskFrame { lua_State *L; int first, last; struct LskFrame *prev; } LskFrame;
+extern _Thread_local LskFrame *lsk_frame;
+static inline lua_State *lsk_current_state(void) { return lsk_frame ? lsk_frame->L : NULL; }
+static inline void lsk_frame_enter(LskFrame *f, lua_State *L, int first, int last) {
+  f->L = L; f->first = first; f->last = last; f->prev = lsk_frame; lsk_frame = f;
+}
+static inline void lsk_frame_leave(LskFrame *f) { lsk_frame = f->prev; }
+/* Pushes the caller's Lua value holding t, if the innermost frame is on L and has one; 1 when pushed. */
+int lsk_frame_push_tensor(lua_State *L, const SkTensor *t);
 void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
 /* }==== */
 

@@ -358,13 +358,24 @@ static int arg_source(const SkSchema *sc, int i, int first, int last) {
 }
 
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
-_Thread_local lua_State *lsk_current_L;
+_Thread_local LskFrame *lsk_frame;
+
+/* Only the innermost frame counts, and only when it is on L: its indices are those
+** of the C function running now (kernels are called from within it, with no Lua call between). */
+int lsk_frame_push_tensor(lua_State *L, const SkTensor *t) {
+  const LskFrame *f = lsk_frame;
+  if (!f || f->L != L) return 0;
+  int top = lua_gettop(L);
+  for (int i = f->first; i <= f->last && i <= top; i++)
+    if (lsk_test_tensor(L, i) == t) { lua_pushvalue(L, i); return 1; }
+  return 0;
+}
 
 static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, int opts, const char *fname) {
-  lua_State *prev = lsk_current_L;
-  lsk_current_L = L; /* Lua kernels run on the calling thread's state */
+  LskFrame frame;
+  lsk_frame_enter(&frame, L, first, last);
   int rc = sk_call_boxed(op, s);
-  lsk_current_L = prev;
+  lsk_frame_leave(&frame);
   if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
   const SkSchema *sc = &op->schema;
   for (int i = 0; i < s->n; i++) {

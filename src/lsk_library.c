@@ -79,7 +79,7 @@ static void luafn_free(void *p) {
 /* The state to call f on: the one running the current op call, if it shares f's registry. */
 static lua_State *state_for(const LuaFn *f) {
   if (!f->token->alive) return NULL;
-  lua_State *L = lsk_current_L;
+  lua_State *L = lsk_current_state();
   if (L && state_token(L) == f->token) return L;
   return f->L;
 }
@@ -87,7 +87,9 @@ static lua_State *state_for(const LuaFn *f) {
 /* Pushes a boxed value as a Lua value; tensors become new userdata sharing the tensor. */
 static void push_arg(lua_State *L, const SkValue *v) {
   switch (v->tag) {
-  case SK_VAL_TENSOR: lsk_push_tensor(L, sk_tensor_retain(v->u.t)); break;
+  case SK_VAL_TENSOR:
+    if (!lsk_frame_push_tensor(L, v->u.t)) lsk_push_tensor(L, sk_tensor_retain(v->u.t));
+    break;
   case SK_VAL_TENSORLIST:
     lua_createtable(L, v->n, 0);
     for (int i = 0; i < v->n; i++) {
@@ -120,10 +122,10 @@ static void push_arg(lua_State *L, const SkValue *v) {
 /* Calls the function of f with the n values on top of L (function below them); 0 or -1 with the error set. */
 static int protected_call(lua_State *L, const LuaFn *f, int n, int nres) {
   running++;
-  lua_State *prev = lsk_current_L;
-  lsk_current_L = L;
+  LskFrame frame; /* its Lua values are not the caller's: no tensor lookups in this frame */
+  lsk_frame_enter(&frame, L, 1, 0);
   int st = lua_pcall(L, n, nres, 0);
-  lsk_current_L = prev;
+  lsk_frame_leave(&frame);
   running--;
   if (st == LUA_OK) return 0;
   const char *msg = lua_tostring(L, -1);
@@ -217,6 +219,7 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
 
 /* {==== Lua meta functions and impls ==== */
 typedef struct MetaRef { SkMeta *m; } MetaRef;
+static const char meta_cache_key = 0;
 
 static SkMeta *check_meta(lua_State *L) {
   MetaRef *r = luaL_checkudata(L, 1, "sk.Meta");
@@ -276,15 +279,23 @@ static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
   int top = lua_gettop(L);
   if (!lua_checkstack(L, nargs + 8)) return sk_error("%s: Lua stack overflow", f->where);
   lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-  MetaRef *r = lua_newuserdatauv(L, sizeof *r, 0);
+  /* one context object per state, anchored in the registry; a nested meta call makes its own */
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+  MetaRef *r = lua_touserdata(L, -1);
+  int mref = LUA_NOREF;
+  if (!r || r->m) {
+    int cached = r != NULL;
+    lua_pop(L, 1);
+    r = lua_newuserdatauv(L, sizeof *r, 0);
+    luaL_setmetatable(L, "sk.Meta");
+    lua_pushvalue(L, -1);
+    if (!cached) lua_rawsetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+    else mref = luaL_ref(L, LUA_REGISTRYINDEX); /* keeps it alive until it is invalidated */
+  }
   r->m = m;
-  luaL_setmetatable(L, "sk.Meta");
-  lua_pushvalue(L, -1);
-  int mref = luaL_ref(L, LUA_REGISTRYINDEX); /* to invalidate it after the call */
   for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
   int rc = protected_call(L, f, nargs + 1, 0);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, mref);
-  ((MetaRef *)lua_touserdata(L, -1))->m = NULL;
+  r->m = NULL;
   luaL_unref(L, LUA_REGISTRYINDEX, mref);
   lua_settop(L, top);
   for (int i = 0; i < m->noutputs && !rc; i++)
@@ -671,7 +682,7 @@ static lua_State *log_L;
 
 static void log_to_lua(const SkOperator *op, int key, void *ud) {
   (void)ud;
-  lua_State *L = lsk_current_L ? lsk_current_L : log_L;
+  lua_State *L = lsk_current_state() ? lsk_current_state() : log_L;
   lua_rawgeti(L, LUA_REGISTRYINDEX, log_ref);
   lua_pushstring(L, op->qualname);
   lua_pushstring(L, sk_key_name(key));
@@ -715,10 +726,10 @@ static int l_fallback_call(lua_State *L) {
     sk_stack_free(&s);
     return luaL_error(L, "sk.fallback.call: %s", err);
   }
-  lua_State *prev = lsk_current_L;
-  lsk_current_L = L;
+  LskFrame frame;
+  lsk_frame_enter(&frame, L, 2, last);
   int rc = sk_cpu_fallback_call(op, key, &s);
-  lsk_current_L = prev;
+  lsk_frame_leave(&frame);
   if (rc) { sk_stack_free(&s); return lsk_error(L, "sk.fallback.call"); }
   int n = s.n;
   for (int i = 0; i < n; i++) lsk_push_value(L, &s.v[i]);
