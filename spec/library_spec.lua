@@ -156,6 +156,22 @@ describe("lib:structured", function()
     collectgarbage()
     sk.backends.unregister("stdev")
   end)
+  it("lets meta functions nest and refuses a meta context kept past its call", function()
+    local kept
+    local lib5 = sk.library("st5")
+    lib5:structured {
+      out = "outer.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      meta = function(m, self)
+        kept = m
+        local inner = sk.ops.st.softplus(sk.empty(self:shape(), {device = "meta"})) -- runs st's Lua meta inside this one
+        m:set_output(0, inner:shape(), inner:dtype())
+      end,
+      impl = { CPU = function(out, self) out:copy_(self) end },
+    }
+    assert.same({1, 2}, sk.ops.st5.outer(T({1.0, 2.0})):totable())
+    assert.matches("meta context used after its meta function returned", h.err(function() kept:set_output(0, {1}, "float32") end))
+    lib5:close()
+  end)
   it("never leaves an out half-written, and names the op when meta or impl fail", function()
     local lib3 = sk.library("st3")
     lib3:structured {
@@ -202,6 +218,13 @@ describe("fallbacks and backends", function()
     local m = sk.matmul(a:view(1, 3), b:view(3, 1))
     assert.equal("npu:0", m:device())
     assert.equal(9, m:item())
+    local o = sk.empty({0}, {device = "npu"})
+    assert.equal(o, sk.mul(a, b, {out = o}))
+    assert.same({2, 3, 4}, o:cpu():totable()) -- the empty out was resized on the backend
+    sk.fallback.reset("npu")
+    sk.mul(a, b)
+    sk.sum(a)
+    sk.matmul(a:view(1, 3), b:view(3, 1))
     local counts = sk.fallback.counts("npu")
     assert.equal(1, counts["aten::mul.out"])
     assert.equal(1, counts["aten::sum.IntList_out"])
@@ -225,7 +248,7 @@ describe("fallbacks and backends", function()
     assert.truthy(t:view(1)) -- view is DefaultBackend: it never reaches the fallback
     vl:close()
     lib:close()
-    a, b, m, t = nil, nil, nil, nil
+    a, b, m, t, o = nil, nil, nil, nil, nil
     collectgarbage()
     sk.backends.unregister("npu")
   end)

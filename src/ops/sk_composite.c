@@ -287,13 +287,22 @@ static int write_from_cpu(SkTensor *self, const SkTensor *cpu_src) {
 }
 
 static int copy_across_devices(SkTensor *self, const SkTensor *src) {
-  if (sk_device_eq(self->device, src->device) && self->dtype == src->dtype && sk_tensor_same_shape(self, src) &&
-      sk_tensor_is_contiguous(self) && sk_tensor_is_contiguous(src)) {
+  int dense = self->dtype == src->dtype && sk_tensor_same_shape(self, src) && sk_tensor_is_contiguous(self) &&
+              sk_tensor_is_contiguous(src);
+  size_t bytes = (size_t)self->numel * sk_tensor_itemsize(self);
+  if (dense && sk_device_eq(self->device, src->device)) {
     const SkDeviceType *dt = sk_device_type(self->device.type);
     const SkDeviceHooks *h = dt ? &dt->hooks : NULL;
-    if (h && h->copy_same)
-      return h->copy_same(h->ud, sk_tensor_data(self), sk_tensor_data(src), (size_t)self->numel * sk_tensor_itemsize(self),
-                          self->device);
+    if (h && h->copy_same) return h->copy_same(h->ud, sk_tensor_data(self), sk_tensor_data(src), bytes, self->device);
+  }
+  /* dense, same dtype, one side on the CPU: one transfer, no staging buffer */
+  if (dense && self->device.type == SK_DEVICE_CPU) {
+    const SkDeviceHooks *h = hooks_of(src->device, 1);
+    return h ? h->copy_to_cpu(h->ud, sk_tensor_data(self), sk_tensor_data(src), bytes, src->device) : -1;
+  }
+  if (dense && src->device.type == SK_DEVICE_CPU) {
+    const SkDeviceHooks *h = hooks_of(self->device, 0);
+    return h ? h->copy_from_cpu(h->ud, sk_tensor_data(self), sk_tensor_data(src), bytes, self->device) : -1;
   }
   SkTensor *s = src->device.type == SK_DEVICE_CPU ? sk_tensor_retain((SkTensor *)src) : stage_on_cpu(src, 1);
   if (!s) return -1;

@@ -87,7 +87,11 @@ static int run(SkOperator *op, int key, SkStack *s) {
   int rc = 0;
   for (int i = 0; i < nargs && !rc; i++) {
     const SkValue *v = &a[i];
-    if (v->tag == SK_VAL_TENSOR) {
+    if (v->tag == SK_VAL_TENSOR && sc->args[i].is_out && sk_device_eq(v->u.t->device, dev)) {
+      /* an out is only written: a fresh CPU tensor of its shape, no copy of its contents */
+      SkTensor *c = sk_tensor_empty(v->u.t->ndim, v->u.t->sizes, v->u.t->dtype, SK_CPU);
+      rc = c ? sk_push_tensor_owned(&cs, c) : -1;
+    } else if (v->tag == SK_VAL_TENSOR) {
       SkTensor *c = to_cpu(v->u.t, dev);
       rc = c ? sk_push_tensor_owned(&cs, c) : -1;
     } else if (v->tag == SK_VAL_TENSORLIST) {
@@ -108,8 +112,12 @@ static int run(SkOperator *op, int key, SkStack *s) {
       wi[nw++] = i;
     }
   if (!rc) rc = sk_call_boxed_key(op, SK_KEY_CPU, &cs);
-  /* 3. write mutated arguments back */
-  for (int j = 0; j < nw && !rc; j++) rc = sk_copy_(a[wi[j]].u.t, written[j], 0);
+  /* 3. write mutated arguments back (an out the CPU op resized is resized first) */
+  for (int j = 0; j < nw && !rc; j++) {
+    SkTensor *orig = a[wi[j]].u.t;
+    if (!sk_tensor_same_shape(orig, written[j])) rc = sk_tensor_resize(orig, written[j]->ndim, written[j]->sizes);
+    if (!rc) rc = sk_copy_(orig, written[j], 0);
+  }
   for (int j = 0; j < nw; j++) sk_tensor_release(written[j]);
   /* 4. results: aliases are the original tensors; the rest move back to the device */
   SkStack rs;
