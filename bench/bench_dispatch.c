@@ -43,8 +43,8 @@ static double per_boxed_call(SkTensor *a, SkTensor *b, int n) {
     for (int i = 0; i < n; i++) {
       SkStack s;
       sk_stack_init(&s);
-      sk_push_tensor(&s, a);
-      sk_push_tensor(&s, b);
+      sk_push_tensor_borrowed(&s, a); /* a C caller keeps its tensors alive across the call */
+      sk_push_tensor_borrowed(&s, b);
       sk_push_scalar(&s, sk_scalar_int(1));
       if (sk_call_boxed(sk_op_add_Tensor, &s)) { printf("error: %s\n", sk_error_message()); return -1; }
       sk_stack_free(&s);

@@ -9,7 +9,7 @@
 
 void sk_value_release(SkValue *v) {
   switch (v->tag) {
-  case SK_VAL_TENSOR: sk_tensor_release(v->u.t); break;
+  case SK_VAL_TENSOR: if (v->n != SK_VALUE_BORROWED) sk_tensor_release(v->u.t); break;
   case SK_VAL_INTLIST: case SK_VAL_BOOLLIST: free(v->u.ints); break;
   case SK_VAL_DOUBLELIST: free(v->u.doubles); break;
   case SK_VAL_TENSORLIST:

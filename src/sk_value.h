@@ -28,7 +28,7 @@ typedef struct SkOptDouble { int has; double v; } SkOptDouble;
 
 typedef struct SkValue {
   SkValueTag tag;
-  int n;                 /* list length */
+  int n;                 /* list length; for a tensor, SK_VALUE_BORROWED when the stack holds no reference */
   union {
     SkTensor *t;
     int64_t i;
@@ -45,6 +45,10 @@ typedef struct SkValue {
 } SkValue;
 
 #define SK_STACK_INLINE 24
+/* A tensor pushed by a C caller that keeps it alive for the whole call (the
+** generated boxing adapters): no reference is taken or dropped. Whoever keeps
+** a tensor beyond the call retains it, as always. */
+#define SK_VALUE_BORROWED 1
 
 typedef struct SkStack {
   SkValue *v;
@@ -65,7 +69,7 @@ static inline void sk_stack_init(SkStack *s) {
 static inline int sk_stack_reserve(SkStack *s, int n) { return s->n + n <= s->cap ? 0 : sk_stack_grow(s, n); }
 /* Releases what v owns; v becomes NONE. */
 static inline void sk_value_clear(SkValue *v) {
-  if (v->tag == SK_VAL_TENSOR) sk_tensor_release(v->u.t);
+  if (v->tag == SK_VAL_TENSOR) { if (v->n != SK_VALUE_BORROWED) sk_tensor_release(v->u.t); }
   else if (v->tag >= SK_VAL_INTLIST) sk_value_release(v);
   v->tag = SK_VAL_NONE;
   v->n = 0;
@@ -99,6 +103,14 @@ static inline int sk_push_tensor_owned(SkStack *s, SkTensor *t) {
   return 0;
 }
 static inline int sk_push_tensor(SkStack *s, SkTensor *t) { return sk_push_tensor_owned(s, sk_tensor_retain(t)); }
+/* See SK_VALUE_BORROWED. */
+static inline int sk_push_tensor_borrowed(SkStack *s, const SkTensor *t) {
+  SkValue *v = sk_stack_push(s, t ? SK_VAL_TENSOR : SK_VAL_NONE);
+  if (!v) return -1;
+  v->u.t = (SkTensor *)t;
+  v->n = t ? SK_VALUE_BORROWED : 0;
+  return 0;
+}
 #define SK_PUSH_FIELD(fn, T, tag, field) \
   static inline int fn(SkStack *s, T x) { SkValue *v = sk_stack_push(s, tag); if (!v) return -1; v->u.field = x; return 0; }
 SK_PUSH_FIELD(sk_push_int, int64_t, SK_VAL_INT, i)

@@ -8,7 +8,7 @@ local M = {}
 --           push = fmt(s, x) for a present value, present = fmt(x) test for optional }
 local ROWS = {
   Tensor = { c = "const SkTensor *", list = "SkTensorList", unbox = "%s.u.t", none = "NULL",
-             push = "sk_push_tensor(%s, (SkTensor *)%s)", present = "%s != NULL",
+             push = "sk_push_tensor_borrowed(%s, %s)", present = "%s != NULL",
              listunbox = "sk_value_tensorlist(&%s)", listpush = "sk_push_tensorlist(%s, %s.data, %s.n)" },
   int = { c = "int64_t", opt = "SkOptInt", list = "SkIntList", unbox = "%s.u.i",
           push = "sk_push_int(%s, %s)", optunbox = "(SkOptInt){1, %s.u.i}", optnone = "(SkOptInt){0, 0}",

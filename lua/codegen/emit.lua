@@ -191,7 +191,8 @@ local function emit_adapters(s, out)
   for i, a in ipairs(s.args) do
     local T = a.type
     if T.base == "Tensor" and not T.list then
-      out[#out + 1] = fmt("  if (a[%d].tag == SK_VAL_TENSOR) sk_tensor_release(a[%d].u.t);", i - 1, i - 1)
+      out[#out + 1] = fmt("  if (a[%d].tag == SK_VAL_TENSOR && a[%d].n != SK_VALUE_BORROWED) sk_tensor_release(a[%d].u.t);",
+        i - 1, i - 1, i - 1)
     elseif T.list or T.base == "Tensor" then
       out[#out + 1] = fmt("  sk_value_clear(&a[%d]);", i - 1)
     end
