@@ -8,6 +8,7 @@
 #include "sk_kernels.h"
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
+#include "sk_cpu_random.h"
 #include "sk_random.h"
 
 #include <math.h>
@@ -82,3 +83,223 @@ int sk_cpu_normal_(SkTensor *self, double mean, double std, void *generator) {
   if (!(std >= 0)) return sk_error("normal expects std >= 0.0, but found std %g", std);
   return fill_random(self, "normal_", 1, mean, std);
 }
+
+/* {==== Integers, Bernoulli, permutations, multinomial ====
+** Each draw reserves its counters up front; element i of a fill uses counter
+** base + i (logical order), so values depend on the seed only. */
+static uint64_t bits64(uint64_t seed, uint64_t ctr) {
+  uint32_t r[4];
+  sk_philox(seed, ctr, r);
+  return (uint64_t)r[0] << 32 | r[1];
+}
+
+static double unit53(uint64_t seed, uint64_t ctr) { return (double)(bits64(seed, ctr) >> 11) * 0x1p-53; }
+
+typedef struct DrawCtx {
+  SkWalk w;
+  uint64_t seed, base;
+  int64_t from;
+  uint64_t range;       /* random_: values from + [0, range) */
+  double p;             /* bernoulli_.float */
+  const double *probs;  /* bernoulli_.Tensor: one probability per element, logical order */
+  SkDType dt;
+} DrawCtx;
+
+static void store_int(char *p, SkDType dt, int64_t v) {
+  if (sk_dtype_is_floating(dt)) sk_store_double(p, dt, (double)v);
+  else sk_store_int64(p, dt, v);
+}
+
+static void random_row(char *p, int64_t n, int64_t st, int64_t first, void *ctx) {
+  const DrawCtx *c = ctx;
+  for (int64_t i = 0; i < n; i++, p += st)
+    store_int(p, c->dt, c->from + (int64_t)(bits64(c->seed, c->base + (uint64_t)(first + i)) % c->range));
+}
+
+static void bernoulli_row(char *p, int64_t n, int64_t st, int64_t first, void *ctx) {
+  const DrawCtx *c = ctx;
+  for (int64_t i = 0; i < n; i++, p += st) {
+    int64_t k = first + i;
+    double prob = c->probs ? c->probs[k] : c->p;
+    store_int(p, c->dt, unit53(c->seed, c->base + (uint64_t)k) < prob);
+  }
+}
+
+typedef struct { DrawCtx *c; SkRowFn row; } DrawJob;
+static void draw_range(void *ctx, int64_t b, int64_t e) {
+  DrawJob *j = ctx;
+  sk_walk_range(&j->c->w, j->c->w.data, b, e, j->row, j->c);
+}
+
+static int check_writable(const SkTensor *self) {
+  for (int d = 0; d < self->ndim; d++)
+    if (self->strides[d] == 0 && self->sizes[d] > 1)
+      return sk_error("unsupported operation: more than one element of the written-to tensor 'self' refers to a "
+                      "single memory location; clone() it first");
+  return 0;
+}
+
+static void draw_all(SkTensor *self, DrawCtx *c, SkRowFn row) {
+  sk_walk_init(&c->w, self, 0);
+  sk_random_get_state(&c->seed, &c->base);
+  c->base = sk_random_reserve((uint64_t)self->numel);
+  c->dt = self->dtype;
+  DrawJob j = {c, row};
+  sk_parallel_for(0, c->w.numel, SK_GRAIN / 8, draw_range, &j);
+}
+
+/* The largest value random_ draws when `to` is None: the dtype's max, or 2^mantissa for floats. */
+static int64_t random_upper(SkDType dt) {
+  switch (dt) {
+  case SK_DTYPE_BOOL: return 1;
+  case SK_DTYPE_UINT8: return UINT8_MAX;
+  case SK_DTYPE_INT8: return INT8_MAX;
+  case SK_DTYPE_INT16: return INT16_MAX;
+  case SK_DTYPE_INT32: return INT32_MAX;
+  case SK_DTYPE_INT64: return INT64_MAX;
+  case SK_DTYPE_FLOAT16: return (int64_t)1 << 11;
+  case SK_DTYPE_BFLOAT16: return (int64_t)1 << 8;
+  case SK_DTYPE_FLOAT32: return (int64_t)1 << 24;
+  default: return (int64_t)1 << 53;
+  }
+}
+
+int sk_cpu_random_from_(SkTensor *self, int64_t from, SkOptInt to, void *generator) {
+  (void)generator;
+  int64_t hi = to.has ? to.v - 1 : random_upper(self->dtype);
+  if (to.has && from >= to.v)
+    return sk_error("random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to.v);
+  if (hi > random_upper(self->dtype) || (self->dtype != SK_DTYPE_INT64 && from < -random_upper(self->dtype) - 1))
+    return sk_error("random_: the range [%lld, %lld] does not fit in %s", (long long)from, (long long)hi, sk_dtype_name(self->dtype));
+  if (check_writable(self)) return -1;
+  if (self->numel == 0) return 0;
+  DrawCtx c = {0};
+  c.from = from;
+  c.range = (uint64_t)hi - (uint64_t)from + 1;
+  if (c.range == 0) c.range = UINT64_MAX; /* the full int64 range */
+  draw_all(self, &c, random_row);
+  return 0;
+}
+
+int sk_cpu_bernoulli_float_(SkTensor *self, double p, void *generator) {
+  (void)generator;
+  if (!(p >= 0 && p <= 1)) return sk_error("bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+  if (check_writable(self)) return -1;
+  if (self->numel == 0) return 0;
+  DrawCtx c = {0};
+  c.p = p;
+  draw_all(self, &c, bernoulli_row);
+  return 0;
+}
+
+int sk_cpu_bernoulli_tensor_(SkTensor *self, const SkTensor *p, void *generator) {
+  (void)generator;
+  if (check_writable(self)) return -1;
+  SkTensor *probs = sk_tensor_empty(self->ndim, self->sizes, SK_DTYPE_FLOAT64, SK_CPU);
+  if (!probs) return -1;
+  if (sk_copy_cpu(probs, p)) { sk_tensor_release(probs); return sk_error_context("bernoulli_: argument 'p'"); }
+  const double *pv = sk_tensor_data(probs);
+  for (int64_t i = 0; i < probs->numel; i++)
+    if (!(pv[i] >= 0 && pv[i] <= 1)) {
+      double bad = pv[i];
+      sk_tensor_release(probs);
+      return sk_error("bernoulli_: argument 'p' must hold probabilities in [0, 1], got %g", bad);
+    }
+  if (self->numel) {
+    DrawCtx c = {0};
+    c.probs = pv;
+    draw_all(self, &c, bernoulli_row);
+  }
+  sk_tensor_release(probs);
+  return 0;
+}
+
+int sk_cpu_randperm(SkTensor **result, int64_t n, int dtype, int layout, SkDevice device, int pin_memory) {
+  (void)layout; (void)pin_memory; (void)device;
+  if (n < 0) return sk_error("randperm: argument 'n' must be non-negative, got %lld", (long long)n);
+  SkDType dt = dtype >= 0 ? (SkDType)dtype : SK_DTYPE_INT64;
+  if (dt == SK_DTYPE_BOOL || n - 1 > random_upper(dt))
+    return sk_error("randperm: n=%lld does not fit in dtype %s", (long long)n, sk_dtype_name(dt));
+  SkTensor *t = sk_tensor_empty(1, &n, SK_DTYPE_INT64, SK_CPU);
+  if (!t) return -1;
+  int64_t *v = sk_tensor_data(t);
+  uint64_t seed, base;
+  sk_random_get_state(&seed, &base);
+  base = sk_random_reserve((uint64_t)(n > 0 ? n : 1));
+  for (int64_t i = 0; i < n; i++) v[i] = i;
+  for (int64_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+    int64_t j = (int64_t)(bits64(seed, base + (uint64_t)i) % (uint64_t)(i + 1));
+    int64_t x = v[i]; v[i] = v[j]; v[j] = x;
+  }
+  if (dt == SK_DTYPE_INT64) { *result = t; return 0; }
+  SkTensor *c = sk_tensor_empty(1, &n, dt, SK_CPU);
+  if (c && sk_copy_cpu(c, t)) { sk_tensor_release(c); c = NULL; }
+  sk_tensor_release(t);
+  *result = c;
+  return c ? 0 : -1;
+}
+
+
+int sk_multinomial_check(const SkTensor *self, int64_t num_samples, int replacement, int64_t *rows, int64_t *cats) {
+  if (self->ndim != 1 && self->ndim != 2)
+    return sk_error("multinomial: argument 'self' must be 1 or 2 dim, got %d dims", self->ndim);
+  if (!sk_dtype_is_floating(self->dtype))
+    return sk_error("multinomial only supports floating-point dtypes for input, got: %s", sk_dtype_name(self->dtype));
+  if (num_samples <= 0) return sk_error("cannot sample n_sample <= 0 samples");
+  *cats = self->sizes[self->ndim - 1];
+  *rows = self->ndim == 2 ? self->sizes[0] : 1;
+  if (!replacement && num_samples > *cats)
+    return sk_error("cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  return 0;
+}
+
+int sk_cpu_multinomial(SkTensor **result, const SkTensor *self, int64_t num_samples, int replacement, void *generator) {
+  (void)generator;
+  int64_t rows, cats;
+  if (sk_multinomial_check(self, num_samples, replacement, &rows, &cats)) return -1;
+  SkTensor *w = sk_tensor_empty(self->ndim, self->sizes, SK_DTYPE_FLOAT64, SK_CPU);
+  if (!w || sk_copy_cpu(w, self)) { sk_tensor_release(w); return -1; }
+  double *wv = sk_tensor_data(w);
+  for (int64_t r = 0; r < rows; r++) {
+    double total = 0;
+    int64_t nonzero = 0;
+    for (int64_t k = 0; k < cats; k++) {
+      double x = wv[r * cats + k];
+      if (!(x >= 0) || isinf(x)) { sk_tensor_release(w); return sk_error("invalid multinomial distribution (encountering probability entry < 0 or inf or nan)"); }
+      total += x;
+      nonzero += x > 0;
+    }
+    if (!(total > 0)) { sk_tensor_release(w); return sk_error("invalid multinomial distribution (sum of probabilities <= 0)"); }
+    if (!replacement && num_samples > nonzero) {
+      sk_tensor_release(w);
+      return sk_error("cannot sample n_sample > prob_dist.size(-1) samples without replacement (row %lld has %lld non-zero entries)",
+                      (long long)r, (long long)nonzero);
+    }
+  }
+  int64_t shape[2] = {rows, num_samples};
+  SkTensor *out = self->ndim == 2 ? sk_tensor_empty(2, shape, SK_DTYPE_INT64, SK_CPU) : sk_tensor_empty(1, &num_samples, SK_DTYPE_INT64, SK_CPU);
+  if (!out) { sk_tensor_release(w); return -1; }
+  int64_t *ov = sk_tensor_data(out);
+  uint64_t seed, base;
+  sk_random_get_state(&seed, &base);
+  base = sk_random_reserve((uint64_t)(rows * num_samples));
+  for (int64_t r = 0; r < rows; r++) {
+    double *row = wv + r * cats, total = 0;
+    for (int64_t k = 0; k < cats; k++) total += row[k];
+    for (int64_t s = 0; s < num_samples; s++) {
+      double u = unit53(seed, base + (uint64_t)(r * num_samples + s)) * total, acc = 0;
+      int64_t pick = cats - 1;
+      for (int64_t k = 0; k < cats; k++) {
+        acc += row[k];
+        if (u < acc && row[k] > 0) { pick = k; break; }
+      }
+      while (row[pick] <= 0 && pick > 0) pick--; /* rounding at the top end */
+      ov[r * num_samples + s] = pick;
+      if (!replacement) { total -= row[pick]; row[pick] = 0; }
+    }
+  }
+  sk_tensor_release(w);
+  *result = out;
+  return 0;
+}
+/* }==== */

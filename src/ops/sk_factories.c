@@ -7,12 +7,26 @@
 ** check their arguments, as the CPU kernels would, and touch no data.
 */
 #include "sk_ops.h"
+#include "sk_cpu_random.h"
 #include "sk_error.h"
 
 #include <math.h>
 #include <stdint.h>
 
 /* {==== Argument checks ==== */
+/* Hands over cpu (a finished CPU tensor) as *result on dev: itself, or a copy on dev. */
+static int move_to(SkTensor **result, SkTensor *cpu, SkDevice dev) {
+  if (dev.type == SK_DEVICE_CPU) { *result = cpu; return 0; }
+  SkTensor *out = NULL;
+  SkIntList size = {cpu->sizes, cpu->ndim};
+  int rc = sk_empty_memory_format(&out, size, (int)cpu->dtype, -1, dev, -1, -1);
+  if (!rc) rc = sk_copy_(out, cpu, 0);
+  sk_tensor_release(cpu);
+  if (rc) { sk_tensor_release(out); return -1; }
+  *result = out;
+  return 0;
+}
+
 /* dtype -1 (None) resolves to fallback. */
 static int resolve_dtype(int dtype, SkDType fallback, SkDType *out) {
   *out = dtype < 0 ? fallback : (SkDType)dtype;
@@ -159,16 +173,10 @@ int sk_math_arange(SkTensor **result, SkScalar start, SkScalar end, SkScalar ste
   SkIntList size = {&r.n, 1};
   if (dev.type == SK_DEVICE_META) return sk_empty_memory_format(result, size, (int)dt, layout, dev, pin_memory, -1);
 
-  SkTensor *cpu = NULL, *out = NULL;
+  SkTensor *cpu = NULL;
   if (sk_empty_memory_format(&cpu, size, (int)dt, layout, SK_CPU, pin_memory, -1)) return -1;
   arange_write(cpu, &r);
-  if (dev.type == SK_DEVICE_CPU) { *result = cpu; return 0; }
-  int rc = sk_empty_memory_format(&out, size, (int)dt, layout, dev, pin_memory, -1);
-  if (!rc) rc = sk_copy_(out, cpu, 0);
-  sk_tensor_release(cpu);
-  if (rc) { sk_tensor_release(out); return -1; }
-  *result = out;
-  return 0;
+  return move_to(result, cpu, dev);
 }
 
 int sk_math_arange_end(SkTensor **result, SkScalar end, int dtype, int layout, SkDevice device, int pin_memory) {
@@ -219,5 +227,168 @@ int sk_meta_kernel_normal_(SkTensor *self, double mean, double std, void *genera
     return sk_error("normal_ expects a floating point dtype for argument 'self', got %s", sk_dtype_name(self->dtype));
   if (!(std >= 0.0)) return sk_error("normal expects std >= 0.0, but found std %g", std);
   return 0;
+}
+/* }==== */
+
+/* {==== Like a tensor ==== */
+/* An empty tensor shaped like self; dtype and device default to self's. */
+static int empty_like_of(SkTensor **result, const SkTensor *self, int dtype, int layout, SkDevice device, int pin_memory,
+                         int memory_format) {
+  if (memory_format > 1) return sk_error("argument 'memory_format': only contiguous_format and preserve_format are supported");
+  SkIntList size = {self->sizes, self->ndim};
+  return sk_empty_memory_format(result, size, dtype >= 0 ? dtype : (int)self->dtype, layout,
+                                device.type >= 0 ? device : self->device, pin_memory, -1);
+}
+
+int sk_default_empty_like(SkTensor **result, const SkTensor *self, int dtype, int layout, SkDevice device,
+                          int pin_memory, int memory_format) {
+  return empty_like_of(result, self, dtype, layout, device, pin_memory, memory_format);
+}
+
+/* empty_like then an in-place fill; the result is released if the fill fails. */
+#define FILLED_LIKE(name, extra_params, fill)                                                            \
+  int sk_default_##name(SkTensor **result, const SkTensor *self extra_params, int dtype, int layout,       \
+                        SkDevice device, int pin_memory, int memory_format) {                            \
+    SkTensor *t = NULL;                                                                                  \
+    if (empty_like_of(&t, self, dtype, layout, device, pin_memory, memory_format)) return -1;            \
+    if (fill) { sk_tensor_release(t); return -1; }                                                       \
+    *result = t;                                                                                         \
+    return 0;                                                                                            \
+  }
+#define NO_PARAMS
+#define COMMA_SCALAR , SkScalar fill_value
+FILLED_LIKE(zeros_like, NO_PARAMS, sk_fill__Scalar(t, sk_scalar_int(0)))
+FILLED_LIKE(ones_like, NO_PARAMS, sk_fill__Scalar(t, sk_scalar_int(1)))
+FILLED_LIKE(full_like, COMMA_SCALAR, sk_fill__Scalar(t, fill_value))
+FILLED_LIKE(rand_like, NO_PARAMS, sk_uniform_(t, 0, 1, NULL))
+FILLED_LIKE(randn_like, NO_PARAMS, sk_normal_(t, 0, 1, NULL))
+#undef FILLED_LIKE
+#undef NO_PARAMS
+#undef COMMA_SCALAR
+/* }==== */
+
+/* {==== linspace, logspace, eye ==== */
+/* steps values from start to end, computed in double from both ends (as PyTorch), optionally base ** v. */
+static int spaced(SkTensor **result, const char *op, SkScalar start, SkScalar end, int64_t steps, double base, int log,
+                  int dtype, int layout, SkDevice device, int pin_memory) {
+  if (steps < 0) return sk_error("%s: number of steps must be non-negative", op);
+  SkDType dt;
+  if (resolve_dtype(dtype, SK_DTYPE_FLOAT32, &dt)) return -1;
+  SkDevice dev = resolve_device(device);
+  SkIntList size = {&steps, 1};
+  if (dev.type == SK_DEVICE_META) return sk_empty_memory_format(result, size, (int)dt, layout, dev, pin_memory, -1);
+  SkTensor *cpu = NULL;
+  if (sk_empty_memory_format(&cpu, size, (int)dt, layout, SK_CPU, pin_memory, -1)) return -1;
+  double a = sk_scalar_to_double(start), b = sk_scalar_to_double(end);
+  double step = steps > 1 ? (b - a) / (double)(steps - 1) : 0;
+  char *p = sk_tensor_data(cpu);
+  size_t sz = sk_dtype_size(dt);
+  for (int64_t i = 0; i < steps; i++) {
+    double v = steps == 1 ? a : i < steps / 2 ? a + step * (double)i : b - step * (double)(steps - 1 - i);
+    if (log) v = pow(base, v);
+    sk_store_double(p + (size_t)i * sz, dt, v);
+  }
+  return move_to(result, cpu, dev);
+}
+
+int sk_math_linspace(SkTensor **result, SkScalar start, SkScalar end, int64_t steps, int dtype, int layout,
+                     SkDevice device, int pin_memory) {
+  return spaced(result, "linspace", start, end, steps, 0, 0, dtype, layout, device, pin_memory);
+}
+
+int sk_math_logspace(SkTensor **result, SkScalar start, SkScalar end, int64_t steps, double base, int dtype, int layout,
+                     SkDevice device, int pin_memory) {
+  return spaced(result, "logspace", start, end, steps, base, 1, dtype, layout, device, pin_memory);
+}
+
+int sk_math_eye_m(SkTensor **result, int64_t n, int64_t m, int dtype, int layout, SkDevice device, int pin_memory) {
+  if (n < 0) return sk_error("eye: argument 'n' must be greater or equal to 0, got %lld", (long long)n);
+  if (m < 0) return sk_error("eye: argument 'm' must be greater or equal to 0, got %lld", (long long)m);
+  int64_t sizes[2] = {n, m};
+  SkTensor *t = NULL;
+  if (sk_math_zeros(&t, (SkIntList){sizes, 2}, dtype, layout, device, pin_memory)) return -1;
+  int64_t k = n < m ? n : m, stride = m + 1;
+  SkTensor *diag = sk_tensor_alias(t, 1, &k, &stride, t->offset); /* the diagonal as a view */
+  int rc = diag ? sk_fill__Scalar(diag, sk_scalar_int(1)) : -1;
+  sk_tensor_release(diag);
+  if (rc) { sk_tensor_release(t); return -1; }
+  *result = t;
+  return 0;
+}
+
+int sk_math_eye(SkTensor **result, int64_t n, int dtype, int layout, SkDevice device, int pin_memory) {
+  return sk_math_eye_m(result, n, n, dtype, layout, device, pin_memory);
+}
+/* }==== */
+
+/* {==== randint, bernoulli ==== */
+int sk_math_randint_low(SkTensor **result, int64_t low, int64_t high, SkIntList size, int dtype, int layout,
+                        SkDevice device, int pin_memory) {
+  SkTensor *t = NULL;
+  if (sk_empty_memory_format(&t, size, dtype >= 0 ? dtype : SK_DTYPE_INT64, layout, device, pin_memory, -1)) return -1;
+  if (sk_random__from(t, low, (SkOptInt){1, high}, NULL)) { sk_tensor_release(t); return -1; }
+  *result = t;
+  return 0;
+}
+
+int sk_math_randint(SkTensor **result, int64_t high, SkIntList size, int dtype, int layout, SkDevice device, int pin_memory) {
+  return sk_math_randint_low(result, 0, high, size, dtype, layout, device, pin_memory);
+}
+
+int sk_default_bernoulli(SkTensor **result, const SkTensor *self, void *generator) {
+  SkTensor *t = NULL;
+  if (empty_like_of(&t, self, -1, -1, sk_device(-1, 0), -1, -1)) return -1;
+  if (sk_bernoulli_(t, self, generator)) { sk_tensor_release(t); return -1; }
+  *result = t;
+  return 0;
+}
+
+int sk_default_bernoulli_p(SkTensor **result, const SkTensor *self, double p, void *generator) {
+  SkTensor *t = NULL;
+  if (empty_like_of(&t, self, -1, -1, sk_device(-1, 0), -1, -1)) return -1;
+  if (sk_bernoulli__float(t, p, generator)) { sk_tensor_release(t); return -1; }
+  *result = t;
+  return 0;
+}
+/* }==== */
+
+/* {==== Meta kernels of the random ops: the checks, no data ==== */
+int sk_meta_kernel_random_from_(SkTensor *self, int64_t from, SkOptInt to, void *generator) {
+  (void)self; (void)generator;
+  if (to.has && from >= to.v)
+    return sk_error("random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to.v);
+  return 0;
+}
+
+int sk_meta_kernel_bernoulli_float_(SkTensor *self, double p, void *generator) {
+  (void)self; (void)generator;
+  return p >= 0 && p <= 1 ? 0 : sk_error("bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+}
+
+int sk_meta_kernel_bernoulli_tensor_(SkTensor *self, const SkTensor *p, void *generator) {
+  (void)generator;
+  for (int i = 0; i < p->ndim; i++) {
+    int d = self->ndim - p->ndim + i;
+    if (d < 0 || (p->sizes[i] != 1 && p->sizes[i] != self->sizes[d]))
+      return sk_error("bernoulli_: argument 'p' is not broadcastable to the shape of 'self'");
+  }
+  return 0;
+}
+
+int sk_meta_kernel_randperm(SkTensor **result, int64_t n, int dtype, int layout, SkDevice device, int pin_memory) {
+  (void)layout; (void)pin_memory; (void)device;
+  if (n < 0) return sk_error("randperm: argument 'n' must be non-negative, got %lld", (long long)n);
+  *result = sk_tensor_empty(1, &n, dtype >= 0 ? (SkDType)dtype : SK_DTYPE_INT64, SK_META);
+  return *result ? 0 : -1;
+}
+
+int sk_meta_kernel_multinomial(SkTensor **result, const SkTensor *self, int64_t num_samples, int replacement,
+                               void *generator) {
+  (void)generator;
+  int64_t rows, cats;
+  if (sk_multinomial_check(self, num_samples, replacement, &rows, &cats)) return -1;
+  int64_t shape[2] = {rows, num_samples};
+  *result = self->ndim == 2 ? sk_tensor_empty(2, shape, SK_DTYPE_INT64, SK_META) : sk_tensor_empty(1, &num_samples, SK_DTYPE_INT64, SK_META);
+  return *result ? 0 : -1;
 }
 /* }==== */
