@@ -1,19 +1,12 @@
 -- sk.print: tostring(t) in PyTorch's style; past 1000 elements each long dim
 -- shows its first and last 3 entries around "...". Values are read only
 -- through the tensor API (select, item, totable), never from C memory.
+-- Like PyTorch, one format serves all shown values: integers as they are;
+-- floats with 4 decimals, trailing "." when all are whole, or scientific
+-- notation when the magnitudes are very large or very small.
 local M = {}
 
 local THRESHOLD, EDGE = 1000, 3
-
-local function fmt_value(v)
-  if type(v) == "boolean" or math.type(v) == "integer" then return tostring(v) end
-  if v ~= v then return "nan" end
-  if v == math.huge then return "inf" elseif v == -math.huge then return "-inf" end
-  local a = math.abs(v)
-  if a ~= 0 and (a >= 1e8 or a < 1e-4) then return string.format("%.4e", v) end
-  if v == math.floor(v) then return string.format("%.0f.", v) end
-  return string.format("%.4f", v)
-end
 
 -- Values of t as nested tables, keeping only the displayed entries of long dims.
 local function corners(t, summarize)
@@ -33,23 +26,48 @@ local function corners(t, summarize)
   return walk(t)
 end
 
-local function render(v, shape, d, indent, summarize)
-  if d > #shape then return fmt_value(v) end
+-- The formatter for the float values in v: PyTorch's choice among whole, fixed and scientific.
+local function float_format(v)
+  local whole, lo, hi = true, math.huge, 0
+  local function visit(x)
+    if type(x) == "table" then for _, y in ipairs(x) do visit(y) end return end
+    if x ~= x or x == math.huge or x == -math.huge then return end
+    if x ~= math.floor(x) then whole = false end
+    local a = math.abs(x)
+    if a > 0 then lo = math.min(lo, a) end
+    hi = math.max(hi, a)
+  end
+  visit(v)
+  local sci = hi >= 1e8 or (lo < 1e-4 and lo > 0 and not whole) or (hi > 0 and hi / lo > 1000 and not whole and lo < 1e-2)
+  return function(x)
+    if x ~= x then return "nan" end
+    if x == math.huge then return "inf" elseif x == -math.huge then return "-inf" end
+    if sci then return string.format("%.4e", x) end
+    if whole then return string.format("%.0f.", x) end
+    return string.format("%.4f", x)
+  end
+end
+
+local function render(v, shape, d, indent, summarize, fmt)
+  if d > #shape then return fmt(v) end
   local items, cut = {}, summarize and shape[d] > 2 * EDGE
   for k = 1, #v do
     if cut and k == EDGE + 1 then items[#items + 1] = "..." end
-    items[#items + 1] = render(v[k], shape, d + 1, indent .. " ", summarize)
+    items[#items + 1] = render(v[k], shape, d + 1, indent .. " ", summarize, fmt)
   end
   local sep = d == #shape and ", " or ("," .. string.rep("\n", #shape - d) .. indent .. " ")
   return "[" .. table.concat(items, sep) .. "]"
 end
 
 function M.tostring(t)
-  local shape = t:shape()
-  local suffix = string.format("shape={%s}, dtype=%s, device=%s", table.concat(shape, ", "), t:dtype(), t:device())
+  local shape, dtype = t:shape(), t:dtype()
+  local suffix = string.format("shape={%s}, dtype=%s, device=%s", table.concat(shape, ", "), dtype, t:device())
   if t:device() == "meta" then return "tensor(..., " .. suffix .. ")" end
   local summarize = t:numel() > THRESHOLD
-  local body = render(corners(t, summarize), shape, 1, "       ", summarize)
+  local values = corners(t, summarize)
+  local floating = dtype:find("float") ~= nil
+  local fmt = floating and float_format(values) or tostring
+  local body = render(values, shape, 1, "       ", summarize, fmt)
   return "tensor(" .. body .. (#shape > 1 and ",\n       " or ", ") .. suffix .. ")"
 end
 
