@@ -28,7 +28,7 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
 build/gen/.stamp: $(CODEGEN)
-	$(LUA) codegen.lua native_functions.yaml build/gen
+	$(LUA) codegen.lua native_functions.yaml build/gen docs/ops.md
 	@touch $@
 $(GEN): build/gen/.stamp
 

@@ -37,6 +37,11 @@ describe("codegen", function()
     for name, text in pairs(files) do assert.equal(text, read("build/gen/" .. name), name) end
   end)
 
+  it("keeps docs/ops.md (the op list in the docs) equal to a fresh run, so it cannot drift", function()
+    assert.equal(emit.ops_doc(m), read("docs/ops.md"))
+    assert.truthy(read("docs/ops.md"):find("| `add` | Tensor, out, Scalar | function, method |", 1, true))
+  end)
+
   it("declares each structured family's meta function, impl and all three variants", function()
     local h, k, c = files["sk_ops.h"], files["sk_kernels.h"], files["sk_ops.c"]
     assert.truthy(k:find("int sk_meta_add(SkMeta *m, const SkTensor *self, const SkTensor *other, SkScalar alpha);", 1, true))
