@@ -75,6 +75,7 @@ describe("codegen", function()
   end)
 
   it("is rerun by make when a codegen module changes", function()
+    assert.is_true(os.execute("make -s build/gen/.stamp >/dev/null"))
     assert.equal(0, select(3, os.execute("make -q build/gen/.stamp")))
     os.execute("touch lua/codegen/names.lua")
     assert.equal(1, select(3, os.execute("make -q build/gen/.stamp")))
