@@ -19,7 +19,7 @@ OBJ      = $(patsubst %.c,build/obj/%.o,$(SRC:build/gen/%=gen/%))
 MODULE   = build/sk/core.so
 RUN      = LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;"
 
-.PHONY: all deps demo test spec memcheck bench install clean
+.PHONY: all deps demo test spec memcheck bench compare install clean
 all: $(MODULE)
 
 deps:
@@ -81,6 +81,10 @@ bench: all build/blas_direct.so build/bench_dispatch
 	$(RUN) $(LUA) bench/bench.lua
 	build/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
+
+# sk against PyTorch and NumPy (python3-torch, python3-numpy: optional, not needed by the tests)
+compare: all build/blas_direct.so
+	$(RUN) $(LUA) bench/compare.lua
 
 install: all
 	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk
