@@ -57,10 +57,10 @@ static void parse_default(const SkArg *a, SkValue *v, char **pool) {
            : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_scalar_bool(d[0] == 'T')
            : sk_scalar_int(strtoll(d, NULL, 10));
     break;
-  case SK_T_STR: { /* "mean" without its quotes */
+  case SK_T_STR: { /* "mean" or 'mean' without its quotes */
     size_t len = strlen(d);
     char *str = *pool;
-    if (len >= 2 && d[0] == '"') { memcpy(str, d + 1, len - 2); str[len - 2] = 0; }
+    if (len >= 2 && (d[0] == '"' || d[0] == '\'')) { memcpy(str, d + 1, len - 2); str[len - 2] = 0; }
     else memcpy(str, d, len + 1);
     *pool += len + 1;
     v->tag = SK_VAL_STRING;

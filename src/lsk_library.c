@@ -517,9 +517,16 @@ static int l_define(lua_State *L) {
 static int l_undefine(lua_State *L) {
   refuse_while_running(L, "lib:close");
   SkOperator *op = check_op(L, 1, "lib:close");
+  if (sk_op_registrations(op)) return luaL_error(L, "lib:close: operator '%s' still has kernels registered", op->qualname);
   lsk_sets_forget(op);
   if (sk_op_undefine(op)) return lsk_error(L, "lib:close");
   return 0;
+}
+
+/* core.op_registrations(op) -> number of kernels registered for it (all libraries). */
+static int l_op_registrations(lua_State *L) {
+  lua_pushinteger(L, sk_op_registrations(check_op(L, 1, "lib:close")));
+  return 1;
 }
 
 /* core.register_kernel(op, key, fn, origin) -> id */
@@ -626,7 +633,11 @@ static int l_register_fallback(lua_State *L) {
   refuse_while_running(L, "lib:fallback");
   int key = check_key(L, 1, "lib:fallback");
   int id;
-  if (lua_islightuserdata(L, 2) && lua_touserdata(L, 2) == (void *)sk_cpu_fallback) id = sk_cpu_fallback_register(key);
+  if (lua_islightuserdata(L, 2) && lua_touserdata(L, 2) == (void *)sk_cpu_fallback) {
+    if (!sk_key_is_backend(key) || key == SK_KEY_CPU || key == SK_KEY_META)
+      return luaL_error(L, "lib:fallback: sk.cpu_fallback serves backends other than CPU and Meta, not '%s'", sk_key_name(key));
+    id = sk_cpu_fallback_register(key);
+  }
   else {
     luaL_checktype(L, 2, LUA_TFUNCTION);
     LuaFn *f = luafn_new(L, 2, key, "Lua fallback on %s%s", sk_key_name(key), "");
@@ -833,7 +844,7 @@ void lsk_open_library(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   static const luaL_Reg fns[] = {
-    {"define", l_define}, {"undefine", l_undefine}, {"register_kernel", l_register_kernel},
+    {"define", l_define}, {"undefine", l_undefine}, {"op_registrations", l_op_registrations}, {"register_kernel", l_register_kernel},
     {"register_meta", l_register_meta}, {"deregister", l_deregister}, {"register_structured", l_register_structured},
     {"register_fallback", l_register_fallback}, {"deregister_fallback", l_deregister_fallback},
     {"fallback_counts", l_fallback_counts}, {"fallback_reset", l_fallback_reset}, {"fallback_rule", l_fallback_rule},

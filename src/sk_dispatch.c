@@ -162,6 +162,13 @@ SkOperator *sk_op_define(const SkSchema *schema, SkUnboxFn unbox, int copy) {
   return op;
 }
 
+int sk_op_registrations(const SkOperator *op) {
+  int n = 0;
+  for (int k = 0; k < SK_KEY_COUNT; k++)
+    for (const SkRegistration *r = op->regs[k]; r; r = r->next) n++;
+  return n;
+}
+
 int sk_op_undefine(SkOperator *op) {
   for (int k = 0; k < SK_KEY_COUNT; k++)
     if (op->regs[k]) return sk_error("operator '%s' still has kernels registered", op->qualname);

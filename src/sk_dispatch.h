@@ -103,6 +103,7 @@ SkOperator *sk_op_define(const SkSchema *schema, SkUnboxFn unbox, int copy);
 SkOperator *sk_op_find(const char *qualname); /* "aten::add.Tensor" or "add.Tensor" */
 int sk_op_count(void);
 SkOperator *sk_op_at(int i);
+int sk_op_registrations(const SkOperator *op); /* kernels registered for op, over all keys */
 /* Removes an op defined at run time (no registrations may remain). */
 int sk_op_undefine(SkOperator *op);
 void sk_op_set_out_sibling(SkOperator *op, const char *qualname);

@@ -7,7 +7,18 @@
 local schema = require "sk.schema"
 
 return function(core)
-  local C = core.lib
+  -- The C primitives, raising their errors at the caller of the library method
+  -- (level 3: primitive wrapper, method, caller) without a position inside this file.
+  local C = setmetatable({}, { __index = function(t, name)
+    local f = core.lib[name]
+    local function wrapped(...)
+      local r = table.pack(pcall(f, ...))
+      if not r[1] then error((tostring(r[2]):gsub("^[^:]*library%.lua:%d+: ", "")), 3) end
+      return table.unpack(r, 2, r.n)
+    end
+    rawset(t, name, wrapped)
+    return wrapped
+  end })
   local Library = {}
   Library.__index = Library
   local pending = {} -- libraries collected while a kernel was running
@@ -128,6 +139,15 @@ return function(core)
 
   function Library:close()
     if self.closed then return end
+    -- refuse before changing anything when another library still has kernels on one of our ops
+    local own = {}
+    for _, r in ipairs(self.regs) do own[r.op] = (own[r.op] or 0) + 1 end
+    for _, q in ipairs(self.defined) do
+      local ok, n = pcall(C.op_registrations, q)
+      if ok and n > (own[q] or 0) then
+        error(string.format("lib:close: operator '%s' still has kernels registered by another library (close it first)", q), 2)
+      end
+    end
     for i = #self.regs, 1, -1 do
       C.deregister(self.regs[i].op, self.regs[i].id)
       self.regs[i] = nil
