@@ -9,18 +9,26 @@ OPT      ?= -O2
 WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wwrite-strings
 CFLAGS   += -std=gnu11 $(OPT) -fvect-cost-model=cheap -g -fPIC -fopenmp -fno-semantic-interposition $(WARN)
 CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -Ibuild/gen -I$(LUA_INC) -MMD -MP
-LDLIBS   = -lopenblas -lm -fopenmp
-DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev valgrind
+LDLIBS   = -lopenblas -lsleef -lm -fopenmp
+DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
 
-GEN      = build/gen/sk_ops.c build/gen/sk_ops.h build/gen/sk_kernels.h build/gen/lsk_ops_table.c
+GEN      = build/gen/sk_ops.c build/gen/sk_ops_cuda.c build/gen/sk_ops.h build/gen/sk_kernels.h build/gen/lsk_ops_table.c
 CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua
 SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) build/gen/sk_ops.c build/gen/lsk_ops_table.c
 OBJ      = $(patsubst %.c,build/obj/%.o,$(SRC:build/gen/%=gen/%))
 MODULE   = build/sk/core.so
 RUN      = LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;"
 
+# The CUDA module: built whenever nvcc is found (CUDA 13 with cuBLAS), never linked into the core.
+NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+CUDA_MODULE = $(if $(NVCC),build/sk/cuda.so)
+CUDA_OBJ = $(patsubst %.cu,build/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
+           $(patsubst %.c,build/obj/%.o,$(wildcard kernels/cuda/*.c)) build/obj/gen/sk_ops_cuda.o
+
 .PHONY: all deps demo test spec memcheck bench compare install clean
-all: $(MODULE)
+all: $(MODULE) $(CUDA_MODULE)
 
 deps:
 	@missing=""; for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -38,6 +46,15 @@ build/obj/gen/%.o: build/gen/%.c build/gen/.stamp
 build/obj/%.o: %.c build/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+build/obj/kernels/cuda/%.o: kernels/cuda/%.cu build/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -Ibuild/gen -c $< -o $@
+build/obj/kernels/cuda/%.o: kernels/cuda/%.c build/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
+build/sk/cuda.so: $(CUDA_OBJ)
+	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas
 
 # nodelete: libgomp worker threads outlive lua_close, so the module (and its
 # libraries) must stay mapped until the process exits.
@@ -90,6 +107,7 @@ install: all
 	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk
 	install -m 644 lua/sk/*.lua $(DESTDIR)$(LUA_LDIR)/sk/
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/sk/core.so
+	$(if $(CUDA_MODULE),install -m 755 $(CUDA_MODULE) $(DESTDIR)$(LUA_CDIR)/sk/cuda.so)
 
 clean:
 	rm -rf build

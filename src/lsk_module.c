@@ -4,6 +4,7 @@
 ** the metatable, the op closures, and the runtime controls.
 */
 #include "lsk.h"
+#include "sk_cuda.h"
 #include "sk_error.h"
 #include "sk_ops.h"
 #include "sk_parallel.h"
@@ -92,6 +93,52 @@ static int l_op_function(lua_State *L) {
   return 1;
 }
 
+/* {==== sk.cuda ==== */
+static int l_cuda_is_available(lua_State *L) {
+  lua_pushboolean(L, sk_cuda_is_available());
+  if (!sk_cuda_is_available()) { sk_cuda(); lua_pushstring(L, sk_error_message()); return 2; }
+  return 1;
+}
+
+static const SkCudaApi *check_cuda(lua_State *L, const char *fname) {
+  const SkCudaApi *c = sk_cuda();
+  if (!c) lsk_error(L, fname);
+  return c;
+}
+
+static int l_cuda_device_count(lua_State *L) {
+  lua_pushinteger(L, sk_cuda_is_available() ? sk_cuda()->device_count() : 0);
+  return 1;
+}
+
+static int l_cuda_synchronize(lua_State *L) {
+  const SkCudaApi *c = check_cuda(L, "sk.cuda.synchronize");
+  if (c->synchronize((int)luaL_optinteger(L, 1, -1))) return lsk_error(L, "sk.cuda.synchronize");
+  return 0;
+}
+
+static int l_cuda_empty_cache(lua_State *L) {
+  if (sk_cuda_is_available()) sk_cuda()->empty_cache();
+  (void)L;
+  return 0;
+}
+
+static int l_cuda_memory_stats(lua_State *L) {
+  const SkCudaApi *c = check_cuda(L, "sk.cuda.memory_stats");
+  SkCudaMemoryStats st;
+  if (c->memory_stats((int)luaL_optinteger(L, 1, 0), &st)) return lsk_error(L, "sk.cuda.memory_stats");
+  lua_createtable(L, 0, 7);
+  const struct { const char *k; uint64_t v; } f[] = {
+    {"allocated", st.allocated}, {"reserved", st.reserved}, {"cached", st.cached}, {"peak_allocated", st.peak_allocated},
+    {"num_allocs", st.num_allocs}, {"num_cache_hits", st.num_cache_hits}, {"num_ooms", st.num_ooms}};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) { lua_pushinteger(L, (lua_Integer)f[i].v); lua_setfield(L, -2, f[i].k); }
+  return 1;
+}
+
+/* Before an allocator's one retry: a full collection gives dead tensors' memory back. */
+static void collect_garbage(void *ud) { lua_gc((lua_State *)ud, LUA_GCCOLLECT); }
+/* }==== */
+
 static void warn_to_lua(const char *msg, void *ud) {
   lua_State *L = ud;
   lua_warning(L, "sk: ", 1);
@@ -105,6 +152,7 @@ int luaopen_sk_core(lua_State *L) {
     ops_ready = 1;
   }
   sk_set_warn_handler(warn_to_lua, L);
+  sk_set_memory_pressure_handler(collect_garbage, L);
   static const luaL_Reg fns[] = {
     {"manual_seed", l_manual_seed}, {"set_num_threads", l_set_num_threads}, {"get_num_threads", l_get_num_threads},
     {"empty_cache", l_empty_cache}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
@@ -125,5 +173,10 @@ int luaopen_sk_core(lua_State *L) {
   lua_newtable(L);
   lsk_open_library(L);
   lua_setfield(L, -2, "lib");
+  static const luaL_Reg cuda_fns[] = {
+    {"is_available", l_cuda_is_available}, {"device_count", l_cuda_device_count}, {"synchronize", l_cuda_synchronize},
+    {"empty_cache", l_cuda_empty_cache}, {"memory_stats", l_cuda_memory_stats}, {NULL, NULL}};
+  luaL_newlib(L, cuda_fns);
+  lua_setfield(L, -2, "cuda");
   return 1;
 }

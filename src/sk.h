@@ -10,7 +10,7 @@
 **   1. Register a device type. Its hooks allocate, free and copy contiguous
 **      bytes; alloc returns NULL after sk_error() on failure:
 **
-**        SkDeviceHooks hooks = {my_alloc, my_free, my_from_cpu, my_to_cpu, my_same, NULL, NULL, NULL};
+**        SkDeviceHooks hooks = {my_alloc, my_free, my_from_cpu, my_to_cpu, my_same, NULL, NULL, NULL, 0};
 **        int type;
 **        if (sk_device_register("mybackend", &hooks, &type)) return -1;
 **

@@ -4,6 +4,7 @@
 ** never move; custom types take the first free slot from FIRST_CUSTOM.
 */
 #include "sk_device.h"
+#include "sk_cuda.h"
 #include "sk_dispatch.h"
 #include "sk_error.h"
 
@@ -20,7 +21,7 @@ static int cpu_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d) 
 }
 
 static SkDeviceType registry[SK_DEVICE_MAX_TYPES] = {
-  [SK_DEVICE_CPU] = {"cpu", SK_KEY_CPU, 1, 1, {cpu_alloc, cpu_free, cpu_copy, cpu_copy, cpu_copy, NULL, NULL, NULL}},
+  [SK_DEVICE_CPU] = {"cpu", SK_KEY_CPU, 1, 1, {cpu_alloc, cpu_free, cpu_copy, cpu_copy, cpu_copy, NULL, NULL, NULL, 0}},
   [SK_DEVICE_CUDA] = {"cuda", SK_KEY_CUDA, 1, 1, {0}},
   [SK_DEVICE_META] = {"meta", SK_KEY_META, 0, 1, {0}},
 };
@@ -84,6 +85,12 @@ int sk_device_parse(const char *s, SkDevice *out) {
     if (registry[i].registered && strlen(registry[i].name) == len && strncmp(registry[i].name, s, len) == 0) {
       if (colon && i == SK_DEVICE_CPU && index != 0)
         return sk_error("invalid device '%s': cpu has only device 0", s);
+      if (i == SK_DEVICE_CUDA) { /* loads the CUDA module on first use */
+        const SkCudaApi *cuda = sk_cuda();
+        if (!cuda) return -1;
+        int n = cuda->device_count();
+        if (index >= n) return sk_error("invalid device '%s': there %s %d CUDA device%s", s, n == 1 ? "is" : "are", n, n == 1 ? "" : "s");
+      }
       *out = sk_device(i, (int)index);
       return 0;
     }
@@ -96,6 +103,11 @@ void sk_device_format(SkDevice d, char *buf, size_t n) {
   const char *name = t ? t->name : "?";
   if (d.type == SK_DEVICE_CPU || d.type == SK_DEVICE_META) snprintf(buf, n, "%s", name);
   else snprintf(buf, n, "%s:%d", name, d.index);
+}
+
+int sk_device_host_addressable(SkDevice d) {
+  const SkDeviceType *t = sk_device_type(d.type);
+  return t && t->has_data && !t->hooks.device_memory;
 }
 
 void *sk_device_alloc(SkDevice d, size_t nbytes) {

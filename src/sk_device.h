@@ -29,7 +29,11 @@ typedef struct SkDeviceHooks {
   int (*set_device)(void *ud, int index, int *previous);        /* device guard; NULL = none */
   void (*release)(void *ud);                                   /* on unregister */
   void *ud;
+  int device_memory;   /* 1: the CPU cannot address the data (CUDA); 0: host memory */
 } SkDeviceHooks;
+
+/* 1 when CPU code may read and write the data of tensors on d directly. */
+int sk_device_host_addressable(SkDevice d);
 
 typedef struct SkDeviceType {
   char name[32];

@@ -121,8 +121,14 @@ void sk_key_forget(int key);
 /* }==== */
 
 /* {==== Calling ==== */
-extern _Thread_local SkKeySet sk_tls_include __attribute__((tls_model("initial-exec"))),
-    sk_tls_exclude __attribute__((tls_model("initial-exec")));
+#ifdef __cplusplus /* the CUDA module includes this header from C++ */
+#define SK_THREAD_LOCAL thread_local
+#define SK_TLS_MODEL
+#else
+#define SK_THREAD_LOCAL _Thread_local
+#define SK_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#endif
+extern SK_THREAD_LOCAL SkKeySet sk_tls_include SK_TLS_MODEL, sk_tls_exclude SK_TLS_MODEL;
 
 static inline int sk_highest_key(SkKeySet ks) { return ks ? 31 - __builtin_clz(ks) : 0; }
 static inline int sk_device_key(SkDevice d) {

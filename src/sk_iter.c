@@ -171,6 +171,8 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
     if (sk_meta_set_output(m, i, it->full_ndim, it->full_shape, NULL, target)) return -1;
   }
   if (!m->compute) return 0;
+  /* Cast temporaries are made in host memory only; device-memory kernels convert as they load and store. */
+  int host = sk_device_host_addressable(m->device);
 
   for (int i = 0; i < nout; i++) {
     SkTensor *o = m->outputs[i];
@@ -182,7 +184,7 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
       if (sk_tensor_may_overlap(o, inputs[j]) && !identical_layout(o, inputs[j]))
         return sk_error("unsupported operation: some elements of the input tensor '%s' and the written-to tensor '%s' "
                         "refer to a single memory location; clone() the input first", names[j], m->out_names[i]);
-    if (o->dtype != kernel_out) {
+    if (o->dtype != kernel_out && host) {
       it->ops[i] = sk_tensor_empty(o->ndim, o->sizes, kernel_out, o->device);
       if (!it->ops[i]) return -1;
       it->write_back[i] = o;
@@ -191,9 +193,8 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
   }
   for (int j = 0; j < nin; j++) {
     const SkTensor *t = inputs[j];
-    int cast = cfg->promote_inputs && !(cfg->keep_dtype_mask >> j & 1) && t->dtype != it->common_dtype;
-    SkTensor *use = cast ? cast_copy(t, it->common_dtype)
-                                                                       : sk_tensor_retain((SkTensor *)t);
+    int cast = host && cfg->promote_inputs && !(cfg->keep_dtype_mask >> j & 1) && t->dtype != it->common_dtype;
+    SkTensor *use = cast ? cast_copy(t, it->common_dtype) : sk_tensor_retain((SkTensor *)t);
     if (!use) return -1;
     it->ops[nout + j] = use;
     it->names[nout + j] = names[j];

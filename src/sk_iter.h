@@ -1,10 +1,11 @@
 /*
 ** sk_iter.h — TensorIterator: broadcasting, type promotion, coalescing, loops
-** Operands are outputs first, then inputs. After a build with compute on,
-** every input has the compute dtype (the common dtype; a cast copy is made
-** on the CPU when it differs) and every output the dtype the kernel writes
+** Operands are outputs first, then inputs. After a build with compute on
+** the CPU, every input has the compute dtype (the common dtype; a cast copy
+** is made when it differs) and every output the dtype the kernel writes
 ** (compute dtype, or bool for comparisons); an output of another dtype is
-** computed into a temporary and copied back by sk_iter_write_back().
+** computed into a temporary and copied back by sk_iter_write_back(). On
+** other devices operands keep their dtypes: those kernels convert.
 ** Strides are in bytes, dims coalesced, dim 0 the fastest.
 */
 #ifndef SK_ITER_H

@@ -93,7 +93,7 @@ static int cdev_mul_out(SkOperator *op, SkStack *stack, void *ctx) {
 
 /* {==== Registration ==== */
 int sk_backend_init(void) {
-  SkDeviceHooks hooks = {cdev_alloc, cdev_free, cdev_copy, cdev_copy, cdev_copy, NULL, NULL, NULL};
+  SkDeviceHooks hooks = {cdev_alloc, cdev_free, cdev_copy, cdev_copy, cdev_copy, NULL, NULL, NULL, 0};
   int type;
   if (sk_device_register("cdev", &hooks, &type)) return -1;
   int key = sk_device_key(sk_device(type, 0));

@@ -390,15 +390,32 @@ local function emit_backend_select(f, out, regs)
 end
 -- }====
 
-local function emit_source(model, out)
+-- The loop that registers a table of generated kernels.
+local function emit_registrations(regs, out)
+  out[#out + 1] = "  static const struct { SkOperator **handle; int key; void *fn; } regs[] = {"
+  for _, r in ipairs(regs) do out[#out + 1] = fmt("    {&%s, %s, (void *)%s},", r.handle, r.key, r.fn) end
+  if #regs == 0 then out[#out + 1] = "    {NULL, 0, NULL}," end
+  out[#out + 1] = "  };"
+  out[#out + 1] = "  for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {"
+  out[#out + 1] = "    if (!regs[i].handle) continue;"
+  out[#out + 1] = "    SkKernel k = {regs[i].fn, NULL, NULL, \"codegen\", 0};"
+  out[#out + 1] = "    if (sk_op_register(*regs[i].handle, regs[i].key, &k, NULL) < 0) return -1;\n  }"
+end
+
+-- sk_ops.c (everything the core needs) and sk_ops_cuda.c (the CUDA wrappers,
+-- built into the CUDA module only, so the core never links CUDA code).
+local function emit_source(model, out, cuda)
   out[#out + 1] = GENERATED
   out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n"
+  cuda[#cuda + 1] = GENERATED
+  cuda[#cuda + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n\nint sk_ops_cuda_register(void);\n"
   for _, f in ipairs(model.functions) do out[#out + 1] = fmt("SkOperator *%s;", handle(f.schema)) end
   out[#out + 1] = ""
   for _, f in ipairs(model.functions) do emit_schema(f.schema, out) end
   out[#out + 1] = ""
   for _, f in ipairs(model.functions) do emit_adapters(f.schema, out) end
-  local regs, siblings = {}, {}
+  local regs, cuda_regs, siblings = {}, {}, {}
+  local function target(key) if key == "CUDA" then return cuda, cuda_regs end return out, regs end
   for _, f in ipairs(model.functions) do
     local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
     if o then
@@ -407,13 +424,19 @@ local function emit_source(model, out)
       table.sort(keys)
       keys[#keys + 1] = "Meta"
       if f.schema.kind ~= "out" then keys[#keys + 1] = "DefaultBackend" end
-      for _, key in ipairs(keys) do emit_wrapper(key, f, o, out, regs) end
+      for _, key in ipairs(keys) do
+        local o_, r_ = target(key)
+        emit_wrapper(key, f, o, o_, r_)
+      end
       if f ~= o then siblings[#siblings + 1] = { handle(f.schema), names.qualname(o.schema) } end
     else
       local keys = {}
       for key in pairs(f.dispatch) do keys[#keys + 1] = key end
       table.sort(keys)
-      for _, key in ipairs(keys) do emit_bump_wrapper(key, f, out, regs) end
+      for _, key in ipairs(keys) do
+        local o_, r_ = target(key)
+        emit_bump_wrapper(key, f, o_, r_)
+      end
       if is_factory(f) then emit_backend_select(f, out, regs) end
     end
   end
@@ -424,16 +447,14 @@ local function emit_source(model, out)
     out[#out + 1] = fmt("    {&%s, &schema_%s, unbox_%s},", handle(f.schema), uid, uid)
   end
   out[#out + 1] = "  };"
-  out[#out + 1] = "  static const struct { SkOperator **handle; int key; void *fn; } regs[] = {"
-  for _, r in ipairs(regs) do out[#out + 1] = fmt("    {&%s, %s, (void *)%s},", r.handle, r.key, r.fn) end
-  out[#out + 1] = "  };"
   out[#out + 1] = "  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)"
   out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
-  out[#out + 1] = "  for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {"
-  out[#out + 1] = "    SkKernel k = {regs[i].fn, NULL, NULL, \"codegen\", 0};"
-  out[#out + 1] = "    if (sk_op_register(*regs[i].handle, regs[i].key, &k, NULL) < 0) return -1;\n  }"
+  emit_registrations(regs, out)
   for _, sb in ipairs(siblings) do out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
   out[#out + 1] = "  return 0;\n}"
+  cuda[#cuda + 1] = "/* Called by the CUDA module once the ops are defined. */\nint sk_ops_cuda_register(void) {"
+  emit_registrations(cuda_regs, cuda)
+  cuda[#cuda + 1] = "  return 0;\n}"
 end
 
 local function emit_binding_table(model, out)
@@ -486,15 +507,16 @@ function M.ops_doc(model)
 end
 
 function M.files(model)
-  local h, k, c, b = {}, {}, {}, {}
+  local h, k, c, cu, b = {}, {}, {}, {}, {}
   emit_header(model, h)
   emit_kernels_header(model, k)
-  emit_source(model, c)
+  emit_source(model, c, cu)
   emit_binding_table(model, b)
   return {
     ["sk_ops.h"] = table.concat(h, "\n") .. "\n",
     ["sk_kernels.h"] = table.concat(k, "\n") .. "\n",
     ["sk_ops.c"] = table.concat(c, "\n") .. "\n",
+    ["sk_ops_cuda.c"] = table.concat(cu, "\n") .. "\n",
     ["lsk_ops_table.c"] = table.concat(b, "\n") .. "\n",
   }
 end

@@ -24,6 +24,8 @@ end
 -- Tensor:to(dtype_or_device[, options]): a dtype name or a device string.
 methods.to = core.to
 function methods.cpu(t) return core.to(t, "cpu") end
+function methods.cuda(t, device) return core.to(t, device and ("cuda:" .. device) or "cuda") end
+sk.cuda = core.cuda
 
 -- {==== Extending sk at run time ====
 sk.library = require("sk.library")(core)

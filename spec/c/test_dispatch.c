@@ -159,7 +159,7 @@ int main(void) {
   /* }==== */
 
   /* {==== a backend registered at run time: no kernel, then a fallback ==== */
-  SkDeviceHooks hooks = {host_alloc, host_free, NULL, NULL, NULL, NULL, NULL, NULL};
+  SkDeviceHooks hooks = {host_alloc, host_free, NULL, NULL, NULL, NULL, NULL, NULL, 0};
   int npu;
   CHECK(sk_device_register("npu", &hooks, &npu) == 0, "register a device type");
   int64_t three = 3;

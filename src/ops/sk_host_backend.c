@@ -58,7 +58,7 @@ static int host_empty(SkTensor **result, SkIntList size, int dtype, int layout, 
 }
 
 int sk_host_backend_register(const char *name, SkCopyObserver observe, void *ud, int *type_out) {
-  SkDeviceHooks hooks = {host_alloc, host_free, copy_from_cpu, copy_to_cpu, copy_same, NULL, NULL, NULL};
+  SkDeviceHooks hooks = {host_alloc, host_free, copy_from_cpu, copy_to_cpu, copy_same, NULL, NULL, NULL, 0};
   /* the slot is known only after registration: register, then point the hooks at it */
   int type;
   if (sk_device_register(name, &hooks, &type)) return -1;

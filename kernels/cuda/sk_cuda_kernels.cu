@@ -1,0 +1,502 @@
+/*
+** sk_cuda_kernels.cu — CUDA out kernels: pointwise, fill, random, reductions, matmul
+** Pointwise kernels walk the TensorIterator's coalesced shape (dim 0 fastest)
+** with 32-bit indexing when it fits; operands keep their dtypes and are
+** converted on load and store (compute in float for float32 and half types,
+** double for float64, int64 for integers). A contiguous float32 path uses
+** float4 loads. Random numbers use the CPU's Philox counters per logical
+** element, so a seed gives the same values on both devices.
+*/
+extern "C" {
+#include "sk_kernels.h"
+#include "sk_cuda.h"
+#include "sk_error.h"
+#include "sk_ops.h"
+#include "sk_random.h"
+}
+
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#define MAX_OPS 4
+
+static int check(cudaError_t e, const char *what) {
+  if (e == cudaSuccess) return 0;
+  cudaGetLastError();
+  return sk_error("CUDA error in %s: %s", what, cudaGetErrorString(e));
+}
+
+/* {==== Loads and stores of any dtype ==== */
+__device__ static double load(const char *p, int dt) {
+  switch (dt) {
+  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
+  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
+  case SK_DTYPE_INT8: return *(const int8_t *)p;
+  case SK_DTYPE_INT16: return *(const int16_t *)p;
+  case SK_DTYPE_INT32: return *(const int32_t *)p;
+  case SK_DTYPE_INT64: return (double)*(const int64_t *)p;
+  case SK_DTYPE_FLOAT16: return __half2float(*(const __half *)p);
+  case SK_DTYPE_BFLOAT16: return __bfloat162float(*(const __nv_bfloat16 *)p);
+  case SK_DTYPE_FLOAT32: return *(const float *)p;
+  default: return *(const double *)p;
+  }
+}
+
+__device__ static int64_t load_int(const char *p, int dt) {
+  switch (dt) {
+  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
+  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
+  case SK_DTYPE_INT8: return *(const int8_t *)p;
+  case SK_DTYPE_INT16: return *(const int16_t *)p;
+  case SK_DTYPE_INT32: return *(const int32_t *)p;
+  case SK_DTYPE_INT64: return *(const int64_t *)p;
+  default: return (int64_t)load(p, dt);
+  }
+}
+
+__device__ static void store(char *p, int dt, double v) {
+  switch (dt) {
+  case SK_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
+  case SK_DTYPE_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)v; break;
+  case SK_DTYPE_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
+  case SK_DTYPE_INT16: *(int16_t *)p = (int16_t)(int64_t)v; break;
+  case SK_DTYPE_INT32: *(int32_t *)p = (int32_t)(int64_t)v; break;
+  case SK_DTYPE_INT64: *(int64_t *)p = (int64_t)v; break;
+  case SK_DTYPE_FLOAT16: *(__half *)p = __float2half((float)v); break;
+  case SK_DTYPE_BFLOAT16: *(__nv_bfloat16 *)p = __float2bfloat16((float)v); break;
+  case SK_DTYPE_FLOAT32: *(float *)p = (float)v; break;
+  default: *(double *)p = v; break;
+  }
+}
+
+__device__ static void store_int(char *p, int dt, int64_t v) {
+  if (dt >= SK_DTYPE_FLOAT16) store(p, dt, (double)v);
+  else if (dt == SK_DTYPE_BOOL) *(uint8_t *)p = v != 0;
+  else if (dt == SK_DTYPE_UINT8) *(uint8_t *)p = (uint8_t)v;
+  else if (dt == SK_DTYPE_INT8) *(int8_t *)p = (int8_t)v;
+  else if (dt == SK_DTYPE_INT16) *(int16_t *)p = (int16_t)v;
+  else if (dt == SK_DTYPE_INT32) *(int32_t *)p = (int32_t)v;
+  else *(int64_t *)p = v;
+}
+/* }==== */
+
+/* {==== Pointwise ==== */
+enum Op { ADD, SUB, MUL, DIV, NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, EQ, NE, LT, LE, GT, GE };
+
+struct Elem {
+  int ndim, nops, op, integer;  /* integer: compute in int64 */
+  int dtype[MAX_OPS];
+  char *data[MAX_OPS];
+  int64_t shape[SK_MAX_DIMS];
+  int64_t strides[SK_MAX_DIMS][MAX_OPS];
+  double alpha;
+  int64_t ialpha;
+};
+
+__device__ static double apply(int op, double a, double b, double alpha) {
+  switch (op) {
+  case ADD: return a + alpha * b;
+  case SUB: return a - alpha * b;
+  case MUL: return a * b;
+  case DIV: return a / b;
+  case NEG: return -a;
+  case ABS: return fabs(a);
+  case EXP: return exp(a);
+  case LOG: return log(a);
+  case SQRT: return sqrt(a);
+  case TANH: return tanh(a);
+  case SIGMOID: return 1.0 / (1.0 + exp(-a));
+  case EQ: return a == b;
+  case NE: return a != b;
+  case LT: return a < b;
+  case LE: return a <= b;
+  case GT: return a > b;
+  default: return a >= b;
+  }
+}
+
+__device__ static int64_t apply_int(int op, int64_t a, int64_t b, int64_t alpha) {
+  switch (op) {
+  case ADD: return (int64_t)((uint64_t)a + (uint64_t)alpha * (uint64_t)b);
+  case SUB: return (int64_t)((uint64_t)a - (uint64_t)alpha * (uint64_t)b);
+  case MUL: return (int64_t)((uint64_t)a * (uint64_t)b);
+  case NEG: return (int64_t)(0 - (uint64_t)a);
+  case ABS: return a < 0 ? (int64_t)(0 - (uint64_t)a) : a;
+  case EQ: return a == b;
+  case NE: return a != b;
+  case LT: return a < b;
+  case LE: return a <= b;
+  case GT: return a > b;
+  default: return a >= b;
+  }
+}
+
+template <typename I>
+__global__ void elementwise(Elem e, I n) {
+  for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)gridDim.x * blockDim.x) {
+    char *p[MAX_OPS];
+    for (int k = 0; k < e.nops; k++) p[k] = e.data[k];
+    I rem = i;
+    for (int d = 0; d < e.ndim; d++) {
+      I idx = rem % (I)e.shape[d];
+      rem /= (I)e.shape[d];
+      for (int k = 0; k < e.nops; k++) p[k] += idx * e.strides[d][k];
+    }
+    if (e.integer) {
+      int64_t a = load_int(p[1], e.dtype[1]), b = e.nops > 2 ? load_int(p[2], e.dtype[2]) : 0;
+      store_int(p[0], e.dtype[0], apply_int(e.op, a, b, e.ialpha));
+    } else {
+      double a = load(p[1], e.dtype[1]), b = e.nops > 2 ? load(p[2], e.dtype[2]) : 0;
+      store(p[0], e.dtype[0], apply(e.op, a, b, e.alpha));
+    }
+  }
+}
+
+/* out = a + alpha * b etc. on contiguous float32: four elements per load. */
+__global__ void binary_f32x4(float *o, const float *a, const float *b, int op, float alpha, int64_t n) {
+  int64_t n4 = n / 4;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += (int64_t)gridDim.x * blockDim.x) {
+    float4 x = ((const float4 *)a)[i], y = ((const float4 *)b)[i], r;
+    if (op == ADD) { r.x = x.x + alpha * y.x; r.y = x.y + alpha * y.y; r.z = x.z + alpha * y.z; r.w = x.w + alpha * y.w; }
+    else if (op == SUB) { r.x = x.x - alpha * y.x; r.y = x.y - alpha * y.y; r.z = x.z - alpha * y.z; r.w = x.w - alpha * y.w; }
+    else if (op == MUL) { r.x = x.x * y.x; r.y = x.y * y.y; r.z = x.z * y.z; r.w = x.w * y.w; }
+    else { r.x = x.x / y.x; r.y = x.y / y.y; r.z = x.z / y.z; r.w = x.w / y.w; }
+    ((float4 *)o)[i] = r;
+  }
+  if (blockIdx.x == 0 && threadIdx.x < n - n4 * 4) {
+    int64_t i = n4 * 4 + threadIdx.x;
+    float x = a[i], y = b[i];
+    o[i] = op == ADD ? x + alpha * y : op == SUB ? x - alpha * y : op == MUL ? x * y : x / y;
+  }
+}
+
+static int grid_for(int64_t n) {
+  int64_t g = (n + 255) / 256;
+  return (int)(g > 65535 * 8 ? 65535 * 8 : g < 1 ? 1 : g);
+}
+
+static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha) {
+  const SkTensorIter *it = m->iter;
+  if (it->numel == 0) return 0;
+  int nops = it->nout + it->nin;
+  if (nops > MAX_OPS) return sk_error("internal: too many operands for a CUDA pointwise kernel");
+  int flat = it->ndim == 1, same = 1;
+  for (int k = 0; k < nops; k++) {
+    flat &= it->strides[0][k] == 4;
+    same &= it->ops[k]->dtype == SK_DTYPE_FLOAT32;
+  }
+  if (flat && same && nops == 3 && op <= DIV && ((uintptr_t)it->data[0] | (uintptr_t)it->data[1] | (uintptr_t)it->data[2]) % 16 == 0) {
+    binary_f32x4<<<grid_for(it->numel / 4 + 1), 256>>>((float *)it->data[0], (const float *)it->data[1],
+                                                       (const float *)it->data[2], op, (float)alpha, it->numel);
+    return check(cudaGetLastError(), "a pointwise kernel");
+  }
+  Elem e;
+  e.ndim = it->ndim;
+  e.nops = nops;
+  e.op = op;
+  e.alpha = alpha;
+  e.ialpha = ialpha;
+  e.integer = !sk_dtype_is_floating(it->common_dtype) && op != DIV && op < EXP;
+  for (int k = 0; k < nops; k++) { e.dtype[k] = it->ops[k]->dtype; e.data[k] = it->data[k]; }
+  for (int d = 0; d < it->ndim; d++) {
+    e.shape[d] = it->shape[d];
+    for (int k = 0; k < nops; k++) e.strides[d][k] = it->strides[d][k];
+  }
+  if (it->numel < INT32_MAX) elementwise<int32_t><<<grid_for(it->numel), 256>>>(e, (int32_t)it->numel);
+  else elementwise<int64_t><<<grid_for(it->numel), 256>>>(e, it->numel);
+  return check(cudaGetLastError(), "a pointwise kernel");
+}
+
+extern "C" {
+#define BINARY_ALPHA(name, OP)                                                                                \
+  int sk_cuda_##name(const SkMeta *m, const SkTensor *self, const SkTensor *other, SkScalar alpha, SkTensor *out) { \
+    (void)self; (void)other; (void)out;                                                                       \
+    return run_elementwise(m, OP, sk_scalar_to_double(alpha), sk_scalar_to_int(alpha));                       \
+  }
+BINARY_ALPHA(add_out, ADD)
+BINARY_ALPHA(sub_out, SUB)
+#define BINARY(name, OP)                                                                                      \
+  int sk_cuda_##name(const SkMeta *m, const SkTensor *self, const SkTensor *other, SkTensor *out) {           \
+    (void)self; (void)other; (void)out;                                                                       \
+    return run_elementwise(m, OP, 1, 1);                                                                      \
+  }
+BINARY(mul_out, MUL)
+BINARY(div_out, DIV)
+BINARY(eq_out, EQ)
+BINARY(ne_out, NE)
+BINARY(lt_out, LT)
+BINARY(le_out, LE)
+BINARY(gt_out, GT)
+BINARY(ge_out, GE)
+#define UNARY(name, OP)                                                                                       \
+  int sk_cuda_##name(const SkMeta *m, const SkTensor *self, SkTensor *out) {                                  \
+    (void)self; (void)out;                                                                                    \
+    return run_elementwise(m, OP, 1, 1);                                                                      \
+  }
+UNARY(neg_out, NEG)
+UNARY(abs_out, ABS)
+UNARY(exp_out, EXP)
+UNARY(log_out, LOG)
+UNARY(sqrt_out, SQRT)
+UNARY(tanh_out, TANH)
+UNARY(sigmoid_out, SIGMOID)
+}
+/* }==== */
+
+/* {==== Fill and random (one element per logical index) ==== */
+struct Walk {
+  int ndim, dtype;
+  char *data;
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS]; /* C order, strides in bytes */
+};
+
+static Walk walk_of(const SkTensor *t) {
+  Walk w;
+  w.ndim = t->ndim;
+  w.dtype = t->dtype;
+  w.data = (char *)sk_tensor_data(t);
+  for (int d = 0; d < t->ndim; d++) { w.sizes[d] = t->sizes[d]; w.strides[d] = t->strides[d] * (int64_t)sk_dtype_size(t->dtype); }
+  return w;
+}
+
+__device__ static char *at(const Walk &w, int64_t i) {
+  char *p = w.data;
+  for (int d = w.ndim - 1; d >= 0; d--) { p += (i % w.sizes[d]) * w.strides[d]; i /= w.sizes[d]; }
+  return p;
+}
+
+__global__ void fill_kernel(Walk w, int64_t n, double v, int64_t iv, int integer) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    if (integer) store_int(at(w, i), w.dtype, iv); else store(at(w, i), w.dtype, v);
+}
+
+__device__ static void philox(uint64_t seed, uint64_t ctr, uint32_t out[4]) {
+  uint32_t c0 = (uint32_t)ctr, c1 = (uint32_t)(ctr >> 32), c2 = 0, c3 = 0;
+  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
+  for (int r = 0; r < 10; r++) {
+    uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+    c1 = (uint32_t)p1; c3 = (uint32_t)p0; c0 = n0; c2 = n2;
+    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
+  }
+  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+
+/* The same draws as kernels/cpu/sk_cpu_random.c. */
+__global__ void random_kernel(Walk w, int64_t n, uint64_t seed, uint64_t base, double a, double b, int normal) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    uint32_t r[4];
+    philox(seed, base + (uint64_t)i, r);
+    int wide = w.dtype == SK_DTYPE_FLOAT64;
+    double u1 = wide ? (double)((((uint64_t)r[0] << 32) | r[1]) >> 11) * 0x1p-53 : (double)(r[0] >> 8) * 0x1p-24, v;
+    if (!normal) v = a + b * u1;
+    else {
+      double n1 = wide ? u1 + 0x1p-53 : ((double)r[0] + 1) * 0x1p-32;
+      double n2 = wide ? (double)((((uint64_t)r[2] << 32) | r[3]) >> 11) * 0x1p-53 : (double)r[1] * 0x1p-32;
+      v = a + b * sqrt(-2 * log(n1)) * cos(6.283185307179586476925 * n2);
+    }
+    store(at(w, i), w.dtype, v);
+  }
+}
+
+extern "C" int sk_cuda_fill_(SkTensor *self, SkScalar value) {
+  if (self->numel == 0) return 0;
+  int integer = !sk_dtype_is_floating(self->dtype);
+  fill_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, sk_scalar_to_double(value),
+                                             sk_scalar_to_int(value), integer);
+  return check(cudaGetLastError(), "fill_");
+}
+
+static int fill_random(SkTensor *self, const char *op, int normal, double a, double b) {
+  if (!sk_dtype_is_floating(self->dtype))
+    return sk_error("%s expects a floating point tensor, got %s", op, sk_dtype_name(self->dtype));
+  if (self->numel == 0) return 0;
+  uint64_t seed, base;
+  sk_random_get_state(&seed, &base);
+  base = sk_random_reserve((uint64_t)self->numel);
+  random_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, seed, base, a, b, normal);
+  return check(cudaGetLastError(), op);
+}
+
+extern "C" int sk_cuda_uniform_(SkTensor *self, double from, double to, void *generator) {
+  (void)generator;
+  if (!(from <= to)) return sk_error("uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+  return fill_random(self, "uniform_", 0, from, to - from);
+}
+
+extern "C" int sk_cuda_normal_(SkTensor *self, double mean, double std, void *generator) {
+  (void)generator;
+  if (!(std >= 0)) return sk_error("normal expects std >= 0.0, but found std %g", std);
+  return fill_random(self, "normal_", 1, mean, std);
+}
+/* }==== */
+
+/* {==== Reductions: one thread per output element ==== */
+enum Red { SUM, MEAN, AMAX, ARGMAX };
+
+struct Reduce {
+  Walk in;
+  int nkept, nred, kind, out_dtype;
+  int64_t kept_sizes[SK_MAX_DIMS], kept_strides[SK_MAX_DIMS], red_sizes[SK_MAX_DIMS], red_strides[SK_MAX_DIMS];
+  int64_t out_strides[SK_MAX_DIMS];
+  char *out;
+  int64_t count;
+};
+
+__global__ void reduce_kernel(Reduce r, int64_t nout) {
+  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < nout; o += (int64_t)gridDim.x * blockDim.x) {
+    const char *base = r.in.data;
+    char *dst = r.out;
+    int64_t rem = o;
+    for (int d = r.nkept - 1; d >= 0; d--) {
+      int64_t idx = rem % r.kept_sizes[d];
+      rem /= r.kept_sizes[d];
+      base += idx * r.kept_strides[d];
+      dst += idx * r.out_strides[d];
+    }
+    double acc = r.kind == AMAX || r.kind == ARGMAX ? -INFINITY : 0;
+    int64_t best = 0, seen_nan = 0;
+    for (int64_t j = 0; j < r.count; j++) {
+      const char *p = base;
+      int64_t rem2 = j;
+      for (int d = r.nred - 1; d >= 0; d--) { p += (rem2 % r.red_sizes[d]) * r.red_strides[d]; rem2 /= r.red_sizes[d]; }
+      double v = load(p, r.in.dtype);
+      if (r.kind == SUM || r.kind == MEAN) acc += v;
+      else if (!seen_nan && (v > acc || v != v || (j == 0))) { acc = v; best = j; seen_nan = v != v; }
+    }
+    if (r.kind == MEAN) acc = r.count ? acc / (double)r.count : NAN;
+    if (r.kind == ARGMAX) store_int(dst, r.out_dtype, best);
+    else store(dst, r.out_dtype, acc);
+  }
+}
+
+static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kind) {
+  if (out->numel == 0) return 0;
+  Reduce r;
+  r.in = walk_of(self);
+  r.kind = kind;
+  r.out_dtype = out->dtype;
+  r.out = (char *)sk_tensor_data(out);
+  r.nkept = r.nred = 0;
+  r.count = 1;
+  int64_t osz = (int64_t)sk_dtype_size(out->dtype);
+  /* the output keeps the kept dims in order (keepdim or not); walk them with its contiguous strides */
+  int64_t ostride[SK_MAX_DIMS], st = osz;
+  int nk = 0;
+  for (int d = 0; d < self->ndim; d++) if (!(mask >> d & 1)) nk++;
+  for (int d = self->ndim - 1, k = nk - 1; d >= 0; d--)
+    if (!(mask >> d & 1)) { ostride[k--] = st; st *= self->sizes[d]; }
+  for (int d = 0, k = 0; d < self->ndim; d++) {
+    int64_t bst = self->strides[d] * (int64_t)sk_dtype_size(self->dtype);
+    if (mask >> d & 1) { r.red_sizes[r.nred] = self->sizes[d]; r.red_strides[r.nred++] = bst; r.count *= self->sizes[d]; }
+    else { r.kept_sizes[r.nkept] = self->sizes[d]; r.kept_strides[r.nkept] = bst; r.out_strides[r.nkept++] = ostride[k++]; }
+  }
+  reduce_kernel<<<grid_for(out->numel), 256>>>(r, out->numel);
+  return check(cudaGetLastError(), "a reduction");
+}
+
+extern "C" {
+int sk_cuda_sum_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
+  (void)m; (void)keepdim; (void)dtype;
+  return run_reduce(self, dim_mask, out, SUM);
+}
+int sk_cuda_mean_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
+  (void)m; (void)keepdim; (void)dtype;
+  return run_reduce(self, dim_mask, out, MEAN);
+}
+int sk_cuda_amax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
+  (void)m; (void)keepdim;
+  return run_reduce(self, dim_mask, out, AMAX);
+}
+int sk_cuda_argmax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
+  (void)m; (void)keepdim;
+  return run_reduce(self, dim_mask, out, ARGMAX);
+}
+}
+/* }==== */
+
+/* {==== Matrix products on cuBLAS (TF32 off: float32 computes in float32) ==== */
+static cublasHandle_t handles[64];
+
+static int handle_for(int device, cublasHandle_t *h) {
+  if (device < 0 || device >= 64) return sk_error("CUDA device %d out of range", device);
+  if (!handles[device]) {
+    if (cublasCreate(&handles[device]) != CUBLAS_STATUS_SUCCESS) return sk_error("cannot create a cuBLAS handle");
+    cublasSetMathMode(handles[device], CUBLAS_PEDANTIC_MATH);
+  }
+  *h = handles[device];
+  return 0;
+}
+
+/* C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major contiguous batches (C^T = B^T A^T in column major). */
+static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int64_t p, const void *a, const void *b, void *c,
+                double alpha, double beta) {
+  cublasHandle_t h = NULL;
+  if (handle_for(device, &h)) return -1;
+  cudaDataType_t t;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  switch (dt) {
+  case SK_DTYPE_FLOAT32: t = CUDA_R_32F; compute = CUBLAS_COMPUTE_32F_PEDANTIC; break;
+  case SK_DTYPE_FLOAT64: t = CUDA_R_64F; compute = CUBLAS_COMPUTE_64F; break;
+  case SK_DTYPE_FLOAT16: t = CUDA_R_16F; break;
+  case SK_DTYPE_BFLOAT16: t = CUDA_R_16BF; break;
+  default: return sk_error("CUDA matmul supports float16, bfloat16, float32 and float64, not %s", sk_dtype_name(dt));
+  }
+  float af = (float)alpha, bf = (float)beta;
+  const void *pa = dt == SK_DTYPE_FLOAT64 ? (const void *)&alpha : (const void *)&af;
+  const void *pb = dt == SK_DTYPE_FLOAT64 ? (const void *)&beta : (const void *)&bf;
+  cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, (int)p, k * p,
+                                                a, t, (int)k, n * k, pb, c, t, (int)p, n * p, (int)batch, compute,
+                                                CUBLAS_GEMM_DEFAULT);
+  return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed (status %d)", (int)s);
+}
+
+/* A contiguous version of t (t itself, retained, when it already is). */
+static SkTensor *dense(const SkTensor *t) {
+  if (sk_tensor_is_contiguous(t)) return sk_tensor_retain((SkTensor *)t);
+  SkTensor *c = NULL;
+  return sk_contiguous(&c, t, -1) ? NULL : c;
+}
+
+static int batched(const SkTensor *a, const SkTensor *b, SkTensor *out, int64_t batch, double alpha, double beta) {
+  SkTensor *da = dense(a), *db = da ? dense(b) : NULL;
+  int rc = -1;
+  if (da && db) {
+    int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], p = b->sizes[b->ndim - 1];
+    if (sk_tensor_is_contiguous(out))
+      rc = gemm(out->device.index, out->dtype, batch, n, k, p, sk_tensor_data(da), sk_tensor_data(db), sk_tensor_data(out), alpha, beta);
+    else {
+      SkTensor *tmp = dense(out);
+      rc = tmp ? gemm(out->device.index, out->dtype, batch, n, k, p, sk_tensor_data(da), sk_tensor_data(db), sk_tensor_data(tmp), alpha, beta) : -1;
+      if (!rc) rc = sk_copy_(out, tmp, 0);
+      sk_tensor_release(tmp);
+    }
+  }
+  sk_tensor_release(da);
+  sk_tensor_release(db);
+  return rc;
+}
+
+extern "C" {
+int sk_cuda_mm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat2, SkTensor *out) {
+  (void)m;
+  return batched(self, mat2, out, 1, 1, 0);
+}
+int sk_cuda_bmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat2, SkTensor *out) {
+  (void)m;
+  return batched(self, mat2, out, self->sizes[0], 1, 0);
+}
+int sk_cuda_addmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat1, const SkTensor *mat2, SkScalar beta,
+                      SkScalar alpha, SkTensor *out) {
+  (void)m;
+  double b = sk_scalar_to_double(beta);
+  uint64_t version = out->storage->version; /* the structured wrapper bumps once, after the impl */
+  if (b != 0 && sk_copy_(out, self, 0)) return -1; /* out = self broadcast, then out = alpha*mat1@mat2 + beta*out */
+  out->storage->version = version;
+  return batched(mat1, mat2, out, 1, sk_scalar_to_double(alpha), b);
+}
+}
+/* }==== */
