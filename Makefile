@@ -54,7 +54,7 @@ build/obj/kernels/cuda/%.o: kernels/cuda/%.c build/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
 build/sk/cuda.so: $(CUDA_OBJ)
-	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas
+	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
 
 # nodelete: libgomp worker threads outlive lua_close, so the module (and its
 # libraries) must stay mapped until the process exits.
