@@ -99,6 +99,9 @@ bench: all build/blas_direct.so build/bench_dispatch
 	build/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
 
+build/cublas_direct: bench/cublas_direct.cu
+	$(NVCC) -O2 $(CUDA_ARCH) -o $@ $< -lcublas
+
 # sk against PyTorch and NumPy (python3-torch, python3-numpy: optional, not needed by the tests)
 compare: all build/blas_direct.so
 	$(RUN) $(LUA) bench/compare.lua

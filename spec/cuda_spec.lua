@@ -1,0 +1,102 @@
+-- spec/cuda_spec.lua — the CUDA backend: parity with the CPU, written once as data
+-- Without a GPU (or without nvcc at build time) the parity cases are skipped with
+-- the reason printed, and only the clear "CUDA is not available" errors are checked.
+local h = require "spec.helper"
+local sk = h.sk
+
+local available, why = sk.cuda.is_available()
+
+describe("CUDA availability", function()
+  it("answers is_available and device_count, and says why not", function()
+    if available then
+      assert.is_true(sk.cuda.device_count() >= 1)
+    else
+      assert.equal(0, sk.cuda.device_count())
+      assert.matches("^CUDA is not available: ", why)
+      assert.matches("CUDA is not available: ", h.err(sk.zeros, {3}, {device = "cuda"}))
+      assert.matches("CUDA is not available: ", h.err(function() return sk.ones(2):cuda() end))
+      print("\n[cuda_spec] parity cases skipped: " .. why)
+    end
+  end)
+end)
+
+if not available then return end
+
+-- Every case: a name, input shapes and dtypes, and the op applied to the inputs.
+local TOL = { float32 = 1e-5, float64 = 1e-12, float16 = 2e-3, bfloat16 = 2e-2, int64 = 0, int32 = 0, bool = 0 }
+local cases = {}
+local function case(name, shapes, dtypes, fn) cases[#cases + 1] = { name = name, shapes = shapes, dtypes = dtypes, fn = fn } end
+local function binary(name, fn)
+  for _, dt in ipairs { "float32", "float64", "float16", "bfloat16", "int64", "int32" } do
+    case(name .. " " .. dt, { {33, 65}, {33, 65} }, { dt, dt }, fn)
+    case(name .. " broadcast " .. dt, { {4, 1, 7}, {5, 1} }, { dt, dt }, fn)
+  end
+  case(name .. " mixed", { {9, 3}, {3} }, { "float32", "int64" }, fn)
+  case(name .. " large", { {1 << 20} }, { "float32" }, function(a) return fn(a, a) end)
+  case(name .. " empty", { {0, 3}, {3} }, { "float32", "float32" }, fn)
+end
+binary("add", function(a, b) return sk.add(a, b, {alpha = 2}) end)
+binary("sub", function(a, b) return a - b end)
+binary("mul", function(a, b) return a * b end)
+for _, f in ipairs { "exp", "log", "sqrt", "tanh", "sigmoid", "neg", "abs" } do
+  case(f .. " float32", { {100, 37} }, { "float32" }, function(a) return sk[f](a:abs() + 0.5) end)
+  case(f .. " float64 transposed", { {40, 30} }, { "float64" }, function(a) return sk[f](a:t():abs() + 0.5) end)
+end
+for _, f in ipairs { "eq", "lt", "ge" } do case(f, { {20, 20}, {20} }, { "float32", "float32" }, function(a, b) return a[f](a, b) end) end
+for _, dt in ipairs { "float32", "float64" } do
+  case("sum dim " .. dt, { {64, 300} }, { dt }, function(a) return a:sum(1) end)
+  case("mean dims " .. dt, { {8, 9, 10} }, { dt }, function(a) return a:mean({dim = {0, 2}}) end)
+  case("amax " .. dt, { {50, 70} }, { dt }, function(a) return a:amax(0) end)
+  case("argmax " .. dt, { {50, 70} }, { dt }, function(a) return a:argmax(1) end)
+  case("mm " .. dt, { {64, 48}, {48, 80} }, { dt, dt }, function(a, b) return sk.mm(a, b) end)
+  case("mm transposed " .. dt, { {48, 64}, {80, 48} }, { dt, dt }, function(a, b) return sk.mm(a:t(), b:t()) end)
+  case("bmm " .. dt, { {6, 16, 8}, {6, 8, 24} }, { dt, dt }, function(a, b) return sk.bmm(a, b) end)
+  case("addmm " .. dt, { {16}, {8, 32}, {32, 16} }, { dt, dt, dt }, function(c, a, b) return sk.addmm(c, a, b, {beta = 0.5, alpha = 2}) end)
+end
+case("matmul half", { {32, 64}, {64, 16} }, { "float16", "float16" }, function(a, b) return sk.matmul(a, b) end)
+case("fallback op (where)", { {10, 10} }, { "float32" }, function(a) return sk.where(a:gt(0.5), a, a * 2) end)
+
+local function make(shape, dtype)
+  local t = sk.rand(shape):mul(4):sub(2)
+  if dtype == "int64" or dtype == "int32" then return (t * 10):to(dtype) end
+  return t:to(dtype)
+end
+
+describe("CUDA parity with the CPU", function()
+  for _, c in ipairs(cases) do
+    it(c.name, function()
+      sk.manual_seed(1234)
+      local cpu_in, gpu_in = {}, {}
+      for i, shape in ipairs(c.shapes) do
+        cpu_in[i] = make(shape, c.dtypes[i])
+        gpu_in[i] = cpu_in[i]:cuda()
+      end
+      local want = c.fn(table.unpack(cpu_in))
+      local got = c.fn(table.unpack(gpu_in))
+      assert.equal("cuda:0", got:device())
+      assert.equal(want:dtype(), got:dtype())
+      assert.same(want:shape(), got:shape())
+      h.assert_close(got:cpu():to("float64"):totable(), want:to("float64"):totable(), TOL[want:dtype()] or 1e-5)
+    end)
+  end
+  it("draws the same random numbers as the CPU for the same seed", function()
+    sk.manual_seed(99)
+    local a = sk.rand(1000)
+    sk.manual_seed(99)
+    local b = sk.rand(1000, {device = "cuda"})
+    h.assert_close(b:cpu():totable(), a:totable(), 1e-7)
+  end)
+  it("counts the ops that fell back to the CPU", function()
+    sk.fallback.reset("cuda")
+    sk.where(sk.ones(3, {device = "cuda"}):gt(0), sk.ones(3, {device = "cuda"}), sk.zeros(3, {device = "cuda"}))
+    assert.is_true((sk.fallback.counts("cuda")["aten::where.self_out"] or 0) >= 1)
+  end)
+  it("refuses mixed devices, and caches memory", function()
+    assert.matches("expected all tensors to be on the same device", h.err(sk.add, sk.ones(3, {device = "cuda"}), sk.ones(3)))
+    local before = sk.cuda.memory_stats().num_cache_hits
+    for _ = 1, 5 do local _ = sk.ones(1000, {device = "cuda"}) collectgarbage() end
+    assert.is_true(sk.cuda.memory_stats().num_cache_hits > before)
+    sk.cuda.empty_cache()
+    sk.cuda.synchronize()
+  end)
+end)
