@@ -4,6 +4,7 @@
 ** the metatable, the op closures, and the runtime controls.
 */
 #include "lsk.h"
+#include "sk_cpu_isa.h"
 #include "sk_cuda.h"
 #include "sk_error.h"
 #include "sk_ops.h"
@@ -23,6 +24,7 @@ static int l_set_num_threads(lua_State *L) {
   return 0;
 }
 static int l_get_num_threads(lua_State *L) { lua_pushinteger(L, sk_get_num_threads()); return 1; }
+static int l_cpu_isa(lua_State *L) { lua_pushstring(L, sk_cpu_isa()); return 1; }
 static int l_empty_cache(lua_State *L) { (void)L; sk_cpu_empty_cache(); return 0; }
 static int l_cached_bytes(lua_State *L) { lua_pushinteger(L, (lua_Integer)sk_cpu_cached_bytes()); return 1; }
 
@@ -155,7 +157,7 @@ int luaopen_sk_core(lua_State *L) {
   sk_set_memory_pressure_handler(collect_garbage, L);
   static const luaL_Reg fns[] = {
     {"manual_seed", l_manual_seed}, {"set_num_threads", l_set_num_threads}, {"get_num_threads", l_get_num_threads},
-    {"empty_cache", l_empty_cache}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
+    {"empty_cache", l_empty_cache}, {"cpu_isa", l_cpu_isa}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
     {"call", l_call}, {"op_function", l_op_function}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lsk_open_tensor(L);
@@ -166,6 +168,9 @@ int luaopen_sk_core(lua_State *L) {
   lua_getfield(L, -1, "neg");
   lua_pushcclosure(L, l_unm, 1);
   lua_setfield(L, -3, "unm");
+  lua_getfield(L, -1, "bitwise_not"); /* ~t, with the same one-operand adapter */
+  lua_pushcclosure(L, l_unm, 1);
+  lua_setfield(L, -3, "bnot");
   lua_getfield(L, -1, "div");
   lua_pushcclosure(L, l_idiv, 1);
   lua_setfield(L, -3, "idiv");

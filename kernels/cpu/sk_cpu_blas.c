@@ -1,13 +1,14 @@
 /*
-** sk_cpu_blas.c — matrix products: mm, bmm, addmm
+** sk_cpu_blas.c — matrix products: mm, bmm, addmm, baddbmm, mv, addmv, dot
 ** Every dtype computes in one of three work dtypes: float32 (also for the half
 ** types: float accumulation, one rounding at the end), float64, or int64
-** (integers and bool, wrapping). Float work calls OpenBLAS on the operands as
-** they lie when a matrix has unit stride in one dim (CblasTrans for column-
-** major ones); other layouts and dtypes are copied first. The product
-** accumulates into C = beta·self (or zeros when beta is 0, so that NaN in self
-** is ignored, as in PyTorch), which is `out` itself when it is contiguous,
-** of the work dtype and not overlapping an input; else a temporary copied in.
+** (integers and bool, wrapping). Float work calls OpenBLAS (gemm, gemv, dot)
+** on the operands as they lie when a matrix has unit stride in one dim
+** (CblasTrans for column-major ones) and a vector a positive stride; other
+** layouts and dtypes are copied first. The product accumulates into
+** C = beta·self (or zeros when beta is 0, so that NaN in self is ignored, as
+** in PyTorch), which is `out` itself when it is contiguous, of the work dtype
+** and not overlapping an input; else a temporary copied in.
 */
 #include "sk_kernels.h"
 #include "sk_cpu_util.h"
@@ -66,6 +67,26 @@ static int prepare(const SkTensor *t, SkDType w, Mat *m, SkTensor **copy) {
   m->trans = trans;
   return 0;
 }
+/* A vector in the work dtype: BLAS reads (data, inc), inc in elements, >= 1. */
+typedef struct Vec {
+  const char *data;
+  int64_t inc;
+} Vec;
+
+/* Sets *v to read the 1-D t in the work dtype w, through a contiguous copy (*copy) when needed. */
+static int prepare_vec(const SkTensor *t, SkDType w, Vec *v, SkTensor **copy) {
+  int64_t inc = t->sizes[0] > 1 ? t->strides[0] : 1;
+  *copy = NULL;
+  if (t->dtype != w || inc < 1 || inc > INT_MAX) {
+    if (!(*copy = sk_tensor_empty(1, t->sizes, w, t->device))) return -1;
+    if (sk_copy_cpu(*copy, t)) return -1;
+    t = *copy;
+    inc = 1;
+  }
+  v->data = sk_tensor_data(t);
+  v->inc = inc;
+  return 0;
+}
 /* }==== */
 
 /* {==== Integer product ==== */
@@ -95,6 +116,28 @@ static void int_gemm_rows(void *ctx, int64_t b, int64_t e) {
 }
 /* }==== */
 
+typedef struct IntGemv {
+  const int64_t *a, *x;
+  int64_t *y;
+  int64_t k, alpha, as0, as1, xs; /* element strides: rows, cols, vector */
+} IntGemv;
+
+/* Rows [b, e): y[i] += alpha · Σ A[i, kk] · x[kk], wrapping. */
+static void int_gemv_rows(void *ctx, int64_t b, int64_t e) {
+  const IntGemv *g = ctx;
+  for (int64_t i = b; i < e; i++) {
+    const int64_t *row = g->a + i * g->as0;
+    uint64_t acc = 0;
+    if (g->as1 == 1 && g->xs == 1)
+      for (int64_t kk = 0; kk < g->k; kk++) acc += (uint64_t)row[kk] * (uint64_t)g->x[kk];
+    else
+      for (int64_t kk = 0; kk < g->k; kk++) acc += (uint64_t)row[kk * g->as1] * (uint64_t)g->x[kk * g->xs];
+    g->y[i] = (int64_t)((uint64_t)g->y[i] + (uint64_t)g->alpha * acc);
+  }
+}
+/* }==== */
+
+/* {==== Accumulator C ==== */
 /* C (contiguous, work dtype) *= beta. */
 static void scale(SkTensor *c, SkScalar beta) {
   int64_t n = c->numel;
@@ -185,3 +228,116 @@ int sk_cpu_addmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat1
   (void)m;
   return matmul(self, mat1, mat2, beta, alpha, out);
 }
+
+int sk_cpu_baddbmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *batch1, const SkTensor *batch2,
+                       SkScalar beta, SkScalar alpha, SkTensor *out) {
+  (void)m;
+  return matmul(self, batch1, batch2, beta, alpha, out);
+}
+
+/* {==== mv, addmv ==== */
+/* out[n] = beta·self + alpha·(a[n,k] @ x[k]); self may be NULL (beta ignored). */
+static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, SkScalar beta, SkScalar alpha,
+                  SkTensor *out) {
+  if (out->numel == 0) return 0;
+  int64_t n = a->sizes[0], k = a->sizes[1];
+  SkDType w = work_dtype(out->dtype);
+  if (w != SK_DTYPE_INT64 && (n > INT_MAX || k > INT_MAX))
+    return sk_error("matrix dimensions larger than %d are not supported by BLAS", INT_MAX);
+  int use_self = self && !is_zero(beta);
+  int direct = out->dtype == w && sk_tensor_is_contiguous(out) && !sk_tensor_may_overlap(out, a) &&
+               !sk_tensor_may_overlap(out, x) && (!use_self || !sk_tensor_may_overlap(out, self) || same_view(out, self));
+  SkTensor *ca = NULL, *cx = NULL, *tmp = NULL;
+  Mat ma;
+  Vec vx;
+  int rc = prepare(a, w, &ma, &ca) || prepare_vec(x, w, &vx, &cx) ? -1 : 0;
+  if (!rc && !direct && !(tmp = sk_tensor_empty(1, &n, w, out->device))) rc = -1;
+  SkTensor *y = tmp ? tmp : out;
+  if (!rc && use_self && !same_view(y, self)) rc = sk_copy_cpu(y, self);
+  if (rc) goto done;
+  if (!use_self) memset(sk_tensor_data(y), 0, (size_t)n * sk_dtype_size(w));
+  else if (!is_one(beta)) scale(y, beta);
+  if (k > 0) {
+    void *yd = sk_tensor_data(y);
+    enum CBLAS_TRANSPOSE ta = ma.trans ? CblasTrans : CblasNoTrans;
+    int rows = (int)(ma.trans ? k : n), cols = (int)(ma.trans ? n : k); /* of the matrix as BLAS reads it */
+    if (w == SK_DTYPE_INT64) {
+      IntGemv g = {(const int64_t *)ma.data, (const int64_t *)vx.data, yd, k, sk_scalar_to_int(alpha),
+                   ma.rs, ma.cs, vx.inc};
+      sk_parallel_for(0, n, SK_GRAIN / k > 0 ? SK_GRAIN / k : 1, int_gemv_rows, &g);
+    } else if (w == SK_DTYPE_FLOAT32)
+      cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)sk_scalar_to_double(alpha), (const float *)ma.data,
+                  (int)ma.ld, (const float *)vx.data, (int)vx.inc, 1.0f, yd, 1);
+    else
+      cblas_dgemv(CblasRowMajor, ta, rows, cols, sk_scalar_to_double(alpha), (const double *)ma.data, (int)ma.ld,
+                  (const double *)vx.data, (int)vx.inc, 1.0, yd, 1);
+  }
+  if (tmp) rc = sk_copy_cpu(out, tmp);
+done:
+  sk_tensor_release(ca);
+  sk_tensor_release(cx);
+  sk_tensor_release(tmp);
+  return rc;
+}
+
+int sk_cpu_mv_out(const SkMeta *m, const SkTensor *self, const SkTensor *vec, SkTensor *out) {
+  (void)m;
+  return matvec(NULL, self, vec, sk_scalar_int(0), sk_scalar_int(1), out);
+}
+
+int sk_cpu_addmv_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat, const SkTensor *vec, SkScalar beta,
+                     SkScalar alpha, SkTensor *out) {
+  (void)m;
+  return matvec(self, mat, vec, beta, alpha, out);
+}
+/* }==== */
+
+/* {==== dot ==== */
+/* *out = Σ x[i]·y[i] over n elements, strides in elements; floats accumulate in CT, integers in
+** wrapping uint64, bool is `or` of `and`s. */
+typedef void (*DotFn)(const char *x, int64_t sx, const char *y, int64_t sy, int64_t n, void *out);
+
+#define DOT_FLOAT(sfx, T, CT, LD, ST)                                                        \
+  static void dot_##sfx(const char *xp, int64_t sx, const char *yp, int64_t sy, int64_t n, void *out) { \
+    const T *x = (const T *)xp, *y = (const T *)yp;                                          \
+    CT acc = 0;                                                                              \
+    for (int64_t i = 0; i < n; i++) acc += LD(x[i * sx]) * LD(y[i * sy]);                    \
+    *(T *)out = ST(acc);                                                                     \
+  }
+SK_FLOAT_TYPES(DOT_FLOAT)
+
+#define DOT_INT(sfx, T, UT)                                                                  \
+  static void dot_##sfx(const char *xp, int64_t sx, const char *yp, int64_t sy, int64_t n, void *out) { \
+    const T *x = (const T *)xp, *y = (const T *)yp;                                          \
+    uint64_t acc = 0;                                                                        \
+    for (int64_t i = 0; i < n; i++) acc += (uint64_t)(int64_t)x[i * sx] * (uint64_t)(int64_t)y[i * sy]; \
+    *(T *)out = (T)acc;                                                                      \
+  }
+SK_INT_TYPES(DOT_INT)
+
+static void dot_b(const char *xp, int64_t sx, const char *yp, int64_t sy, int64_t n, void *out) {
+  const uint8_t *x = (const uint8_t *)xp, *y = (const uint8_t *)yp;
+  uint8_t acc = 0;
+  for (int64_t i = 0; i < n; i++) acc |= x[i * sx] & y[i * sy];
+  *(uint8_t *)out = acc;
+}
+
+static const DotFn dot_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(dot), SK_INT_TABLE(dot), [SK_DTYPE_BOOL] = dot_b};
+
+static int blas_inc(int64_t n, int64_t stride) { return n <= 1 || (stride >= 1 && stride <= INT_MAX); }
+
+int sk_cpu_dot_out(const SkMeta *m, const SkTensor *self, const SkTensor *tensor, SkTensor *out) {
+  (void)m;
+  int64_t n = self->sizes[0], sx = n > 1 ? self->strides[0] : 1, sy = n > 1 ? tensor->strides[0] : 1;
+  const char *x = sk_tensor_data(self), *y = sk_tensor_data(tensor);
+  void *o = sk_tensor_data(out);
+  SkDType dt = self->dtype;
+  int blas = n <= INT_MAX && blas_inc(n, sx) && blas_inc(n, sy);
+  if (dt == SK_DTYPE_FLOAT32 && blas)
+    *(float *)o = cblas_sdot((int)n, (const float *)x, (int)sx, (const float *)y, (int)sy);
+  else if (dt == SK_DTYPE_FLOAT64 && blas)
+    *(double *)o = cblas_ddot((int)n, (const double *)x, (int)sx, (const double *)y, (int)sy);
+  else dot_loops[dt](x, sx, y, sy, n, o);
+  return 0;
+}
+/* }==== */

@@ -12,7 +12,7 @@ for name, fn in pairs(core.tensor_methods) do methods[name] = fn end
 for name, fn in pairs(core.methods) do methods[name] = fn end
 
 for _, name in ipairs { "tensor", "manual_seed", "set_num_threads", "get_num_threads", "empty_cache",
-                        "cached_bytes", "dispatch_table", "call" } do
+                        "cached_bytes", "dispatch_table", "call", "cpu_isa" } do
   sk[name] = core[name]
 end
 
@@ -61,6 +61,7 @@ sk.backends = {
 -- }====
 
 mt.__index = methods
+require("sk.indexing")(sk, mt, methods) -- t[i], t[{...}], t[mask] and assignment; methods stay first
 mt.__add = sk.add
 mt.__sub = sk.sub
 mt.__mul = sk.mul
@@ -69,6 +70,12 @@ mt.__mod = sk.remainder
 mt.__pow = sk.pow
 mt.__unm = core.unm
 mt.__idiv = core.idiv
+mt.__band = sk.bitwise_and
+mt.__bor = sk.bitwise_or
+mt.__bxor = sk.bitwise_xor
+mt.__shl = sk.bitwise_left_shift
+mt.__shr = sk.bitwise_right_shift
+mt.__bnot = core.bnot
 mt.__tostring = printing.tostring
 sk.Tensor = methods
 

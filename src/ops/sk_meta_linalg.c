@@ -1,5 +1,5 @@
 /*
-** sk_meta_linalg.c — meta functions of mm, bmm and addmm
+** sk_meta_linalg.c — meta functions of mm, bmm, addmm, mv, dot, addmv and baddbmm
 ** All operands share one dtype (integers allowed); the result has that dtype
 ** and shape [n, p] (bmm: [b, n, p]). addmm's self broadcasts to [n, p].
 */
@@ -72,3 +72,79 @@ int sk_meta_addmm(SkMeta *m, const SkTensor *self, const SkTensor *mat1, const S
   }
   return sk_meta_set_output(m, 0, 2, sizes, NULL, self->dtype);
 }
+
+/* {==== mv, dot, addmv, baddbmm ====
+** Same rules: one dtype for all operands. addmv's self broadcasts to [n]
+** (PyTorch: 0-dim, [1] or [n]), baddbmm's to [b, n, p]. */
+/* PyTorch's scalar type names, as dot prints them. */
+static const char *torch_name(SkDType t) {
+  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
+                                                    "Half", "BFloat16", "Float", "Double"};
+  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
+}
+
+/* self (at most nd dims) broadcasts to sizes[nd]. */
+static int check_self_broadcasts(const SkTensor *self, int nd, const int64_t *sizes) {
+  int ok = self->ndim <= nd;
+  for (int d = 0; d < self->ndim && ok; d++) {
+    int64_t s = self->sizes[d], target = sizes[nd - self->ndim + d];
+    ok = s == target || s == 1;
+  }
+  if (ok) return 0;
+  char a[128], b[128];
+  return sk_error("argument 'self' (shape %s) is not broadcastable to shape %s",
+                  sk_shape_str(self->ndim, self->sizes, a, sizeof a), sk_shape_str(nd, sizes, b, sizeof b));
+}
+
+/* [n, k] @ [k]; names as in the schema. */
+static int check_matvec(const SkTensor *mat, const SkTensor *vec, const char *mn, const char *vn) {
+  if (check_ndim(mat, mn, 2) || check_ndim(vec, vn, 1) || check_dtype(mat, vec, mn, vn)) return -1;
+  if (mat->sizes[1] != vec->sizes[0])
+    return sk_error("size mismatch, got %s (%lldx%lld), %s (%lld)", mn, (long long)mat->sizes[0],
+                    (long long)mat->sizes[1], vn, (long long)vec->sizes[0]);
+  return 0;
+}
+
+int sk_meta_mv(SkMeta *m, const SkTensor *self, const SkTensor *vec) {
+  if (check_matvec(self, vec, "self", "vec")) return -1;
+  return sk_meta_set_output(m, 0, 1, self->sizes, NULL, self->dtype);
+}
+
+int sk_meta_addmv(SkMeta *m, const SkTensor *self, const SkTensor *mat, const SkTensor *vec, SkScalar beta,
+                  SkScalar alpha) {
+  (void)beta;
+  (void)alpha;
+  if (check_matvec(mat, vec, "mat", "vec") || check_dtype(self, mat, "self", "mat") ||
+      check_self_broadcasts(self, 1, mat->sizes))
+    return -1;
+  return sk_meta_set_output(m, 0, 1, mat->sizes, NULL, mat->dtype);
+}
+
+/* PyTorch's dot_check, with its messages. */
+int sk_meta_dot(SkMeta *m, const SkTensor *self, const SkTensor *tensor) {
+  if (self->ndim != 1 || tensor->ndim != 1)
+    return sk_error("1D tensors expected, but got %dD and %dD tensors", self->ndim, tensor->ndim);
+  if (self->dtype != tensor->dtype)
+    return sk_error("dot : expected both vectors to have same dtype, but found %s and %s", torch_name(self->dtype),
+                    torch_name(tensor->dtype));
+  if (self->numel != tensor->numel)
+    return sk_error("inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
+                    "elements, but got %lld and %lld elements respectively", (long long)self->numel,
+                    (long long)tensor->numel, (long long)self->numel, (long long)tensor->numel);
+  static const int64_t no_sizes[1] = {0};
+  return sk_meta_set_output(m, 0, 0, no_sizes, NULL, self->dtype);
+}
+
+int sk_meta_baddbmm(SkMeta *m, const SkTensor *self, const SkTensor *batch1, const SkTensor *batch2, SkScalar beta,
+                    SkScalar alpha) {
+  (void)beta;
+  (void)alpha;
+  if (check_ndim(batch1, "batch1", 3) || check_ndim(batch2, "batch2", 3) ||
+      check_dtype(batch1, batch2, "batch1", "batch2") || check_dtype(self, batch1, "self", "batch1") ||
+      check_product(batch1, batch2, "batch1", "batch2", 3))
+    return -1;
+  int64_t sizes[3] = {batch1->sizes[0], batch1->sizes[1], batch2->sizes[2]};
+  if (check_self_broadcasts(self, 3, sizes)) return -1;
+  return sk_meta_set_output(m, 0, 3, sizes, NULL, self->dtype);
+}
+/* }==== */

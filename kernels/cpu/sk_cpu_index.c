@@ -1,0 +1,1069 @@
+/*
+** sk_cpu_index.c — copy kernels of the shape and indexing ops
+** cat, flip, roll, tril/triu, diag (copies between strided views), gather,
+** scatter, scatter_add, index_select (take/put along one dim), index and
+** index_put_ (advanced indexing), masked_fill_, masked_select, nonzero.
+** The engine is a multi-operand walker (MWalk): a loop shape, byte strides
+** per operand (negative and zero allowed), dims dropped when of size 1 and
+** merged when every operand walks them as one; rows of the last dim go to
+** a typed row function, in parallel past the grain. Elements move as bytes
+** of their size (1, 2, 4 or 8); only scatter_add and accumulating
+** index_put_ look at values.
+** Invariants: the meta functions have checked shapes, dtypes and overlap;
+** index values are checked here before anything the caller can see is
+** written (functional results may be left half-written on failure: they
+** are freed). Rows that write through an index are never split between
+** threads in a way that lets two threads write one element.
+*/
+#include "sk_kernels.h"
+#include "sk_cpu_util.h"
+#include "sk_parallel.h"
+
+#include <stdlib.h>
+
+/* {==== Multi-operand walker ==== */
+#define MW_OPS (SK_MAX_DIMS + 2)
+
+typedef struct MWalk {
+  int nops, ndim;                       /* ndim >= 1, C order (last dim fastest) */
+  int64_t sizes[SK_MAX_DIMS];
+  int64_t strides[SK_MAX_DIMS][MW_OPS]; /* bytes */
+  char *data[MW_OPS];
+  int64_t numel;
+} MWalk;
+
+/* A row: n elements, operand k at p[k] advancing st[k] bytes; `first` is the flat index of the first. */
+typedef void (*MRowFn)(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx);
+
+/* st[k][d]: byte stride of operand k along loop dim d. */
+static void mw_init(MWalk *w, int ndim, const int64_t *sizes, int nops, char *const *data, int64_t (*st)[SK_MAX_DIMS]) {
+  w->nops = nops;
+  w->ndim = 0;
+  w->numel = sk_numel(ndim, sizes);
+  for (int k = 0; k < nops; k++) w->data[k] = data[k];
+  for (int d = 0; d < ndim; d++) {
+    if (sizes[d] == 1) continue;
+    if (w->ndim > 0 && w->numel > 0) {
+      int merge = 1;
+      for (int k = 0; k < nops && merge; k++) merge = w->strides[w->ndim - 1][k] == sizes[d] * st[k][d];
+      if (merge) {
+        w->sizes[w->ndim - 1] *= sizes[d];
+        for (int k = 0; k < nops; k++) w->strides[w->ndim - 1][k] = st[k][d];
+        continue;
+      }
+    }
+    w->sizes[w->ndim] = sizes[d];
+    for (int k = 0; k < nops; k++) w->strides[w->ndim][k] = st[k][d];
+    w->ndim++;
+  }
+  if (!w->ndim) {
+    w->sizes[0] = 1;
+    for (int k = 0; k < nops; k++) w->strides[0][k] = 0;
+    w->ndim = 1;
+  }
+}
+
+static void mw_range(const MWalk *w, int64_t begin, int64_t end, MRowFn fn, void *ctx) {
+  int last = w->ndim - 1, nops = w->nops;
+  int64_t idx[SK_MAX_DIMS], rem = begin;
+  char *p[MW_OPS];
+  for (int k = 0; k < nops; k++) p[k] = w->data[k];
+  for (int d = last; d >= 0; d--) {
+    idx[d] = rem % w->sizes[d];
+    rem /= w->sizes[d];
+    for (int k = 0; k < nops; k++) p[k] += idx[d] * w->strides[d][k];
+  }
+  for (int64_t pos = begin; pos < end;) {
+    int64_t n = w->sizes[last] - idx[last];
+    if (n > end - pos) n = end - pos;
+    fn(p, w->strides[last], n, pos, ctx);
+    pos += n;
+    idx[last] += n;
+    for (int k = 0; k < nops; k++) p[k] += n * w->strides[last][k];
+    for (int d = last; d > 0 && idx[d] == w->sizes[d]; d--) {
+      for (int k = 0; k < nops; k++) p[k] += w->strides[d - 1][k] - idx[d] * w->strides[d][k];
+      idx[d] = 0;
+      idx[d - 1]++;
+    }
+  }
+}
+
+typedef struct { const MWalk *w; MRowFn fn; void *ctx; } MWJob;
+
+static void mw_chunk(void *c, int64_t b, int64_t e) {
+  const MWJob *j = c;
+  mw_range(j->w, b, e, j->fn, j->ctx);
+}
+
+/* Runs fn over every element; in parallel past the grain when `parallel`. */
+static void mw_run(const MWalk *w, MRowFn fn, void *ctx, int parallel) {
+  if (w->numel <= 0) return;
+  MWJob j = {w, fn, ctx};
+  if (parallel) sk_parallel_for(0, w->numel, SK_GRAIN, mw_chunk, &j);
+  else mw_range(w, 0, w->numel, fn, ctx);
+}
+
+/* Byte strides of t, or of t seen with `ndim` dims: a 0-dim tensor as [1]. */
+static void byte_strides(const SkTensor *t, int64_t *out) {
+  int64_t z = (int64_t)sk_tensor_itemsize(t);
+  for (int d = 0; d < t->ndim; d++) out[d] = t->strides[d] * z;
+  if (t->ndim == 0) out[0] = 0;
+}
+
+static int geom_ndim(const SkTensor *t) { return t->ndim ? t->ndim : 1; }
+static int64_t geom_size(const SkTensor *t, int d) { return t->ndim ? t->sizes[d] : 1; }
+/* }==== */
+
+/* {==== Copies by element size ==== */
+#define COPY_LOOP(T)                                                                              \
+  for (int64_t i = 0; i < n; i++) *(T *)(d + i * st[0]) = *(const T *)(s + i * st[1]);            \
+  return;
+
+static void copy_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  int64_t z = *(const int64_t *)ctx;
+  char *d = p[0];
+  const char *s = p[1];
+  (void)first;
+  if (st[0] == z && st[1] == z) { memcpy(d, s, (size_t)(n * z)); return; }
+  switch (z) {
+  case 1: COPY_LOOP(uint8_t)
+  case 2: COPY_LOOP(uint16_t)
+  case 4: COPY_LOOP(uint32_t)
+  default: COPY_LOOP(uint64_t)
+  }
+}
+
+/* Same-dtype copy of a view: sizes over both, strides in bytes (any sign). */
+static void copy_bytes(char *dst, const int64_t *dst_st, const char *src, const int64_t *src_st, int ndim,
+                       const int64_t *sizes, int64_t z) {
+  int64_t st[2][SK_MAX_DIMS];
+  char *data[2] = {dst, (char *)src};
+  memcpy(st[0], dst_st, (size_t)ndim * sizeof st[0][0]);
+  memcpy(st[1], src_st, (size_t)ndim * sizeof st[1][0]);
+  MWalk w;
+  mw_init(&w, ndim, sizes, 2, data, st);
+  mw_run(&w, copy_row, &z, 1);
+}
+
+static void zero_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  int64_t z = *(const int64_t *)ctx;
+  (void)first;
+  if (st[0] == z) { memset(p[0], 0, (size_t)(n * z)); return; }
+  for (int64_t i = 0; i < n; i++) memset(p[0] + i * st[0], 0, (size_t)z);
+}
+
+/* Every element of t set to all-zero bytes (the zero of every dtype). */
+static void zero_tensor(SkTensor *t) {
+  int64_t st[1][SK_MAX_DIMS], z = (int64_t)sk_tensor_itemsize(t);
+  char *data[1] = {sk_tensor_data(t)};
+  byte_strides(t, st[0]);
+  MWalk w;
+  mw_init(&w, t->ndim, t->sizes, 1, data, st);
+  mw_run(&w, zero_row, &z, 1);
+}
+
+/* A contiguous CPU copy of t (a new reference), or t itself retained when already contiguous. */
+static SkTensor *contiguous_of(const SkTensor *t) {
+  if (sk_tensor_is_contiguous(t)) return sk_tensor_retain((SkTensor *)t);
+  SkTensor *c = sk_tensor_empty(t->ndim, t->sizes, t->dtype, SK_CPU);
+  if (c && sk_copy_cpu(c, t)) { sk_tensor_release(c); return NULL; }
+  return c;
+}
+
+/* An int64 CPU copy of an integer index tensor (or the tensor itself retained). */
+static SkTensor *as_int64(const SkTensor *t) {
+  if (t->dtype == SK_DTYPE_INT64) return sk_tensor_retain((SkTensor *)t);
+  SkTensor *c = sk_tensor_empty(t->ndim, t->sizes, SK_DTYPE_INT64, SK_CPU);
+  if (c && sk_copy_cpu(c, t)) { sk_tensor_release(c); return NULL; }
+  return c;
+}
+/* }==== */
+
+/* {==== Index checks ==== */
+typedef struct { int64_t lo, hi, bad; int found; } BoundScan;
+
+static void bound_row(char *p, int64_t n, int64_t st, int64_t first, void *ctx) {
+  BoundScan *b = ctx;
+  (void)first;
+  for (int64_t i = 0; i < n && !b->found; i++) {
+    int64_t v = *(const int64_t *)(p + i * st);
+    if (v < b->lo || v >= b->hi) { b->found = 1; b->bad = v; }
+  }
+}
+
+/* The message for the first value of int64 tensor idx outside [-size, size) (neg_ok) or [0, size). */
+static int check_bounds(const SkTensor *idx, int64_t size, int neg_ok, int64_t dim) {
+  BoundScan b = {neg_ok ? -size : 0, size, 0, 0};
+  if (idx->numel == 0) return 0;
+  SkWalk w;
+  sk_walk_init(&w, idx, 1);
+  sk_walk_range(&w, w.data, 0, w.numel, bound_row, &b);
+  if (!b.found) return 0;
+  return sk_error("index %lld is out of bounds for dimension %lld with size %lld", (long long)b.bad, (long long)dim,
+                  (long long)size);
+}
+
+/* A flag set by any thread that met an index out of range (the message comes from check_bounds). */
+static void flag_bad(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELAXED); }
+/* }==== */
+
+/* {==== cat, flip, roll ==== */
+int sk_cpu_cat_out(const SkMeta *m, SkTensorList tensors, int64_t dim, SkTensor *out) {
+  (void)m;
+  if (out->numel == 0) return 0;
+  int64_t z = (int64_t)sk_tensor_itemsize(out), off = 0, ost[SK_MAX_DIMS], ist[SK_MAX_DIMS];
+  byte_strides(out, ost);
+  for (int i = 0; i < tensors.n; i++) {
+    const SkTensor *t = tensors.data[i];
+    if (t->ndim == 1 && t->sizes[0] == 0) continue; /* legacy empty */
+    if (t->numel > 0) {
+      if (t->dtype == out->dtype) {
+        byte_strides(t, ist);
+        copy_bytes((char *)sk_tensor_data(out) + off * ost[dim], ost, sk_tensor_data(t), ist, t->ndim, t->sizes, z);
+      } else {
+        SkTensor *v = sk_tensor_alias(out, out->ndim, t->sizes, out->strides, out->offset + off * out->strides[dim]);
+        int rc = v ? sk_copy_cpu(v, t) : -1;
+        sk_tensor_release(v);
+        if (rc) return -1;
+      }
+    }
+    off += t->sizes[dim];
+  }
+  return 0;
+}
+
+/* flip: a copy from self seen backwards (negative strides) along the flipped dims. */
+int sk_cpu_flip_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, SkTensor *out) {
+  (void)m;
+  if (self->numel == 0) return 0;
+  int64_t z = (int64_t)sk_tensor_itemsize(self), sst[SK_MAX_DIMS], ost[SK_MAX_DIMS];
+  const char *src = sk_tensor_data(self);
+  byte_strides(self, sst);
+  byte_strides(out, ost);
+  for (int d = 0; d < self->ndim; d++)
+    if (dim_mask >> d & 1) {
+      src += (self->sizes[d] - 1) * sst[d];
+      sst[d] = -sst[d];
+    }
+  copy_bytes(sk_tensor_data(out), ost, src, sst, self->ndim, self->sizes, z);
+  return 0;
+}
+
+/* roll over the flattened tensor: two block copies of a contiguous copy. */
+static int roll_flat(const SkTensor *self, int64_t shift, SkTensor *out) {
+  int64_t n = self->numel, s = ((shift % n) + n) % n, z = (int64_t)sk_tensor_itemsize(self);
+  SkTensor *src = contiguous_of(self);
+  SkTensor *dst = sk_tensor_is_contiguous(out) ? sk_tensor_retain(out) : sk_tensor_empty(out->ndim, out->sizes, out->dtype, SK_CPU);
+  int rc = src && dst ? 0 : -1;
+  if (!rc) {
+    char *d = sk_tensor_data(dst);
+    const char *p = sk_tensor_data(src);
+    memcpy(d + s * z, p, (size_t)((n - s) * z));
+    memcpy(d, p + (n - s) * z, (size_t)(s * z));
+    if (dst != out) rc = sk_copy_cpu(out, dst);
+  }
+  sk_tensor_release(src);
+  sk_tensor_release(dst);
+  return rc;
+}
+
+/* roll along dims: each rolled dim of size n with shift s splits into the blocks [0, n-s) -> [s, n)
+** and [n-s, n) -> [0, s); the 2^k combinations are copied as views. */
+int sk_cpu_roll_out(const SkMeta *m, const SkTensor *self, SkIntList shifts, SkIntList dims, SkTensor *out) {
+  (void)m;
+  if (self->numel == 0) return 0;
+  if (dims.n == 0) return roll_flat(self, shifts.data[0], out);
+  int64_t shift[SK_MAX_DIMS] = {0};
+  for (int i = 0; i < dims.n; i++) {
+    int64_t d;
+    sk_wrap_dim(dims.data[i], self->ndim, "dims", &d);
+    shift[d] += shifts.data[i] % (self->ndim ? self->sizes[d] : 1);
+  }
+  int rolled[SK_MAX_DIMS], k = 0, nd = geom_ndim(self);
+  for (int d = 0; d < self->ndim; d++) {
+    int64_t n = self->sizes[d];
+    shift[d] = ((shift[d] % n) + n) % n;
+    if (shift[d]) rolled[k++] = d;
+  }
+  int64_t z = (int64_t)sk_tensor_itemsize(self), sst[SK_MAX_DIMS], ost[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
+  byte_strides(self, sst);
+  byte_strides(out, ost);
+  for (int64_t combo = 0; combo < (1ll << k); combo++) {
+    const char *src = sk_tensor_data(self);
+    char *dst = sk_tensor_data(out);
+    for (int d = 0; d < nd; d++) sizes[d] = geom_size(self, d);
+    int empty = 0;
+    for (int j = 0; j < k; j++) {
+      int d = rolled[j];
+      int64_t n = self->sizes[d], s = shift[d];
+      if (combo >> j & 1) { src += (n - s) * sst[d]; sizes[d] = s; }
+      else { dst += s * ost[d]; sizes[d] = n - s; }
+      empty |= sizes[d] == 0;
+    }
+    if (!empty) copy_bytes(dst, ost, src, sst, nd, sizes, z);
+  }
+  return 0;
+}
+/* }==== */
+
+/* {==== tril, triu, diag ==== */
+typedef struct {
+  const char *src;
+  char *dst;
+  int64_t rows, cols, k, z, upper;
+  int nb;                              /* batch dims */
+  int64_t bsizes[SK_MAX_DIMS], sbst[SK_MAX_DIMS], obst[SK_MAX_DIMS]; /* batch sizes, byte strides */
+  int64_t srs, scs, ors, ocs;          /* row / column byte strides */
+} Triangle;
+
+static void triangle_rows(void *c, int64_t begin, int64_t end) {
+  const Triangle *t = c;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t b = r / t->rows, i = r % t->rows, soff = i * t->srs, ooff = i * t->ors;
+    for (int d = t->nb - 1; d >= 0; d--) {
+      int64_t q = b % t->bsizes[d];
+      b /= t->bsizes[d];
+      soff += q * t->sbst[d];
+      ooff += q * t->obst[d];
+    }
+    /* kept columns [lo, hi) */
+    int64_t lo = 0, hi = t->cols, edge = i + t->k;
+    if (t->upper) lo = edge < 0 ? 0 : edge > t->cols ? t->cols : edge;
+    else hi = edge + 1 < 0 ? 0 : edge + 1 > t->cols ? t->cols : edge + 1;
+    const char *s = t->src + soff;
+    char *o = t->dst + ooff;
+    int64_t z = t->z, st[2] = {t->ocs, t->scs};
+    char *p[2] = {o + lo * t->ocs, (char *)s + lo * t->scs};
+    if (o != s && hi > lo) copy_row(p, st, hi - lo, 0, &z);
+    if (t->upper) { p[0] = o; if (lo > 0) zero_row(p, st, lo, 0, &z); }
+    else { p[0] = o + hi * t->ocs; if (t->cols > hi) zero_row(p, st, t->cols - hi, 0, &z); }
+  }
+}
+
+static int triangle(const SkTensor *self, int64_t k, SkTensor *out, int upper) {
+  if (self->numel == 0) return 0;
+  Triangle t;
+  int nd = self->ndim;
+  int64_t sst[SK_MAX_DIMS], ost[SK_MAX_DIMS];
+  byte_strides(self, sst);
+  byte_strides(out, ost);
+  t.src = sk_tensor_data(self);
+  t.dst = sk_tensor_data(out);
+  t.rows = self->sizes[nd - 2];
+  t.cols = self->sizes[nd - 1];
+  t.k = k;
+  t.z = (int64_t)sk_tensor_itemsize(self);
+  t.upper = upper;
+  t.nb = nd - 2;
+  for (int d = 0; d < t.nb; d++) t.bsizes[d] = self->sizes[d], t.sbst[d] = sst[d], t.obst[d] = ost[d];
+  t.srs = sst[nd - 2], t.scs = sst[nd - 1], t.ors = ost[nd - 2], t.ocs = ost[nd - 1];
+  int64_t nrows = self->numel / t.cols;
+  sk_parallel_for(0, nrows, SK_GRAIN / t.cols + 1, triangle_rows, &t);
+  return 0;
+}
+
+int sk_cpu_tril_out(const SkMeta *m, const SkTensor *self, int64_t diagonal, SkTensor *out) {
+  (void)m;
+  return triangle(self, diagonal, out, 0);
+}
+
+int sk_cpu_triu_out(const SkMeta *m, const SkTensor *self, int64_t diagonal, SkTensor *out) {
+  (void)m;
+  return triangle(self, diagonal, out, 1);
+}
+
+int sk_cpu_diag_out(const SkMeta *m, const SkTensor *self, int64_t diagonal, SkTensor *out) {
+  (void)m;
+  int64_t z = (int64_t)sk_tensor_itemsize(self), sst[SK_MAX_DIMS], ost[SK_MAX_DIMS];
+  int64_t row = diagonal < 0 ? -diagonal : 0, col = diagonal > 0 ? diagonal : 0;
+  byte_strides(self, sst);
+  byte_strides(out, ost);
+  if (self->ndim == 1) { /* a vector onto the diagonal of a zero matrix */
+    if (out->numel == 0) return 0;
+    zero_tensor(out);
+    if (self->numel == 0) return 0;
+    int64_t d[1] = {ost[0] + ost[1]}, sizes[1] = {self->sizes[0]};
+    copy_bytes((char *)sk_tensor_data(out) + row * ost[0] + col * ost[1], d, sk_tensor_data(self), sst, 1, sizes, z);
+  } else { /* the diagonal of a matrix */
+    if (out->numel == 0) return 0;
+    int64_t s[1] = {sst[0] + sst[1]};
+    copy_bytes(sk_tensor_data(out), ost, (const char *)sk_tensor_data(self) + row * sst[0] + col * sst[1], s, 1,
+               out->sizes, z);
+  }
+  return 0;
+}
+/* }==== */
+
+/* {==== gather and index_select: out[p] = X[p with dim replaced by index[p]] ==== */
+/* Operands of a take walk: 0 the output, 1 the int64 index, 2 the indexed tensor (stride 0 along dim). */
+typedef struct { int64_t xsd, bound, z; int bad; } TakeCtx;
+
+#define TAKE_LOOP(T)                                                                              \
+  for (int64_t i = 0; i < n; i++) {                                                               \
+    int64_t v = *(const int64_t *)(ip + i * st[1]);                                               \
+    if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }                         \
+    *(T *)(op + i * st[0]) = *(const T *)(xp + i * st[2] + v * c->xsd);                           \
+  }                                                                                               \
+  return;
+
+static void take_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  TakeCtx *c = ctx;
+  char *op = p[0];
+  const char *ip = p[1], *xp = p[2];
+  (void)first;
+  switch (c->z) {
+  case 1: TAKE_LOOP(uint8_t)
+  case 2: TAKE_LOOP(uint16_t)
+  case 4: TAKE_LOOP(uint32_t)
+  default: TAKE_LOOP(uint64_t)
+  }
+}
+
+/* Runs the take walk over `nd` dims of `sizes`; ist / xst are byte strides of index / X over them. */
+static int take(SkTensor *out, const SkTensor *index, int64_t *ist, const SkTensor *x, int64_t *xst, int dim,
+                int nd, const int64_t *sizes, int prescan) {
+  TakeCtx c = {0, geom_size(x, dim), (int64_t)sk_tensor_itemsize(x), 0};
+  if (prescan && check_bounds(index, c.bound, 0, dim)) return -1;
+  int64_t st[3][SK_MAX_DIMS];
+  byte_strides(out, st[0]);
+  memcpy(st[1], ist, (size_t)nd * sizeof *ist);
+  memcpy(st[2], xst, (size_t)nd * sizeof *xst);
+  c.xsd = st[2][dim];
+  st[2][dim] = 0;
+  char *data[3] = {sk_tensor_data(out), sk_tensor_data(index), sk_tensor_data(x)};
+  MWalk w;
+  mw_init(&w, nd, sizes, 3, data, st);
+  mw_run(&w, take_row, &c, 1);
+  return c.bad ? check_bounds(index, c.bound, 0, dim) : 0;
+}
+
+int sk_cpu_gather_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, int sparse_grad,
+                      SkTensor *out) {
+  (void)sparse_grad;
+  if (index->numel == 0) return 0;
+  int64_t ist[SK_MAX_DIMS], xst[SK_MAX_DIMS];
+  byte_strides(index, ist);
+  byte_strides(self, xst);
+  int64_t sizes[SK_MAX_DIMS] = {1};
+  memcpy(sizes, index->sizes, (size_t)index->ndim * sizeof sizes[0]);
+  return take(out, index, ist, self, xst, (int)dim, geom_ndim(index), sizes, m->variant != SK_VARIANT_FUNCTIONAL);
+}
+
+typedef struct {
+  const char *x;
+  char *o;
+  const int64_t *idx;
+  int64_t K, S, row, bound; /* index length, self's size along dim, bytes per row, bound */
+  int bad;
+} SelectRows;
+
+/* Contiguous self and out: out row r = (a, k) is self row (a, idx[k]), `row` bytes each. */
+static void select_rows(void *ctx, int64_t begin, int64_t end) {
+  SelectRows *c = ctx;
+  for (int64_t r = begin; r < end; r++) {
+    int64_t a = r / c->K, v = c->idx[r % c->K];
+    if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }
+    memcpy(c->o + r * c->row, c->x + (a * c->S + v) * c->row, (size_t)c->row);
+  }
+}
+
+#define SELECT_ELEMS(T)                                                                           \
+  for (int64_t r = begin; r < end; r++) {                                                         \
+    int64_t a = r / c->K, v = c->idx[r % c->K];                                                   \
+    if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }                         \
+    ((T *)c->o)[r] = ((const T *)c->x)[a * c->S + v];                                             \
+  }                                                                                               \
+  return;
+
+/* The same with one element per row. */
+static void select_elems(void *ctx, int64_t begin, int64_t end) {
+  SelectRows *c = ctx;
+  switch (c->row) {
+  case 1: SELECT_ELEMS(uint8_t)
+  case 2: SELECT_ELEMS(uint16_t)
+  case 4: SELECT_ELEMS(uint32_t)
+  default: SELECT_ELEMS(uint64_t)
+  }
+}
+
+int sk_cpu_index_select_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, SkTensor *out) {
+  if (out->numel == 0) return 0;
+  int prescan = m->variant != SK_VARIANT_FUNCTIONAL;
+  SkTensor *idx = as_int64(index);
+  if (!idx) return -1;
+  int64_t bound = geom_size(self, (int)dim);
+  int rc = 0;
+  if (sk_tensor_is_contiguous(self) && sk_tensor_is_contiguous(out) && sk_tensor_is_contiguous(idx)) {
+    if (prescan && check_bounds(idx, bound, 0, dim)) { sk_tensor_release(idx); return -1; }
+    int64_t z = (int64_t)sk_tensor_itemsize(self), inner = 1;
+    for (int d = (int)dim + 1; d < self->ndim; d++) inner *= self->sizes[d];
+    SelectRows c = {sk_tensor_data(self), sk_tensor_data(out), sk_tensor_data(idx), idx->numel, bound, inner * z,
+                    bound, 0};
+    int64_t rows = out->numel / inner;
+    if (inner == 1 && (z == 1 || z == 2 || z == 4 || z == 8)) sk_parallel_for(0, rows, SK_GRAIN, select_elems, &c);
+    else sk_parallel_for(0, rows, SK_GRAIN / inner + 1, select_rows, &c);
+    rc = c.bad ? check_bounds(idx, bound, 0, dim) : 0;
+  } else {
+    /* the general walk: the index varies along dim only */
+    int nd = geom_ndim(out);
+    int64_t ist[SK_MAX_DIMS] = {0}, xst[SK_MAX_DIMS], sizes[SK_MAX_DIMS] = {1};
+    memcpy(sizes, out->sizes, (size_t)out->ndim * sizeof sizes[0]);
+    ist[dim] = idx->ndim ? idx->strides[0] * 8 : 0;
+    byte_strides(self, xst);
+    rc = take(out, idx, ist, self, xst, (int)dim, nd, sizes, prescan);
+  }
+  sk_tensor_release(idx);
+  return rc;
+}
+/* }==== */
+
+/* {==== scatter, scatter_add: X[p with dim replaced by index[p]] (op)= Y[p] ==== */
+/* The walk runs over index's dims without dim (so no two threads write one element of X);
+** each row loops over dim itself. Operands: 0 X (out), 1 index, 2 Y (src; NULL for a value). */
+typedef enum { PUT_SET, PUT_ADD } PutOp;
+
+typedef struct {
+  int64_t K, isd, ysd, xsd, z; /* index length along dim; byte strides along dim of index, Y, X */
+  PutOp op;
+  SkDType dt;
+  const char *value;           /* the value overload's element, else NULL */
+} PutCtx;
+
+/* x (op)= y for one element of dtype dt. */
+static inline void put_elem(char *x, const char *y, int64_t z, PutOp op, SkDType dt) {
+  if (op == PUT_SET) { memcpy(x, y, (size_t)z); return; }
+  switch (dt) {
+  case SK_DTYPE_BOOL: *(uint8_t *)x = *(uint8_t *)x | *(const uint8_t *)y; break;
+  case SK_DTYPE_UINT8: *(uint8_t *)x = (uint8_t)(*(uint8_t *)x + *(const uint8_t *)y); break;
+  case SK_DTYPE_INT8: *(int8_t *)x = (int8_t)(uint8_t)((uint8_t)*(int8_t *)x + (uint8_t)*(const int8_t *)y); break;
+  case SK_DTYPE_INT16: *(int16_t *)x = (int16_t)(uint16_t)((uint16_t)*(int16_t *)x + (uint16_t)*(const int16_t *)y); break;
+  case SK_DTYPE_INT32: *(int32_t *)x = (int32_t)((uint32_t)*(int32_t *)x + (uint32_t)*(const int32_t *)y); break;
+  case SK_DTYPE_INT64: *(int64_t *)x = (int64_t)((uint64_t)*(int64_t *)x + (uint64_t)*(const int64_t *)y); break;
+  case SK_DTYPE_FLOAT32: *(float *)x += *(const float *)y; break;
+  case SK_DTYPE_FLOAT64: *(double *)x += *(const double *)y; break;
+  case SK_DTYPE_FLOAT16:
+    *(uint16_t *)x = sk_float_to_half(sk_half_to_float(*(uint16_t *)x) + sk_half_to_float(*(const uint16_t *)y));
+    break;
+  default:
+    *(uint16_t *)x = sk_float_to_bf16(sk_bf16_to_float(*(uint16_t *)x) + sk_bf16_to_float(*(const uint16_t *)y));
+    break;
+  }
+}
+
+static void put_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  const PutCtx *c = ctx;
+  (void)first;
+  /* walk along dim innermost when that is the shorter stride of the index */
+  int k_inner = (c->isd < 0 ? -c->isd : c->isd) <= (st[1] < 0 ? -st[1] : st[1]);
+  for (int64_t a = 0; a < (k_inner ? n : c->K); a++)
+    for (int64_t b = 0; b < (k_inner ? c->K : n); b++) {
+      int64_t i = k_inner ? a : b, k = k_inner ? b : a;
+      int64_t v = *(const int64_t *)(p[1] + i * st[1] + k * c->isd);
+      const char *y = c->value ? c->value : p[2] + i * st[2] + k * c->ysd;
+      put_elem(p[0] + i * st[0] + v * c->xsd, y, c->z, c->op, c->dt);
+    }
+}
+
+static int scatter(const SkMeta *m, const SkTensor *self, int dim, const SkTensor *index, const SkTensor *src,
+                   SkScalar value, PutOp op, SkTensor *out) {
+  if (m->variant != SK_VARIANT_INPLACE && out != self && sk_copy_cpu(out, self)) return -1;
+  if (index->numel == 0) return 0;
+  if (check_bounds(index, geom_size(self, dim), 0, dim)) return -1;
+  char vbuf[8];
+  PutCtx c = {geom_size(index, dim), 0, 0, 0, (int64_t)sk_tensor_itemsize(out), op, out->dtype, NULL};
+  if (!src) {
+    if (value.kind == SK_SCALAR_FLOAT) sk_store_double(vbuf, out->dtype, value.v.f);
+    else sk_store_int64(vbuf, out->dtype, value.v.i);
+    c.value = vbuf;
+  }
+  int nd = geom_ndim(index);
+  int64_t st[3][SK_MAX_DIMS], sizes[SK_MAX_DIMS] = {1};
+  memcpy(sizes, index->sizes, (size_t)index->ndim * sizeof sizes[0]);
+  byte_strides(out, st[0]);
+  byte_strides(index, st[1]);
+  if (src) byte_strides(src, st[2]);
+  else memset(st[2], 0, sizeof st[2]);
+  c.xsd = st[0][dim], c.isd = st[1][dim], c.ysd = st[2][dim];
+  st[0][dim] = st[1][dim] = st[2][dim] = 0;
+  sizes[dim] = 1;
+  char *data[3] = {sk_tensor_data(out), sk_tensor_data(index), src ? sk_tensor_data(src) : NULL};
+  MWalk w;
+  mw_init(&w, nd, sizes, 3, data, st);
+  mw_run(&w, put_row, &c, 1);
+  return 0;
+}
+
+int sk_cpu_scatter_src_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index,
+                           const SkTensor *src, SkTensor *out) {
+  return scatter(m, self, (int)dim, index, src, sk_scalar_int(0), PUT_SET, out);
+}
+
+int sk_cpu_scatter_value_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, SkScalar value,
+                             SkTensor *out) {
+  return scatter(m, self, (int)dim, index, NULL, value, PUT_SET, out);
+}
+
+int sk_cpu_scatter_add_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index,
+                           const SkTensor *src, SkTensor *out) {
+  return scatter(m, self, (int)dim, index, src, sk_scalar_int(0), PUT_ADD, out);
+}
+/* }==== */
+
+/* {==== nonzero and masked_select: counts per chunk, then writes at prefix offsets ==== */
+typedef struct {
+  const MWalk *w;
+  int64_t nchunks, *counts;
+  SkDType dt;                /* of the tested operand */
+  int tested;                /* operand whose nonzero elements count */
+  /* write pass */
+  char *out;
+  int64_t z, ndim, sizes[SK_MAX_DIMS], ost0, ost1; /* nonzero: the shape for coordinates, out strides (elements) */
+  int mode;                  /* 0 count, 1 nonzero coordinates, 2 masked_select values */
+} Scan;
+
+/* 1 when the element at p of dtype dt is nonzero (-0.0 is zero, NaN is not). */
+static inline int is_nonzero(const char *p, SkDType dt) {
+  switch (sk_dtype_size(dt)) {
+  case 1: return *(const uint8_t *)p != 0;
+  case 2: return (*(const uint16_t *)p & (sk_dtype_is_floating(dt) ? 0x7fffu : 0xffffu)) != 0;
+  case 4: return (*(const uint32_t *)p & (sk_dtype_is_floating(dt) ? 0x7fffffffu : 0xffffffffu)) != 0;
+  default: return (*(const uint64_t *)p & (sk_dtype_is_floating(dt) ? 0x7fffffffffffffffull : ~0ull)) != 0;
+  }
+}
+
+typedef struct { Scan *s; int64_t pos, count; } ScanRow;
+
+static void scan_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  ScanRow *r = ctx;
+  const Scan *s = r->s;
+  const char *t = p[s->tested];
+  if (s->mode == 0) {
+    int64_t c = 0;
+    if (s->dt == SK_DTYPE_BOOL || sk_dtype_size(s->dt) == 1)
+      for (int64_t i = 0; i < n; i++) c += *(const uint8_t *)(t + i * st[s->tested]) != 0;
+    else
+      for (int64_t i = 0; i < n; i++) c += is_nonzero(t + i * st[s->tested], s->dt);
+    r->count += c;
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (!is_nonzero(t + i * st[s->tested], s->dt)) continue;
+    if (s->mode == 2) {
+      memcpy(s->out + r->pos * s->ost0 * s->z, p[0] + i * st[0], (size_t)s->z);
+    } else { /* coordinates of flat index first + i */
+      int64_t rem = first + i;
+      int64_t *row = (int64_t *)s->out + r->pos * s->ost0;
+      for (int64_t d = s->ndim - 1; d >= 0; d--) {
+        row[d * s->ost1] = rem % s->sizes[d];
+        rem /= s->sizes[d];
+      }
+    }
+    r->pos++;
+  }
+}
+
+static void scan_chunks(void *ctx, int64_t begin, int64_t end) {
+  Scan *s = ctx;
+  for (int64_t ch = begin; ch < end; ch++) {
+    int64_t b = s->w->numel * ch / s->nchunks, e = s->w->numel * (ch + 1) / s->nchunks;
+    ScanRow r = {s, s->mode ? s->counts[ch] : 0, 0};
+    mw_range(s->w, b, e, scan_row, &r);
+    if (!s->mode) s->counts[ch] = r.count;
+  }
+}
+
+/* Counts the nonzero elements of operand `tested` in chunks; counts[] become start offsets. */
+static int64_t scan_count(Scan *s) {
+  int64_t total = 0;
+  s->mode = 0;
+  sk_parallel_for(0, s->nchunks, 1, scan_chunks, s);
+  for (int64_t ch = 0; ch < s->nchunks; ch++) {
+    int64_t c = s->counts[ch];
+    s->counts[ch] = total;
+    total += c;
+  }
+  return total;
+}
+
+static int64_t chunks_for(int64_t numel) {
+  int64_t nc = numel / SK_GRAIN + 1, cap = 4 * (int64_t)sk_get_num_threads();
+  return nc < cap ? nc : cap;
+}
+
+/* The output of a data-dependent op: a new tensor, or the caller's out checked and resized
+** as a structured out would be. *dst is where to write (out, or a contiguous temporary). */
+static int dd_output(const char *op, SkTensor **result, SkTensor *out, int ndim, const int64_t *sizes, SkDType dt,
+                     SkTensor **dst) {
+  SkMeta mm;
+  sk_meta_init(&mm, op, out ? SK_VARIANT_OUT : SK_VARIANT_FUNCTIONAL, SK_CPU, 1, 1);
+  mm.outputs[0] = out;
+  int rc = sk_meta_set_output(&mm, 0, ndim, sizes, NULL, dt);
+  if (!rc && out) {
+    *dst = sk_tensor_is_contiguous(out) ? sk_tensor_retain(out) : sk_tensor_empty(ndim, sizes, dt, SK_CPU);
+    rc = *dst ? 0 : -1;
+  } else if (!rc) {
+    *result = sk_meta_take_output(&mm, 0);
+    *dst = sk_tensor_retain(*result);
+  }
+  sk_meta_cleanup(&mm, rc != 0);
+  return rc;
+}
+
+/* Copies a contiguous temporary back into the caller's out. */
+static int dd_finish(SkTensor *out, SkTensor *dst, int rc) {
+  if (!rc && out && dst != out) rc = sk_copy_cpu(out, dst);
+  sk_tensor_release(dst);
+  return rc;
+}
+
+static int check_out_overlap(const SkTensor *out, const SkTensor *a, const SkTensor *b) {
+  if (!out) return 0;
+  if ((a && sk_tensor_may_overlap(out, a)) || (b && sk_tensor_may_overlap(out, b)))
+    return sk_error("unsupported operation: some elements of the input tensor and the written-to tensor 'out' refer to "
+                    "a single memory location; clone() the input first");
+  return 0;
+}
+
+static int nonzero_into(SkTensor **result, const SkTensor *self, SkTensor *out) {
+  if (check_out_overlap(out, self, NULL)) return -1;
+  Scan s;
+  int64_t st[1][SK_MAX_DIMS];
+  char *data[1] = {sk_tensor_data(self)};
+  MWalk w;
+  byte_strides(self, st[0]);
+  mw_init(&w, self->ndim, self->sizes, 1, data, st);
+  s.w = &w;
+  s.nchunks = chunks_for(w.numel);
+  s.counts = calloc((size_t)s.nchunks, sizeof *s.counts);
+  if (!s.counts) return sk_error("out of memory");
+  s.dt = self->dtype;
+  s.tested = 0;
+  int64_t total = self->numel ? scan_count(&s) : 0, sizes[2] = {total, self->ndim};
+  SkTensor *dst = NULL;
+  int rc = dd_output("nonzero", result, out, 2, sizes, SK_DTYPE_INT64, &dst);
+  if (!rc && total > 0 && self->ndim > 0) {
+    s.out = sk_tensor_data(dst);
+    s.ndim = self->ndim;
+    memcpy(s.sizes, self->sizes, sizeof s.sizes);
+    s.ost0 = self->ndim, s.ost1 = 1, s.z = 8;
+    s.mode = 1;
+    sk_parallel_for(0, s.nchunks, 1, scan_chunks, &s);
+  }
+  free(s.counts);
+  return dst ? dd_finish(out, dst, rc) : rc;
+}
+
+int sk_cpu_nonzero(SkTensor **result, const SkTensor *self) { return nonzero_into(result, self, NULL); }
+int sk_cpu_nonzero_out(const SkTensor *self, SkTensor *out) { return nonzero_into(NULL, self, out); }
+
+/* The broadcast shape of a and b, or an error naming argument `bname`. */
+static int broadcast2(const SkTensor *a, const SkTensor *b, const char *bname, int *nd, int64_t *sizes) {
+  char x[128], y[128];
+  *nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+  for (int i = 1; i <= *nd; i++) {
+    int64_t sa = i <= a->ndim ? a->sizes[a->ndim - i] : 1, sb = i <= b->ndim ? b->sizes[b->ndim - i] : 1;
+    if (sa != sb && sa != 1 && sb != 1)
+      return sk_error("argument '%s' (shape %s) is not broadcastable to shape %s", bname,
+                      sk_shape_str(b->ndim, b->sizes, x, sizeof x), sk_shape_str(a->ndim, a->sizes, y, sizeof y));
+    sizes[*nd - i] = sa == 1 ? sb : sa;
+  }
+  return 0;
+}
+
+/* Byte strides of t expanded to nd dims of `sizes` (0 where broadcast). */
+static void expanded_strides(const SkTensor *t, int nd, const int64_t *sizes, int64_t *out) {
+  int64_t z = (int64_t)sk_tensor_itemsize(t);
+  for (int i = 1; i <= nd; i++) {
+    int td = t->ndim - i;
+    out[nd - i] = td >= 0 && t->sizes[td] == sizes[nd - i] ? t->strides[td] * z : 0;
+  }
+}
+
+static int masked_select_into(SkTensor **result, const SkTensor *self, const SkTensor *mask, SkTensor *out) {
+  if (mask->dtype != SK_DTYPE_BOOL)
+    return sk_error("masked_select: expected BoolTensor for mask (argument 'mask' has dtype %s)", sk_dtype_name(mask->dtype));
+  if (out && out->dtype != self->dtype)
+    return sk_error("masked_select(): self and result must have the same scalar type (argument 'out' has dtype %s, "
+                    "expected %s)", sk_dtype_name(out->dtype), sk_dtype_name(self->dtype));
+  if (check_out_overlap(out, self, mask)) return -1;
+  int nd;
+  int64_t sizes[SK_MAX_DIMS], st[2][SK_MAX_DIMS];
+  if (broadcast2(self, mask, "mask", &nd, sizes)) return -1;
+  expanded_strides(self, nd, sizes, st[0]);
+  expanded_strides(mask, nd, sizes, st[1]);
+  char *data[2] = {sk_tensor_data(self), sk_tensor_data(mask)};
+  MWalk w;
+  mw_init(&w, nd, sizes, 2, data, st);
+  Scan s;
+  s.w = &w;
+  s.nchunks = chunks_for(w.numel);
+  s.counts = calloc((size_t)s.nchunks, sizeof *s.counts);
+  if (!s.counts) return sk_error("out of memory");
+  s.dt = SK_DTYPE_BOOL;
+  s.tested = 1;
+  int64_t total = w.numel ? scan_count(&s) : 0;
+  SkTensor *dst = NULL;
+  int rc = dd_output("masked_select", result, out, 1, &total, self->dtype, &dst);
+  if (!rc && total > 0) {
+    s.out = sk_tensor_data(dst);
+    s.ost0 = 1, s.z = (int64_t)sk_tensor_itemsize(self);
+    s.mode = 2;
+    sk_parallel_for(0, s.nchunks, 1, scan_chunks, &s);
+  }
+  free(s.counts);
+  return dst ? dd_finish(out, dst, rc) : rc;
+}
+
+int sk_cpu_masked_select(SkTensor **result, const SkTensor *self, const SkTensor *mask) {
+  return masked_select_into(result, self, mask, NULL);
+}
+
+int sk_cpu_masked_select_out(const SkTensor *self, const SkTensor *mask, SkTensor *out) {
+  return masked_select_into(NULL, self, mask, out);
+}
+/* }==== */
+
+/* {==== masked_fill_ ==== */
+typedef struct { char v[8]; int64_t z; } FillCtx;
+
+#define FILL_LOOP(T)                                                                              \
+  {                                                                                               \
+    T v;                                                                                          \
+    memcpy(&v, c->v, sizeof v);                                                                   \
+    if (st[0] == (int64_t)sizeof(T) && st[1] == 1)                                                \
+      for (int64_t i = 0; i < n; i++) ((T *)p[0])[i] = p[1][i] ? v : ((T *)p[0])[i];              \
+    else                                                                                          \
+      for (int64_t i = 0; i < n; i++)                                                             \
+        if (p[1][i * st[1]]) *(T *)(p[0] + i * st[0]) = v;                                        \
+    return;                                                                                       \
+  }
+
+static void fill_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  const FillCtx *c = ctx;
+  (void)first;
+  switch (c->z) {
+  case 1: FILL_LOOP(uint8_t)
+  case 2: FILL_LOOP(uint16_t)
+  case 4: FILL_LOOP(uint32_t)
+  default: FILL_LOOP(uint64_t)
+  }
+}
+
+int sk_cpu_masked_fill__Scalar(SkTensor *self, const SkTensor *mask, SkScalar value) {
+  if (sk_meta_kernel_masked_fill__Scalar(self, mask, value)) return -1;
+  for (int d = 0; d < self->ndim; d++)
+    if (self->strides[d] == 0 && self->sizes[d] > 1)
+      return sk_error("unsupported operation: more than one element of the written-to tensor 'self' refers to a single "
+                      "memory location; clone() it first");
+  FillCtx c;
+  c.z = (int64_t)sk_tensor_itemsize(self);
+  if (value.kind == SK_SCALAR_FLOAT) sk_store_double(c.v, self->dtype, value.v.f);
+  else sk_store_int64(c.v, self->dtype, value.v.i);
+  int64_t st[2][SK_MAX_DIMS];
+  byte_strides(self, st[0]);
+  expanded_strides(mask, self->ndim, self->sizes, st[1]);
+  if (self->ndim == 0) st[1][0] = 0;
+  char *data[2] = {sk_tensor_data(self), sk_tensor_data(mask)};
+  MWalk w;
+  mw_init(&w, self->ndim, self->sizes, 2, data, st);
+  mw_run(&w, fill_row, &c, 1);
+  return 0;
+}
+/* }==== */
+
+/* {==== Advanced indexing: index and index_put_ ==== */
+/* self[indices] as a walk over the result shape: operand 0 the result (or the values for
+** index_put_), 1 self restrided over the result (0 on the broadcast dims), then one int64
+** index tensor per indexed dim, broadcast over the result. */
+typedef struct Plan {
+  int nidx, dims[SK_MAX_DIMS];
+  SkTensor *idx[SK_MAX_DIMS];          /* owned */
+  int64_t mul[SK_MAX_DIMS], bound[SK_MAX_DIMS]; /* byte stride and size of self along dims[j] */
+  int bnd, rnd, bstart;
+  int64_t bshape[SK_MAX_DIMS], rshape[SK_MAX_DIMS];
+  int64_t st[MW_OPS][SK_MAX_DIMS];     /* byte strides over the result, operands 1.. */
+} Plan;
+
+static void plan_free(Plan *p) {
+  for (int j = 0; j < p->nidx; j++) sk_tensor_release(p->idx[j]);
+  p->nidx = 0;
+}
+
+/* The coordinates of the true elements of a bool/uint8 mask: ndim column views of a [count, ndim] tensor. */
+static int mask_columns(const SkTensor *mask, SkTensor **cols) {
+  SkTensor *nz = NULL;
+  if (nonzero_into(&nz, mask, NULL)) return -1;
+  for (int k = 0; k < mask->ndim; k++) {
+    int64_t size = nz->sizes[0], stride = mask->ndim;
+    cols[k] = sk_tensor_alias(nz, 1, &size, &stride, nz->offset + k);
+    if (!cols[k]) {
+      for (int j = 0; j < k; j++) sk_tensor_release(cols[j]);
+      sk_tensor_release(nz);
+      return -1;
+    }
+  }
+  sk_tensor_release(nz);
+  return 0;
+}
+
+static int plan_build(Plan *p, const SkTensor *self, SkTensorList indices) {
+  char a[128], b[128];
+  int d = 0;
+  p->nidx = 0;
+  for (int i = 0; i < indices.n; i++) {
+    const SkTensor *t = indices.data[i];
+    if (!t) { d++; continue; }
+    if (t->dtype == SK_DTYPE_BOOL || t->dtype == SK_DTYPE_UINT8) {
+      if (t->ndim == 0 || d + t->ndim > self->ndim) goto shape_error;
+      for (int k = 0; k < t->ndim; k++)
+        if (t->sizes[k] != self->sizes[d + k]) goto shape_error;
+      if (mask_columns(t, p->idx + p->nidx)) goto fail;
+      for (int k = 0; k < t->ndim; k++) p->dims[p->nidx++] = d++;
+      continue;
+    }
+    if (d >= self->ndim || (t->dtype != SK_DTYPE_INT64 && t->dtype != SK_DTYPE_INT32)) goto shape_error;
+    if (!(p->idx[p->nidx] = as_int64(t))) goto fail;
+    p->dims[p->nidx++] = d++;
+  }
+  for (int j = 0; j < p->nidx; j++) {
+    int dj = p->dims[j];
+    p->bound[j] = self->sizes[dj];
+    p->mul[j] = self->strides[dj] * (int64_t)sk_tensor_itemsize(self);
+    if (check_bounds(p->idx[j], p->bound[j], 1, dj)) goto fail;
+  }
+  /* broadcast shape */
+  p->bnd = 0;
+  for (int j = 0; j < p->nidx; j++) if (p->idx[j]->ndim > p->bnd) p->bnd = p->idx[j]->ndim;
+  for (int q = 0; q < p->bnd; q++) p->bshape[q] = 1;
+  for (int j = 0; j < p->nidx; j++) {
+    const SkTensor *t = p->idx[j];
+    for (int q = 0; q < t->ndim; q++) {
+      int64_t *s = &p->bshape[p->bnd - t->ndim + q];
+      if (t->sizes[q] == *s || t->sizes[q] == 1) continue;
+      if (*s != 1)
+        return plan_free(p), sk_error("shape mismatch: indexing tensors could not be broadcast together with shapes %s, %s",
+                                      sk_shape_str(p->bnd, p->bshape, a, sizeof a), sk_shape_str(t->ndim, t->sizes, b, sizeof b));
+      *s = t->sizes[q];
+    }
+  }
+  /* result layout */
+  int adjacent = 1;
+  for (int j = 1; j < p->nidx; j++) adjacent &= p->dims[j] == p->dims[j - 1] + 1;
+  p->bstart = p->nidx && adjacent ? p->dims[0] : 0;
+  int64_t sst[SK_MAX_DIMS];
+  byte_strides(self, sst);
+  int r = 0, j = 0;
+  for (int k = 0; k < self->ndim; k++) {
+    if (p->nidx && k == p->dims[0]) { /* the broadcast block goes here (adjacent) or first */
+      if (!adjacent) {
+        memmove(p->rshape + p->bnd, p->rshape, (size_t)r * sizeof p->rshape[0]);
+        memmove(p->st[1] + p->bnd, p->st[1], (size_t)r * sizeof p->st[1][0]);
+      }
+      int at = adjacent ? r : 0;
+      for (int q = 0; q < p->bnd; q++) p->rshape[at + q] = p->bshape[q], p->st[1][at + q] = 0;
+      r += p->bnd;
+    }
+    if (j < p->nidx && p->dims[j] == k) { j++; continue; }
+    p->rshape[r] = self->sizes[k];
+    p->st[1][r++] = sst[k];
+  }
+  p->rnd = r;
+  for (j = 0; j < p->nidx; j++) {
+    const SkTensor *t = p->idx[j];
+    int64_t *s = p->st[2 + j];
+    memset(s, 0, sizeof p->st[0]);
+    for (int q = 0; q < t->ndim; q++)
+      if (t->sizes[q] != 1) s[p->bstart + p->bnd - t->ndim + q] = t->strides[q] * 8;
+  }
+  return 0;
+shape_error:
+  plan_free(p);
+  return sk_error("index: argument 'indices' does not fit a tensor of shape %s (checked by the meta function)",
+                  sk_shape_str(self->ndim, self->sizes, a, sizeof a));
+fail:
+  plan_free(p);
+  return -1;
+}
+
+typedef struct { int nidx; int64_t mul[SK_MAX_DIMS], bound[SK_MAX_DIMS], z; PutOp op; SkDType dt; int put; } IndexCtx;
+
+static inline int64_t index_offset(const IndexCtx *c, char *const *p, const int64_t *st, int64_t i) {
+  int64_t off = 0;
+  for (int j = 0; j < c->nidx; j++) {
+    int64_t v = *(const int64_t *)(p[2 + j] + i * st[2 + j]);
+    off += (v < 0 ? v + c->bound[j] : v) * c->mul[j];
+  }
+  return off;
+}
+
+static void index_row(char *const *p, const int64_t *st, int64_t n, int64_t first, void *ctx) {
+  const IndexCtx *c = ctx;
+  (void)first;
+  for (int64_t i = 0; i < n; i++) {
+    char *x = p[1] + i * st[1] + index_offset(c, p, st, i), *y = p[0] + i * st[0];
+    if (c->put) put_elem(x, y, c->z, c->op, c->dt);
+    else memcpy(y, x, (size_t)c->z);
+  }
+}
+
+static void index_walk(Plan *p, char *first, int64_t *first_st, const SkTensor *self, IndexCtx *c, int parallel) {
+  char *data[MW_OPS];
+  memcpy(p->st[0], first_st, (size_t)p->rnd * sizeof first_st[0]);
+  data[0] = first;
+  data[1] = sk_tensor_data(self);
+  for (int j = 0; j < p->nidx; j++) data[2 + j] = sk_tensor_data(p->idx[j]);
+  c->nidx = p->nidx;
+  c->z = (int64_t)sk_tensor_itemsize(self);
+  memcpy(c->mul, p->mul, sizeof c->mul);
+  memcpy(c->bound, p->bound, sizeof c->bound);
+  MWalk w;
+  mw_init(&w, p->rnd, p->rshape, 2 + p->nidx, data, p->st);
+  mw_run(&w, index_row, c, parallel);
+}
+
+int sk_cpu_index_out(const SkMeta *m, const SkTensor *self, SkTensorList indices, SkTensor *out) {
+  (void)m;
+  Plan p;
+  if (plan_build(&p, self, indices)) return -1;
+  if (out->numel > 0) {
+    int64_t ost[SK_MAX_DIMS];
+    byte_strides(out, ost);
+    IndexCtx c = {0};
+    index_walk(&p, sk_tensor_data(out), ost, self, &c, 1);
+  }
+  plan_free(&p);
+  return 0;
+}
+
+int sk_cpu_index_put_(SkTensor *self, SkTensorList indices, const SkTensor *values, int accumulate) {
+  char a[128], b[128];
+  if (sk_meta_kernel_index_put_(self, indices, values, accumulate)) return -1;
+  for (int i = 0; i < indices.n; i++)
+    if (indices.data[i] && sk_tensor_may_overlap(self, indices.data[i]))
+      return sk_error("unsupported operation: some elements of the input tensor 'indices' and the written-to tensor "
+                      "'self' refer to a single memory location; clone() the input first");
+  if (sk_tensor_may_overlap(self, values))
+    return sk_error("unsupported operation: some elements of the input tensor 'values' and the written-to tensor 'self' "
+                    "refer to a single memory location; clone() the input first");
+  Plan p;
+  if (plan_build(&p, self, indices)) return -1;
+  int64_t vst[SK_MAX_DIMS];
+  for (int i = 1; i <= values->ndim; i++) /* values broadcast to the result shape */
+    if (i > p.rnd || (values->sizes[values->ndim - i] != 1 && values->sizes[values->ndim - i] != p.rshape[p.rnd - i])) {
+      plan_free(&p);
+      return sk_error("shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s",
+                      sk_shape_str(values->ndim, values->sizes, a, sizeof a), sk_shape_str(p.rnd, p.rshape, b, sizeof b));
+    }
+  expanded_strides(values, p.rnd, p.rshape, vst);
+  if (sk_numel(p.rnd, p.rshape) > 0) {
+    IndexCtx c = {0};
+    c.put = 1;
+    c.op = accumulate ? PUT_ADD : PUT_SET;
+    c.dt = self->dtype;
+    /* accumulation is serial: two result positions may name one element of self */
+    index_walk(&p, sk_tensor_data(values), vst, self, &c, !accumulate);
+  }
+  plan_free(&p);
+  return 0;
+}
+/* }==== */

@@ -1,0 +1,224 @@
+/*
+** sk_cpu_softmax.c — softmax, log_softmax, and nll_loss over their results
+** softmax reads its input contiguous, as [outer, n, inner] with the softmax
+** over n. Over the last dim (inner == 1) each row is one fused pass in cache:
+** its max, y = x - max, exp in place, the sum, then the scale (or, for
+** log_softmax, y = x - max - log(sum)). Over another dim a block of up to
+** BLOCK columns does the same row by row. Rows and blocks run in parallel.
+** float32 and float64 compute in their own type (sums in double); float16
+** and bfloat16 compute in float32 through converted copies.
+** NaN anywhere in a row makes the row NaN, as in PyTorch.
+*/
+#include "sk_kernels.h"
+#include "sk_cpu_util.h"
+#include "sk_parallel.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define LANES 8
+#define BLOCK 256 /* columns of one block over a dim that is not the last */
+
+/* {==== Row and column-block loops ====
+** exp_f32 / exp_f64 are where a vector exp plugs in: y[i] = exp(y[i]) over a contiguous run. */
+static void exp_f32(float *y, int64_t n) { for (int64_t i = 0; i < n; i++) y[i] = expf(y[i]); }
+static void exp_f64(double *y, int64_t n) { for (int64_t i = 0; i < n; i++) y[i] = exp(y[i]); }
+
+#define FMAX(m, x) ((x) > (m) || (x) != (x) ? (x) : (m))
+
+#define SOFTMAX_LOOPS(sfx, T, EXP, LOG)                                                           \
+  static double sum_##sfx(const T *y, int64_t n) {                                                \
+    double s[LANES] = {0}, sum = 0;                                                               \
+    int64_t i = 0;                                                                                \
+    for (; i + LANES <= n; i += LANES)                                                            \
+      for (int j = 0; j < LANES; j++) s[j] += (double)y[i + j];                                   \
+    for (; i < n; i++) sum += (double)y[i];                                                       \
+    for (int j = 0; j < LANES; j++) sum += s[j];                                                  \
+    return sum;                                                                                   \
+  }                                                                                               \
+  /* One row: y may equal x (x is read only until y = x - max is written). */                     \
+  static void row_##sfx(const T *x, T *y, int64_t n, int log_sm) {                                \
+    T l[LANES], m = (T)-INFINITY;                                                                 \
+    int64_t i = 0;                                                                                \
+    for (int j = 0; j < LANES; j++) l[j] = (T)-INFINITY;                                          \
+    for (; i + LANES <= n; i += LANES)                                                            \
+      for (int j = 0; j < LANES; j++) l[j] = FMAX(l[j], x[i + j]);                                \
+    for (; i < n; i++) m = FMAX(m, x[i]);                                                         \
+    for (int j = 0; j < LANES; j++) m = FMAX(m, l[j]);                                            \
+    for (i = 0; i < n; i++) y[i] = x[i] - m;                                                      \
+    if (log_sm) { /* Σ exp(y) through a small buffer, then y - log(sum) */                        \
+      T e[BLOCK];                                                                                 \
+      double sum = 0;                                                                             \
+      for (i = 0; i < n; i += BLOCK) {                                                            \
+        int64_t k = n - i < BLOCK ? n - i : BLOCK;                                                \
+        memcpy(e, y + i, (size_t)k * sizeof(T));                                                  \
+        EXP(e, k);                                                                                \
+        sum += sum_##sfx(e, k);                                                                   \
+      }                                                                                           \
+      const T shift = (T)LOG(sum);                                                                \
+      for (i = 0; i < n; i++) y[i] -= shift;                                                      \
+    } else {                                                                                      \
+      EXP(y, n);                                                                                  \
+      const T scale = (T)(1 / sum_##sfx(y, n));                                                   \
+      for (i = 0; i < n; i++) y[i] *= scale;                                                      \
+    }                                                                                             \
+  }                                                                                               \
+  /* k columns of an [n, inner] slab, x and y at the block's first column. */                     \
+  static void cols_##sfx(const T *x, T *y, int64_t n, int64_t inner, int64_t k, int log_sm) {     \
+    T m[BLOCK];                                                                                   \
+    double s[BLOCK];                                                                              \
+    for (int64_t j = 0; j < k; j++) { m[j] = (T)-INFINITY; s[j] = 0; }                            \
+    for (int64_t i = 0; i < n; i++)                                                               \
+      for (int64_t j = 0; j < k; j++) m[j] = FMAX(m[j], x[i * inner + j]);                        \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      T *yi = y + i * inner;                                                                      \
+      const T *xi = x + i * inner;                                                                \
+      T e[BLOCK];                                                                                 \
+      for (int64_t j = 0; j < k; j++) e[j] = xi[j] - m[j];                                        \
+      EXP(e, k);                                                                                  \
+      for (int64_t j = 0; j < k; j++) s[j] += (double)e[j];                                       \
+      if (!log_sm)                                                                                \
+        for (int64_t j = 0; j < k; j++) yi[j] = e[j];                                             \
+    }                                                                                             \
+    T f[BLOCK];                                                                                   \
+    for (int64_t j = 0; j < k; j++) f[j] = log_sm ? m[j] + (T)LOG(s[j]) : (T)(1 / s[j]);          \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      T *yi = y + i * inner;                                                                      \
+      const T *xi = x + i * inner;                                                                \
+      if (log_sm)                                                                                 \
+        for (int64_t j = 0; j < k; j++) yi[j] = xi[j] - f[j];                                     \
+      else                                                                                        \
+        for (int64_t j = 0; j < k; j++) yi[j] *= f[j];                                            \
+    }                                                                                             \
+  }
+SOFTMAX_LOOPS(f32, float, exp_f32, log)
+SOFTMAX_LOOPS(f64, double, exp_f64, log)
+/* }==== */
+
+/* {==== Driver ==== */
+typedef struct SmCtx {
+  const char *x;
+  char *y;
+  int64_t n, inner, nblk;
+  int f64, log_sm;
+} SmCtx;
+
+static void sm_rows(void *ctx, int64_t b, int64_t e) {
+  const SmCtx *c = ctx;
+  for (int64_t r = b; r < e; r++) {
+    if (c->f64) row_f64((const double *)c->x + r * c->n, (double *)c->y + r * c->n, c->n, c->log_sm);
+    else row_f32((const float *)c->x + r * c->n, (float *)c->y + r * c->n, c->n, c->log_sm);
+  }
+}
+
+static void sm_blocks(void *ctx, int64_t b, int64_t e) {
+  const SmCtx *c = ctx;
+  for (int64_t u = b; u < e; u++) {
+    int64_t o = u / c->nblk, j0 = u % c->nblk * BLOCK;
+    int64_t k = c->inner - j0 < BLOCK ? c->inner - j0 : BLOCK, off = o * c->n * c->inner + j0;
+    if (c->f64) cols_f64((const double *)c->x + off, (double *)c->y + off, c->n, c->inner, k, c->log_sm);
+    else cols_f32((const float *)c->x + off, (float *)c->y + off, c->n, c->inner, k, c->log_sm);
+  }
+}
+
+static int softmax(const SkTensor *self, int64_t dim, int half_to_float, SkTensor *out, int log_sm) {
+  const char *name = log_sm ? "log_softmax" : "softmax";
+  if (half_to_float) return sk_error("%s with half to float conversion is not supported on CPU", name);
+  int64_t d = 0;
+  if (self->ndim > 0 && sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  int last = self->ndim == 0 || d == self->ndim - 1;
+  if (!sk_dtype_is_floating(self->dtype))
+    return sk_error("\"%s%s_kernel_impl\" not implemented for '%s'", name, last ? "_lastdim" : "",
+                    sk_cpu_torch_name(self->dtype));
+  if (out->numel == 0) return 0;
+  /* float32 or float64 to compute in: half types go through float32 copies. */
+  SkDType ct = self->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *conv = NULL, *tmp = NULL;
+  const SkTensor *in = self;
+  int rc = 0;
+  if (self->dtype != ct || !sk_tensor_is_contiguous(self)) {
+    if (!(conv = sk_tensor_empty(self->ndim, self->sizes, ct, self->device)) || sk_copy_cpu(conv, self)) rc = -1;
+    in = conv;
+  }
+  int same = !rc && out->storage == in->storage && out->offset == in->offset;
+  if (!rc && (out->dtype != ct || !sk_tensor_is_contiguous(out) || (!same && sk_tensor_may_overlap(out, in))))
+    if (!(tmp = sk_tensor_empty(out->ndim, out->sizes, ct, out->device))) rc = -1;
+  if (!rc) {
+    SmCtx c;
+    c.x = sk_tensor_data(in);
+    c.y = sk_tensor_data(tmp ? tmp : out);
+    c.n = self->ndim ? self->sizes[d] : 1;
+    c.inner = self->ndim ? sk_numel(self->ndim - (int)d - 1, self->sizes + d + 1) : 1;
+    c.nblk = (c.inner + BLOCK - 1) / BLOCK;
+    c.f64 = ct == SK_DTYPE_FLOAT64;
+    c.log_sm = log_sm;
+    int64_t outer = self->ndim ? sk_numel((int)d, self->sizes) : 1;
+    if (c.inner == 1) {
+      int64_t grain = SK_GRAIN / c.n;
+      sk_parallel_for(0, outer, grain < 1 ? 1 : grain, sm_rows, &c);
+    } else {
+      int64_t grain = SK_GRAIN / (c.n * (c.inner < BLOCK ? c.inner : BLOCK));
+      sk_parallel_for(0, outer * c.nblk, grain < 1 ? 1 : grain, sm_blocks, &c);
+    }
+    if (tmp) rc = sk_copy_cpu(out, tmp);
+  }
+  sk_tensor_release(tmp);
+  sk_tensor_release(conv);
+  return rc;
+}
+/* }==== */
+
+int sk_cpu_softmax_out(const SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float, SkTensor *out) {
+  (void)m;
+  return softmax(self, dim, half_to_float, out, 0);
+}
+
+int sk_cpu_log_softmax_out(const SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float, SkTensor *out) {
+  (void)m;
+  return softmax(self, dim, half_to_float, out, 1);
+}
+
+/* {==== nll_loss ====
+** self [N, C] or [C] (log-probabilities), target [N] or [] (class indices, int64 or
+** uint8), weight [C] or NULL. reduction: 0 none, 1 mean, 2 sum. Every target is checked
+** before anything is written; sums are in double. */
+int sk_cpu_nll_loss_forward_out(const SkMeta *m, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
+                                int64_t reduction, int64_t ignore_index, SkTensor *output, SkTensor *total_weight) {
+  (void)m;
+  if (!sk_dtype_is_floating(self->dtype))
+    return sk_error("\"nll_loss_out_frame\" not implemented for '%s'", sk_cpu_torch_name(self->dtype));
+  if (target->dtype != SK_DTYPE_INT64 && target->dtype != SK_DTYPE_UINT8)
+    return sk_error("expected scalar type Long but found %s (argument 'target')", sk_cpu_torch_name(target->dtype));
+  if (weight && weight->dtype != self->dtype)
+    return sk_error("expected scalar type %s but found %s (argument 'weight')", sk_cpu_torch_name(self->dtype),
+                    sk_cpu_torch_name(weight->dtype));
+  int64_t batch = self->ndim == 2 ? self->sizes[0] : 1, nc = self->sizes[self->ndim - 1];
+  int64_t xs0 = self->ndim == 2 ? self->strides[0] : 0, xs1 = self->strides[self->ndim - 1];
+  int64_t ts = target->ndim ? target->strides[0] : 0;
+  size_t xsz = sk_dtype_size(self->dtype), tsz = sk_dtype_size(target->dtype);
+  const char *x = sk_tensor_data(self), *t = sk_tensor_data(target), *w = weight ? sk_tensor_data(weight) : NULL;
+  int64_t ws = weight ? weight->strides[0] : 0;
+  for (int64_t i = 0; i < batch; i++) {
+    int64_t c = sk_load_int64(t + i * ts * (int64_t)tsz, target->dtype);
+    if (c != ignore_index && (c < 0 || c >= nc)) return sk_error("Target %lld is out of bounds.", (long long)c);
+  }
+  int none = reduction == 0 && self->ndim == 2;
+  char *o = sk_tensor_data(output);
+  size_t osz = sk_dtype_size(output->dtype);
+  double sum = 0, wsum = 0;
+  for (int64_t i = 0; i < batch; i++) {
+    int64_t c = sk_load_int64(t + i * ts * (int64_t)tsz, target->dtype);
+    double loss = 0, wc = 0;
+    if (c != ignore_index) {
+      wc = w ? sk_load_double(w + c * ws * (int64_t)xsz, self->dtype) : 1;
+      loss = -sk_load_double(x + (i * xs0 + c * xs1) * (int64_t)xsz, self->dtype) * wc;
+    }
+    if (none) sk_store_double(o + i * output->strides[0] * (int64_t)osz, output->dtype, loss);
+    sum += loss;
+    wsum += wc;
+  }
+  if (!none) sk_store_double(o, output->dtype, reduction == 1 ? sum / wsum : sum);
+  sk_store_double(sk_tensor_data(total_weight), total_weight->dtype, none ? 0 : wsum);
+  return 0;
+}
+/* }==== */

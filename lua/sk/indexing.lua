@@ -1,0 +1,245 @@
+-- sk.indexing — Lua indexing syntax for tensors: t[i], t[{...}], t[mask], and assignment through them.
+--
+-- The form (indices and dims are 0-based, as in PyTorch):
+--   t[i]                  i an integer: select along dim 0, a view; negative i counts from the end
+--   t[{e0, e1, ...}]      one entry per dim from dim 0; dims left over are taken whole
+--     integer i             select (the dim goes away)
+--     {}                    the whole dim
+--     {start, stop}         a slice, stop exclusive (Python's start:stop); negatives count from the end,
+--     {start, stop, step}   nil start / stop mean the ends ({nil, 3} = :3, {2} = 2:), step > 0
+--     a tensor              advanced indexing as PyTorch: int64/int32 index tensors broadcast together,
+--                           bool masks select their true positions; adjacent tensor entries keep their
+--                           place in the result, separated ones put the indexed dims first
+--   t[mask]               bool tensor of t's shape: masked_select (a 1-D copy); a mask over t's
+--                         leading dims selects along them (as PyTorch: mask shape [2] of t [2, 3]
+--                         picks rows)
+--   t[idx]                int64/int32 tensor: index_select along dim 0 (a copy); a 0-dim idx selects
+--   t[name]               a string: the method of that name, so t:sum() keeps working
+-- Integer entries and slices give views; anything with a tensor entry gives a copy.
+--
+-- Assignment writes into t:
+--   t[...] = v            through integers and slices: v (a number, or a tensor broadcast to the view)
+--                         is copied into the view (fill_ / copy_, converting the dtype)
+--   t[mask] = v           masked_fill_ for a mask of t's shape and a number or 0-dim tensor,
+--                         else index_put_ (v broadcast to the selected elements)
+--   t[idx] = v, t[{..., tensor, ...}] = v
+--                         index_put_ (v converted to t's dtype, broadcast to the indexed shape)
+--
+-- Installed by init.lua: require("sk.indexing")(sk, mt, methods) replaces mt.__index (a lookup
+-- of methods first, then indexing for non-string keys) and sets mt.__newindex.
+local M = {}
+
+local fmt = string.format
+local sk, tensor_mt
+
+local function is_tensor(x) return getmetatable(x) == tensor_mt end
+
+local function same_shape(a, b)
+  if a:dim() ~= b:dim() then return false end
+  for d = 0, a:dim() - 1 do if a:size(d) ~= b:size(d) then return false end end
+  return true
+end
+
+local function integer(x, what)
+  local i = math.tointeger(x)
+  if not i then error(fmt("sk: %s %s is not an integer", what, tostring(x)), 3) end
+  return i
+end
+
+-- {==== Reading ====
+-- Applies the integer and slice entries of `key` to t (a view) and collects the tensor entries:
+-- returns the view and a list of { dim = d (in the view), t = index tensor (int64/int32 or bool) }.
+local function basic(t, key)
+  local v, dim, adv, used = t, 0, {}, 0
+  local n = #key
+  for i = 1, n do
+    local e = key[i]
+    local et = type(e)
+    if et == "number" then
+      v = v:select(dim, integer(e, "index"))
+      used = used + 1
+    elseif is_tensor(e) then
+      local span = e:dtype() == "bool" and math.max(e:dim(), 1) or 1
+      adv[#adv + 1] = { dim = dim, t = e }
+      dim, used = dim + span, used + span
+    elseif et == "table" then
+      if e[1] ~= nil or e[2] ~= nil or e[3] ~= nil then
+        local start = e[1] ~= nil and integer(e[1], "slice start") or nil
+        local stop = e[2] ~= nil and integer(e[2], "slice stop") or nil
+        v = v:slice(dim, start, stop, e[3] ~= nil and integer(e[3], "slice step") or 1)
+      end
+      dim, used = dim + 1, used + 1
+    else
+      error(fmt("sk: index entry %d must be an integer, a table or a tensor, got %s", i, et), 3)
+    end
+  end
+  if used > t:dim() then error(fmt("sk: too many indices for tensor of dimension %d (got %d)", t:dim(), used), 3) end
+  return v, adv
+end
+
+-- The tensor entries as int64 index tensors, one per indexed dim: a mask of k dims becomes
+-- the k columns of its nonzero().
+local function expand_masks(adv)
+  local out = {}
+  for _, a in ipairs(adv) do
+    if a.t:dtype() == "bool" and a.t:dim() > 0 then
+      local nz = a.t:nonzero()
+      for c = 0, a.t:dim() - 1 do out[#out + 1] = { dim = a.dim + c, t = nz:select(1, c) } end
+    else
+      out[#out + 1] = a
+    end
+  end
+  return out
+end
+
+-- Broadcast shape of the index tensors.
+local function broadcast_shape(list)
+  local shape = {}
+  for _, a in ipairs(list) do
+    local s = a.t:shape()
+    local off = #shape - #s
+    if off < 0 then
+      for _ = 1, -off do table.insert(shape, 1, 1) end
+      off = 0
+    end
+    for q = 1, #s do
+      local cur = shape[off + q]
+      if cur == 1 then shape[off + q] = s[q]
+      elseif s[q] ~= 1 and s[q] ~= cur then
+        local shapes = {}
+        for _, b in ipairs(list) do shapes[#shapes + 1] = "[" .. table.concat(b.t:shape(), ", ") .. "]" end
+        error("sk: shape mismatch: indexing tensors could not be broadcast together with shapes "
+              .. table.concat(shapes, ", "), 4)
+      end
+    end
+  end
+  return shape
+end
+
+-- v with the indexed dims moved to the front (in their order), the index tensors in that order,
+-- and where the broadcast dims belong in PyTorch's result (their first dim when adjacent, else 0).
+local function front(v, list)
+  local perm, seen, idx = {}, {}, {}
+  local adjacent = true
+  for j, a in ipairs(list) do
+    perm[#perm + 1] = a.dim
+    seen[a.dim] = true
+    idx[j] = a.t
+    if j > 1 and a.dim ~= list[j - 1].dim + 1 then adjacent = false end
+  end
+  for d = 0, v:dim() - 1 do if not seen[d] then perm[#perm + 1] = d end end
+  local prefix = true
+  for j = 1, #list do prefix = prefix and perm[j] == j - 1 end
+  local w = prefix and v or v:permute(perm)
+  return w, idx, adjacent and list[1].dim or 0
+end
+
+-- The permutation that moves a block of `nb` leading dims (of `nd`) to start at dim `at`.
+local function block_to(nd, nb, at)
+  local perm = {}
+  for d = nb, nb + at - 1 do perm[#perm + 1] = d end
+  for d = 0, nb - 1 do perm[#perm + 1] = d end
+  for d = nb + at, nd - 1 do perm[#perm + 1] = d end
+  return perm
+end
+
+local function advanced(v, adv)
+  local list = expand_masks(adv)
+  local bshape = broadcast_shape(list)
+  local w, idx, at = front(v, list)
+  local r = sk.index(w, idx)
+  if at == 0 then return r end
+  return r:permute(block_to(r:dim(), #bshape, at)):contiguous()
+end
+
+local function get(t, k)
+  local kt = type(k)
+  if kt == "number" then return t:select(0, integer(k, "index")) end
+  if is_tensor(k) then
+    if k:dtype() == "bool" then
+      if same_shape(t, k) then return sk.masked_select(t, k) end
+      return sk.index(t, { k })
+    end
+    if k:dim() == 0 then return t:select(0, k:item()) end
+    if k:dim() == 1 then return sk.index_select(t, 0, k) end
+    return sk.index(t, { k })
+  end
+  if kt == "table" then
+    local v, adv = basic(t, k)
+    if #adv == 0 then return v end
+    return advanced(v, adv)
+  end
+  error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 3)
+end
+-- }====
+
+-- {==== Writing ====
+-- val as a tensor of t's dtype (numbers become 0-dim tensors).
+local function values_for(t, val)
+  if is_tensor(val) then return val:dtype() == t:dtype() and val or val:to(t:dtype()) end
+  if type(val) == "number" or type(val) == "boolean" then return sk.full({}, val, { dtype = t:dtype() }) end
+  error(fmt("sk: a tensor element can be set from a number, a boolean or a tensor, got %s", type(val)), 4)
+end
+
+local function assign(view, val)
+  if is_tensor(val) then view:copy_(val)
+  elseif type(val) == "number" or type(val) == "boolean" then view:fill_(val)
+  else error(fmt("sk: a tensor element can be set from a number, a boolean or a tensor, got %s", type(val)), 4) end
+end
+
+-- index_put_ into the view v through the tensor entries adv; val broadcasts to PyTorch's result shape.
+local function put(v, adv, val)
+  local list = expand_masks(adv)
+  local bshape = broadcast_shape(list)
+  local w, idx, at = front(v, list)
+  local vals = values_for(v, val)
+  if at > 0 then
+    -- the result of w[idx] is [bshape..., rest...]; PyTorch's has bshape at `at`: reorder the values
+    local rshape, rest = {}, {}
+    local wshape = w:shape()
+    for d = #list + 1, #wshape do rest[#rest + 1] = wshape[d] end
+    for d = 1, at do rshape[#rshape + 1] = rest[d] end
+    for _, s in ipairs(bshape) do rshape[#rshape + 1] = s end
+    for d = at + 1, #rest do rshape[#rshape + 1] = rest[d] end
+    local nb, nd = #bshape, #rshape
+    local perm = {}
+    for d = at, at + nb - 1 do perm[#perm + 1] = d end
+    for d = 0, at - 1 do perm[#perm + 1] = d end
+    for d = at + nb, nd - 1 do perm[#perm + 1] = d end
+    vals = vals:expand(rshape):permute(perm)
+  end
+  sk.index_put_(w, idx, vals)
+end
+
+local function set(t, k, val)
+  local kt = type(k)
+  if kt == "number" then return assign(t:select(0, integer(k, "index")), val) end
+  if is_tensor(k) then
+    if k:dtype() == "bool" and same_shape(t, k) and (not is_tensor(val) or val:dim() == 0) then
+      return t:masked_fill_(k, val)
+    end
+    if k:dtype() ~= "bool" and k:dim() == 0 then return assign(t:select(0, k:item()), val) end
+    return sk.index_put_(t, { k }, values_for(t, val))
+  end
+  if kt == "table" then
+    local v, adv = basic(t, k)
+    if #adv == 0 then return assign(v, val) end
+    return put(v, adv, val)
+  end
+  if kt == "string" then error(fmt("sk: cannot set field '%s' of a tensor", k), 3) end
+  error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 3)
+end
+-- }====
+
+-- Installs the metamethods; methods stay a table others may add to.
+function M.install(sk_, mt, methods)
+  sk, tensor_mt = sk_, mt
+  mt.__index = function(t, k)
+    local m = methods[k]
+    if m ~= nil or type(k) == "string" then return m end
+    return get(t, k)
+  end
+  mt.__newindex = set
+end
+
+return setmetatable(M, { __call = function(_, ...) return M.install(...) end })

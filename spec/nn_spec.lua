@@ -1,0 +1,454 @@
+-- spec/nn_spec.lua — softmax, log_softmax, layer_norm, dropout, nll_loss, cross_entropy,
+-- mse_loss: values from plain-Lua reference loops, variants, dtypes, layouts, errors, Meta
+local h = require "spec.helper"
+local sk = h.sk
+local T = sk.tensor
+
+local nan, inf = 0 / 0, math.huge
+
+-- {==== Plain-Lua references ====
+local function lcg(seed)
+  local s = seed
+  return function(lo, hi)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return lo + (hi - lo) * (s % 1000) / 1000
+  end
+end
+
+local function random_rows(nr, nc, seed, lo, hi)
+  local r, t = lcg(seed), {}
+  for i = 1, nr do
+    t[i] = {}
+    for j = 1, nc do t[i][j] = r(lo or -3, hi or 3) end
+  end
+  return t
+end
+
+local function softmax_vec(v, log)
+  local m = -inf
+  for _, x in ipairs(v) do m = math.max(m, x) end
+  local s = 0
+  for _, x in ipairs(v) do s = s + math.exp(x - m) end
+  local out = {}
+  for i, x in ipairs(v) do out[i] = log and (x - m - math.log(s)) or math.exp(x - m) / s end
+  return out
+end
+
+-- softmax of each row (dim 1) or of each column (dim 0) of a 2-D table
+local function softmax_2d(rows, dim, log)
+  local nr, nc = #rows, #rows[1]
+  local out = {}
+  for i = 1, nr do out[i] = {} end
+  if dim == 1 then
+    for i = 1, nr do out[i] = softmax_vec(rows[i], log) end
+  else
+    for j = 1, nc do
+      local col = {}
+      for i = 1, nr do col[i] = rows[i][j] end
+      local s = softmax_vec(col, log)
+      for i = 1, nr do out[i][j] = s[i] end
+    end
+  end
+  return out
+end
+
+local function transpose(rows)
+  local t = {}
+  for j = 1, #rows[1] do
+    t[j] = {}
+    for i = 1, #rows do t[j][i] = rows[i][j] end
+  end
+  return t
+end
+
+-- nll over rows of log-probabilities: reduction "none" | "sum" | "mean"
+local function ref_nll(logp, target, weight, reduction, ignore)
+  ignore = ignore or -100
+  local losses, sum, wsum = {}, 0, 0
+  for i, c in ipairs(target) do
+    local w = c == ignore and 0 or (weight and weight[c + 1] or 1)
+    losses[i] = c == ignore and 0 or -logp[i][c + 1] * w
+    sum, wsum = sum + losses[i], wsum + w
+  end
+  if reduction == "none" then return losses end
+  if reduction == "sum" then return sum end
+  return sum / wsum
+end
+-- }====
+
+describe("softmax and log_softmax", function()
+  local rows = random_rows(5, 7, 1)
+  local x = T(rows, {dtype = "float64"})
+  it("match the reference over the last dim and over an outer dim", function()
+    h.assert_close(x:softmax(1):totable(), softmax_2d(rows, 1), 1e-12)
+    h.assert_close(x:softmax(-1):totable(), softmax_2d(rows, 1), 1e-12)
+    h.assert_close(x:softmax(0):totable(), softmax_2d(rows, 0), 1e-12)
+    h.assert_close(x:log_softmax(1):totable(), softmax_2d(rows, 1, true), 1e-12)
+    h.assert_close(sk.log_softmax(x, 0):totable(), softmax_2d(rows, 0, true), 1e-12)
+    local f = T(rows, {dtype = "float32"})
+    h.assert_close(f:softmax(1):totable(), softmax_2d(rows, 1), 1e-6)
+    h.assert_close(f:log_softmax(0):totable(), softmax_2d(rows, 0, true), 1e-5)
+  end)
+  it("work over the middle dim of a 3-D tensor and over wide outer dims in blocks", function()
+    local a = sk.arange(24, {dtype = "float64"}):view(2, 3, 4):mul(0.25)
+    local s = a:softmax(1):totable()
+    for b = 1, 2 do
+      for k = 1, 4 do
+        local col = {}
+        for j = 1, 3 do col[j] = (((b - 1) * 12) + (j - 1) * 4 + (k - 1)) * 0.25 end
+        local want = softmax_vec(col)
+        for j = 1, 3 do h.assert_close(s[b][j][k], want[j], 1e-12) end
+      end
+    end
+    local wide = random_rows(3, 600, 9)
+    local w = T(wide, {dtype = "float64"})
+    h.assert_close(w:softmax(0):totable(), softmax_2d(wide, 0), 1e-12)
+    h.assert_close(w:log_softmax(0):totable(), softmax_2d(wide, 0, true), 1e-12)
+  end)
+  it("are stable for large inputs and make a NaN row NaN", function()
+    h.assert_close(T({1000.0, 1000.0}):softmax(0):totable(), {0.5, 0.5}, 1e-12)
+    h.assert_close(T({-1000.0, 0.0}):log_softmax(0):totable(), {-1000, 0}, 1e-12)
+    local r = T({{1.0, nan}, {1.0, 2.0}}):softmax(1):totable()
+    assert.is_true(r[1][1] ~= r[1][1] and r[1][2] ~= r[1][2])
+    h.assert_close(r[2], softmax_vec({1, 2}), 1e-6)
+    h.assert_close(T({-inf, 0.0}):softmax(0):totable(), {0, 1}, 0)
+  end)
+  it("convert to dtype first, compute half types in float, refuse integers", function()
+    local i = T({{1, 2}, {3, 4}})
+    assert.matches('"softmax_lastdim_kernel_impl" not implemented for \'Long\'', h.err(function() return i:softmax(1) end))
+    assert.matches('"log_softmax_kernel_impl" not implemented for \'Long\'', h.err(function() return i:log_softmax(0) end))
+    local d = i:softmax(1, "float64")
+    assert.equal("float64", d:dtype())
+    h.assert_close(d:totable(), softmax_2d({{1, 2}, {3, 4}}, 1), 1e-12)
+    assert.equal("float32", sk.log_softmax(i, 0, {dtype = "float32"}):dtype())
+    for _, dt in ipairs({ "float16", "bfloat16" }) do
+      local hs = T(rows, {dtype = dt})
+      local got = hs:softmax(1)
+      assert.equal(dt, got:dtype())
+      h.assert_close(got:totable(), softmax_2d(hs:to("float64"):totable(), 1), 1e-2)
+      h.assert_close(hs:log_softmax(0):totable(), softmax_2d(hs:to("float64"):totable(), 0, true), 2e-2)
+    end
+    assert.matches("softmax with half to float conversion is not supported on CPU",
+      h.err(sk._softmax, T({1, 2}, {dtype = "float16"}), 0, true))
+  end)
+  it("read non-contiguous inputs and keep 0-dim and empty shapes", function()
+    h.assert_close(x:t():softmax(0):totable(), transpose(softmax_2d(rows, 1)), 1e-12)
+    h.assert_close(x:t():log_softmax(1):totable(), transpose(softmax_2d(rows, 0, true)), 1e-12)
+    h.assert_close(x:narrow(1, 2, 3):softmax(1):select(0, 0):totable(), softmax_vec({rows[1][3], rows[1][4], rows[1][5]}), 1e-12)
+    h.assert_close(T({2.0}):expand(4):softmax(0):totable(), {0.25, 0.25, 0.25, 0.25}, 1e-12)
+    assert.equal(1, T(3.0):softmax(0):item())
+    assert.equal(0, T(3.0):log_softmax(-1):item())
+    assert.same({0, 3}, sk.zeros({0, 3}):softmax(1):shape())
+    assert.matches("argument .dim.: dimension out of range", h.err(function() return x:softmax(2) end))
+  end)
+  it("write into out", function()
+    local o = sk.empty({0}, {dtype = "float64"})
+    assert.equal(o, sk.softmax(x, 1, {out = o}))
+    h.assert_close(o:totable(), softmax_2d(rows, 1), 1e-12)
+    local lo = sk.empty({0}, {dtype = "float64"})
+    sk.log_softmax(T({{1, 2}}), 1, "float64", {out = lo})
+    h.assert_close(lo:totable(), softmax_2d({{1, 2}}, 1, true), 1e-12)
+    local same = T({1.0, 2.0, 3.0})
+    sk.softmax(same, 0, {out = same})
+    h.assert_close(same:totable(), softmax_vec({1, 2, 3}), 1e-6)
+    local lsame = T({1.0, 2.0, 3.0})
+    sk.log_softmax(lsame, 0, {out = lsame})
+    h.assert_close(lsame:totable(), softmax_vec({1, 2, 3}, true), 1e-6)
+    assert.matches("argument 'out' has dtype float32, expected float64",
+      h.err(sk.softmax, x, 1, {out = sk.empty({5, 7})}))
+  end)
+  it("run on Meta tensors", function()
+    local M = sk.empty({2, 3}, {device = "meta", dtype = "float16"})
+    assert.same({2, 3}, M:softmax(1):shape())
+    assert.equal("float16", M:log_softmax(0):dtype())
+    assert.equal("float32", M:softmax(0, "float32"):dtype())
+    assert.equal("meta", M:softmax(1):device())
+  end)
+end)
+
+describe("layer_norm", function()
+  local rows = random_rows(3, 4, 2)
+  local function ref(r, w, b, eps)
+    local out = {}
+    for i, row in ipairs(r) do
+      local m, v = 0, 0
+      for _, x in ipairs(row) do m = m + x end
+      m = m / #row
+      for _, x in ipairs(row) do v = v + (x - m) ^ 2 end
+      v = v / #row
+      out[i] = {}
+      for j, x in ipairs(row) do out[i][j] = (x - m) / math.sqrt(v + (eps or 1e-5)) * (w and w[j] or 1) + (b and b[j] or 0) end
+    end
+    return out
+  end
+  local x = T(rows, {dtype = "float64"})
+  it("normalizes over the last dims, with weight and bias", function()
+    h.assert_close(sk.layer_norm(x, {4}):totable(), ref(rows), 1e-12)
+    local w, b = {0.5, 1, 2, -1}, {0, 1, -1, 0.25}
+    h.assert_close(sk.layer_norm(x, {4}, T(w, {dtype = "float64"}), T(b, {dtype = "float64"})):totable(), ref(rows, w, b), 1e-12)
+    h.assert_close(sk.layer_norm(x, {4}, {bias = T(b, {dtype = "float64"}), eps = 0.1}):totable(), ref(rows, nil, b, 0.1), 1e-12)
+    -- over the last two dims: every element of the [3, 4] matrix at once
+    local flat = {{}}
+    for _, row in ipairs(rows) do for _, v in ipairs(row) do table.insert(flat[1], v) end end
+    local got = sk.layer_norm(x:view(1, 3, 4), {3, 4}):view(1, 12):totable()
+    h.assert_close(got, ref(flat), 1e-12)
+  end)
+  it("takes non-contiguous inputs and half types (computed in float32)", function()
+    h.assert_close(sk.layer_norm(x:t(), {3}):totable(), ref(transpose(rows)), 1e-12)
+    for _, dt in ipairs({ "float16", "bfloat16", "float32" }) do
+      local r = sk.layer_norm(T(rows, {dtype = dt}), {4})
+      assert.equal(dt, r:dtype())
+      h.assert_close(r:totable(), ref(T(rows, {dtype = dt}):to("float64"):totable()), 2e-2)
+    end
+  end)
+  it("checks its arguments with PyTorch's messages", function()
+    assert.matches("Given normalized_shape=%[3%], expected input with shape %[%*, 3%], but got input of size%[3, 4%]",
+      h.err(sk.layer_norm, x, {3}))
+    assert.matches("Expected weight to be of same shape as normalized_shape, but got weight of shape %[3%] and normalized_shape = %[4%]",
+      h.err(sk.layer_norm, x, {4}, T({1.0, 1.0, 1.0})))
+    assert.matches("Expected bias to be of same shape as normalized_shape",
+      h.err(sk.layer_norm, x, {4}, nil, T({1.0})))
+    assert.matches("Expected normalized_shape to be at least 1%-dimensional", h.err(sk.layer_norm, x, {}))
+    assert.matches('"LayerNormKernelImpl" not implemented for \'Long\'', h.err(sk.layer_norm, T({{1, 2}}), {2}))
+  end)
+  it("runs on Meta tensors and on empty inputs", function()
+    local M = sk.empty({2, 3, 4}, {device = "meta"})
+    local r = sk.layer_norm(M, {4}, sk.empty({4}, {device = "meta"}))
+    assert.same({2, 3, 4}, r:shape())
+    assert.equal("meta", r:device())
+    assert.same({0, 4}, sk.layer_norm(sk.zeros({0, 4}), {4}):shape())
+  end)
+end)
+
+describe("dropout", function()
+  local x = sk.ones({64, 64})
+  it("zeros elements with probability p and scales the rest by 1 / (1 - p)", function()
+    sk.manual_seed(7)
+    local y = sk.dropout(x, 0.25, true):totable()
+    local zeros = 0
+    for _, row in ipairs(y) do
+      for _, v in ipairs(row) do
+        if v == 0 then zeros = zeros + 1 else h.assert_close(v, 1 / 0.75, 1e-6) end
+      end
+    end
+    assert.is_true(math.abs(zeros / 4096 - 0.25) < 0.05)
+  end)
+  it("is reproducible with sk.manual_seed", function()
+    sk.manual_seed(3)
+    local a = sk.dropout(x, 0.5, true):totable()
+    sk.manual_seed(3)
+    local b = sk.dropout(x, 0.5, true):totable()
+    assert.same(a, b)
+    local c = sk.dropout(x, 0.5, true):totable()
+    assert.are_not.same(a, c)
+  end)
+  it("returns the input itself when p is 0 or not training, zeros when p is 1", function()
+    local a = T({1.0, 2.0}) -- the result is a itself: writing through it changes a
+    sk.dropout(a, 0.0, true):add_(1)
+    sk.dropout(a, 0.5, false):add_(1)
+    assert.same({3, 4}, a:totable())
+    local z = sk.dropout(T({1.0, -2.0}), 1.0, true)
+    assert.same({0, 0}, z:totable())
+    local n = sk.dropout(T({nan}), 1.0, true):item()
+    assert.is_true(n ~= n)
+    assert.same({0}, sk.dropout(sk.zeros({0}), 0.5, true):shape())
+  end)
+  it("refuses p outside [0, 1] and keeps floating dtypes", function()
+    assert.matches("dropout probability has to be between 0 and 1, but got 1.5", h.err(sk.dropout, x, 1.5, true))
+    assert.matches("dropout probability has to be between 0 and 1, but got %-0.1", h.err(sk.dropout, x, -0.1, false))
+    for _, dt in ipairs({ "float16", "bfloat16", "float64" }) do
+      local r = sk.dropout(sk.ones({8}, {dtype = dt}), 0.5, true)
+      assert.equal(dt, r:dtype())
+      for _, v in ipairs(r:totable()) do assert.is_true(v == 0 or v == 2) end
+    end
+    assert.same({2, 2}, sk.dropout(x:narrow(0, 0, 2):narrow(1, 0, 2), 0.5, true):shape())
+  end)
+  it("runs on Meta tensors", function()
+    local r = sk.dropout(sk.empty({2, 3}, {device = "meta"}), 0.5, true)
+    assert.equal("meta", r:device())
+    assert.same({2, 3}, r:shape())
+  end)
+end)
+
+describe("nll_loss", function()
+  local logp = random_rows(4, 3, 4, -3, 0)
+  local x = T(logp, {dtype = "float64"})
+  local tg = {0, 2, 1, 2}
+  local t = T(tg)
+  local w = {0.5, 2, 1}
+  it("reduces by mean, sum or none, with weights", function()
+    h.assert_close(sk.nll_loss(x, t):item(), ref_nll(logp, tg, nil, "mean"), 1e-12)
+    h.assert_close(sk.nll_loss(x, t, {reduction = "sum"}):item(), ref_nll(logp, tg, nil, "sum"), 1e-12)
+    h.assert_close(sk.nll_loss(x, t, {reduction = "none"}):totable(), ref_nll(logp, tg, nil, "none"), 1e-12)
+    local wt = T(w, {dtype = "float64"})
+    h.assert_close(sk.nll_loss(x, t, wt):item(), ref_nll(logp, tg, w, "mean"), 1e-12)
+    h.assert_close(sk.nll_loss(x, t, wt, "sum"):item(), ref_nll(logp, tg, w, "sum"), 1e-12)
+    h.assert_close(sk.nll_loss(x, t, wt, "none"):totable(), ref_nll(logp, tg, w, "none"), 1e-12)
+  end)
+  it("skips ignore_index, and gives nan for a mean over nothing", function()
+    local ti = {0, -100, 1, -100}
+    h.assert_close(sk.nll_loss(x, T(ti)):item(), ref_nll(logp, ti, nil, "mean"), 1e-12)
+    h.assert_close(sk.nll_loss(x, T({0, 2, 2, 1}), {ignore_index = 2, reduction = "none"}):totable(),
+      ref_nll(logp, {0, 2, 2, 1}, nil, "none", 2), 1e-12)
+    local v = sk.nll_loss(x, T({-100, -100, -100, -100})):item()
+    assert.is_true(v ~= v)
+    assert.equal(0, sk.nll_loss(x, T({-100, -100, -100, -100}), {reduction = "sum"}):item())
+    v = sk.nll_loss(sk.zeros({0, 3}), T({}, {dtype = "int64"})):item()
+    assert.is_true(v ~= v)
+  end)
+  it("takes a 1-D input with a 0-dim target, and [N, C, d] inputs", function()
+    h.assert_close(sk.nll_loss(T({-1.0, -2.0, -0.5}), T(1)):item(), 2, 1e-12)
+    assert.same({}, sk.nll_loss(T({-1.0, -2.0}), T(1), {reduction = "none"}):shape())
+    -- [2, 3, 2]: class dim 1, target [2, 2]
+    local a = sk.arange(12, {dtype = "float64"}):view(2, 3, 2):mul(-0.5)
+    local tt = T({{0, 2}, {1, -100}})
+    local flat, ft = {}, {}
+    local av = a:totable()
+    for n = 1, 2 do
+      for d = 1, 2 do
+        flat[#flat + 1] = { av[n][1][d], av[n][2][d], av[n][3][d] }
+        ft[#ft + 1] = tt:totable()[n][d]
+      end
+    end
+    h.assert_close(sk.nll_loss(a, tt):item(), ref_nll(flat, ft, nil, "mean"), 1e-12)
+    local none = ref_nll(flat, ft, nil, "none")
+    h.assert_close(sk.nll_loss(a, tt, {reduction = "none"}):totable(), {{none[1], none[2]}, {none[3], none[4]}}, 1e-12)
+    assert.matches("Expected target size %[2, 2%], got %[2, 3%]", h.err(sk.nll_loss, a, T({{0, 1, 2}, {0, 1, 2}})))
+  end)
+  it("reads non-contiguous inputs, float32 and uint8 targets", function()
+    h.assert_close(sk.nll_loss(x:t():contiguous():t(), t):item(), ref_nll(logp, tg, nil, "mean"), 1e-12)
+    h.assert_close(sk.nll_loss(T(logp, {dtype = "float32"}), T(tg, {dtype = "uint8"})):item(), ref_nll(logp, tg, nil, "mean"), 1e-6)
+    local t2 = T({{0, 9}, {2, 9}, {1, 9}, {2, 9}}):select(1, 0)
+    h.assert_close(sk.nll_loss(x, t2):item(), ref_nll(logp, tg, nil, "mean"), 1e-12)
+  end)
+  it("checks its arguments", function()
+    assert.matches("Target 3 is out of bounds.", h.err(sk.nll_loss, x, T({0, 3, 1, 2})))
+    assert.matches("Target %-1 is out of bounds.", h.err(sk.nll_loss, x, T({0, -1, 1, 2})))
+    assert.matches("argument 'reduction': avg is not a valid value for reduction", h.err(sk.nll_loss, x, t, {reduction = "avg"}))
+    assert.matches("expected scalar type Long but found Int %(argument 'target'%)", h.err(sk.nll_loss, x, T(tg, {dtype = "int32"})))
+    assert.matches("Expected input batch_size %(4%) to match target batch_size %(2%).", h.err(sk.nll_loss, x, T({0, 1})))
+    assert.matches("weight tensor should be defined either for all 3 classes or no classes but got weight tensor of shape: %[2%]",
+      h.err(sk.nll_loss, x, t, T({1.0, 1.0}, {dtype = "float64"})))
+    assert.matches("Expected 1 or more dimensions %(got 0%)", h.err(sk.nll_loss, T(1.0), T(0)))
+    assert.matches('"nll_loss_out_frame" not implemented for \'Long\'', h.err(sk.nll_loss, T({{1, 2}}), T({0})))
+  end)
+  it("runs on Meta tensors", function()
+    local M = sk.empty({4, 3}, {device = "meta"})
+    local mt = sk.empty({4}, {device = "meta", dtype = "int64"})
+    assert.same({}, sk.nll_loss(M, mt):shape())
+    assert.same({4}, sk.nll_loss(M, mt, {reduction = "none"}):shape())
+    local out, tw = sk.nll_loss_forward(M, mt, nil, 1, -100)
+    assert.same({}, out:shape())
+    assert.same({}, tw:shape())
+  end)
+end)
+
+describe("cross_entropy", function()
+  local rows = random_rows(4, 3, 5)
+  local x = T(rows, {dtype = "float64"})
+  local tg = {2, 0, 1, 1}
+  local t = T(tg)
+  local logp = softmax_2d(rows, 1, true)
+  it("is nll_loss of log_softmax over the class dim", function()
+    for _, red in ipairs({ "mean", "sum", "none" }) do
+      h.assert_close(sk.cross_entropy(x, t, {reduction = red}):totable(), ref_nll(logp, tg, nil, red), 1e-12)
+    end
+    local w = {1, 0.5, 3}
+    h.assert_close(sk.cross_entropy(x, t, T(w, {dtype = "float64"})):item(), ref_nll(logp, tg, w, "mean"), 1e-12)
+    h.assert_close(sk.cross_entropy(x, T({2, -100, 1, 1})):item(), ref_nll(logp, {2, -100, 1, 1}, nil, "mean"), 1e-12)
+    h.assert_close(sk.cross_entropy(T(rows[1], {dtype = "float64"}), T(2)):item(), -logp[1][3], 1e-12)
+    h.assert_close(sk.cross_entropy(T(rows, {dtype = "float32"}), t):item(), ref_nll(logp, tg, nil, "mean"), 1e-5)
+  end)
+  it("smooths labels: (1 - ls) * nll + ls / C * the mean of -log p over classes", function()
+    local ls, w = 0.2, {1, 0.5, 3}
+    local function ref(red, weight, target)
+      local nll = ref_nll(logp, target, weight, red)
+      local smooth, wsum = {}, 0
+      for i, c in ipairs(target) do
+        local s = 0
+        for k = 1, 3 do s = s - logp[i][k] * (weight and weight[k] or 1) end
+        smooth[i] = c == -100 and 0 or s
+        if c ~= -100 then wsum = wsum + (weight and weight[c + 1] or 1) end
+      end
+      if red == "none" then
+        local r = {}
+        for i = 1, #target do r[i] = (1 - ls) * nll[i] + ls / 3 * smooth[i] end
+        return r
+      end
+      local tot = 0
+      for _, s in ipairs(smooth) do tot = tot + s end
+      if red == "mean" then tot = tot / wsum end
+      return (1 - ls) * nll + ls / 3 * tot
+    end
+    local ti = {2, -100, 1, 0}
+    for _, red in ipairs({ "mean", "sum", "none" }) do
+      h.assert_close(sk.cross_entropy(x, t, {reduction = red, label_smoothing = ls}):totable(), ref(red, nil, tg), 1e-12)
+      h.assert_close(sk.cross_entropy(x, T(ti), T(w, {dtype = "float64"}), red, -100, ls):totable(), ref(red, w, ti), 1e-12)
+    end
+  end)
+  it("takes class probabilities as targets", function()
+    local probs = { {0.2, 0.3, 0.5}, {1, 0, 0}, {0, 0.5, 0.5}, {0.1, 0.8, 0.1} }
+    local pt = T(probs, {dtype = "float64"})
+    local function ref(red, weight, ls)
+      local per = {}
+      for i = 1, 4 do
+        local s = 0
+        for k = 1, 3 do
+          local p = probs[i][k] * (1 - (ls or 0)) + (ls or 0) / 3
+          s = s - logp[i][k] * p * (weight and weight[k] or 1)
+        end
+        per[i] = s
+      end
+      if red == "none" then return per end
+      local tot = per[1] + per[2] + per[3] + per[4]
+      return red == "sum" and tot or tot / 4
+    end
+    h.assert_close(sk.cross_entropy(x, pt):item(), ref("mean"), 1e-12)
+    h.assert_close(sk.cross_entropy(x, pt, {reduction = "none"}):totable(), ref("none"), 1e-12)
+    local w = {2, 1, 0.5}
+    h.assert_close(sk.cross_entropy(x, pt, T(w, {dtype = "float64"}), "sum"):item(), ref("sum", w), 1e-12)
+    h.assert_close(sk.cross_entropy(x, pt, {label_smoothing = 0.1}):item(), ref("mean", nil, 0.1), 1e-12)
+    assert.matches("ignore_index is not supported for floating point target",
+      h.err(sk.cross_entropy, x, pt, {ignore_index = 1}))
+    assert.matches("Expected floating point type for target with class probabilities, got Long",
+      h.err(sk.cross_entropy, T({1.0, 2.0}), T({0, 1})))
+  end)
+  it("checks label_smoothing and reduction, and runs on Meta tensors", function()
+    assert.matches("label_smoothing must be between 0.0 and 1.0. Got: 1.5", h.err(sk.cross_entropy, x, t, {label_smoothing = 1.5}))
+    assert.matches("argument 'reduction': mean2 is not a valid value", h.err(sk.cross_entropy, x, t, {reduction = "mean2"}))
+    local M = sk.empty({4, 3}, {device = "meta"})
+    local mt = sk.empty({4}, {device = "meta", dtype = "int64"})
+    assert.same({}, sk.cross_entropy(M, mt):shape())
+    assert.same({4}, sk.cross_entropy(M, mt, {reduction = "none", label_smoothing = 0.1}):shape())
+    assert.equal("meta", sk.cross_entropy(M, M):device())
+  end)
+end)
+
+describe("mse_loss", function()
+  local a, b = {{1, 2}, {3, 4}}, {{0.5, 2}, {5, 1}}
+  local x, y = T(a, {dtype = "float64"}), T(b, {dtype = "float64"})
+  it("averages, sums or keeps the squared differences", function()
+    assert.equal((0.25 + 0 + 4 + 9) / 4, sk.mse_loss(x, y):item())
+    assert.equal(0.25 + 0 + 4 + 9, sk.mse_loss(x, y, "sum"):item())
+    assert.same({{0.25, 0}, {4, 9}}, sk.mse_loss(x, y, {reduction = "none"}):totable())
+  end)
+  it("broadcasts, promotes, reads non-contiguous inputs", function()
+    assert.same({{1, 0}, {1, 4}}, sk.mse_loss(x, T({2.0, 2.0}), "none"):totable())
+    assert.equal("float64", sk.mse_loss(T(a, {dtype = "float32"}), y):dtype())
+    assert.same({{0.25, 1}, {9, 9}}, sk.mse_loss(x:t(), y, "none"):totable())
+    for _, dt in ipairs({ "float16", "bfloat16", "float32" }) do
+      local r = sk.mse_loss(T(a, {dtype = dt}), T(b, {dtype = dt}), "sum")
+      assert.equal(dt, r:dtype())
+      assert.equal(13.25, r:item())
+    end
+    local e = sk.mse_loss(sk.zeros({0}), sk.zeros({0})):item()
+    assert.is_true(e ~= e)
+  end)
+  it("refuses integers and unknown reductions; runs on Meta", function()
+    assert.matches('"mse_cpu" not implemented for \'Long\'', h.err(sk.mse_loss, T({1, 2}), T({1, 2})))
+    assert.matches("argument 'reduction': avg is not a valid value", h.err(sk.mse_loss, x, y, "avg"))
+    local M = sk.empty({2, 3}, {device = "meta"})
+    assert.same({}, sk.mse_loss(M, M):shape())
+    assert.same({2, 3}, sk.mse_loss(M, M, "none"):shape())
+  end)
+end)

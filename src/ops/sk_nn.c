@@ -1,0 +1,337 @@
+/*
+** sk_nn.c — the nn ops: softmax and log_softmax, layer_norm, dropout, and the
+** losses nll_loss, cross_entropy, mse_loss
+** _softmax, _log_softmax and nll_loss_forward are structured (their meta
+** functions are here, their CPU kernels in sk_cpu_softmax.c); everything else
+** is a composite over the dispatched API, so it runs on every backend that
+** has those ops, Meta included.
+** Losses take reduction as a string, "mean" | "sum" | "none" (sk's choice:
+** PyTorch's C++ schemas take an int enum); nll_loss_forward keeps PyTorch's
+** int (0 none, 1 mean, 2 sum).
+** Ownership: arguments are borrowed; every temporary is released on every
+** path; a result is stored only on success.
+*/
+#include "sk_ops.h"
+#include "sk_error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const int64_t no_dims[1] = {0}; /* data of an empty (not None) int list */
+#define NO_DEVICE sk_device(-1, 0)
+
+enum { REDUCTION_NONE, REDUCTION_MEAN, REDUCTION_SUM };
+
+static const char *torch_name(SkDType t) {
+  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
+                                                    "Half", "BFloat16", "Float", "Double"};
+  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
+}
+
+static int reduction_of(const char *s, int64_t *r) {
+  if (!s || strcmp(s, "mean") == 0) *r = REDUCTION_MEAN;
+  else if (strcmp(s, "sum") == 0) *r = REDUCTION_SUM;
+  else if (strcmp(s, "none") == 0) *r = REDUCTION_NONE;
+  else return sk_error("argument 'reduction': %s is not a valid value for reduction (expected 'none', 'mean' or 'sum')", s);
+  return 0;
+}
+
+/* Releases up to 8 temporaries (NULL allowed), then passes rc through. */
+static int release_all(int rc, int n, SkTensor **ts) {
+  for (int i = 0; i < n; i++) sk_tensor_release(ts[i]);
+  return rc;
+}
+#define RELEASE(rc, ...) release_all(rc, (int)(sizeof((SkTensor *[]){__VA_ARGS__}) / sizeof(SkTensor *)), (SkTensor *[]){__VA_ARGS__})
+
+/* {==== softmax, log_softmax ==== */
+static int softmax_meta(SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float) {
+  int64_t d;
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  return sk_meta_set_output(m, 0, self->ndim, self->sizes, NULL, half_to_float ? SK_DTYPE_FLOAT32 : self->dtype);
+}
+
+int sk_meta__softmax(SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float) {
+  return softmax_meta(m, self, dim, half_to_float);
+}
+
+int sk_meta__log_softmax(SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float) {
+  return softmax_meta(m, self, dim, half_to_float);
+}
+
+/* self converted to dtype first when one is given (PyTorch's softmax.int). */
+static int converted(const SkTensor *self, int dtype, SkTensor **conv) {
+  *conv = NULL;
+  return dtype < 0 ? 0 : sk_to_dtype(conv, self, (SkDType)dtype, 0, 0, -1);
+}
+
+int sk_math_softmax_int(SkTensor **result, const SkTensor *self, int64_t dim, int dtype) {
+  SkTensor *c;
+  if (converted(self, dtype, &c)) return -1;
+  return RELEASE(sk__softmax(result, c ? c : self, dim, 0), c);
+}
+
+int sk_default_softmax_int_out(const SkTensor *self, int64_t dim, int dtype, SkTensor *out) {
+  SkTensor *c;
+  if (converted(self, dtype, &c)) return -1;
+  return RELEASE(sk__softmax_out(c ? c : self, dim, 0, out), c);
+}
+
+int sk_math_log_softmax_int(SkTensor **result, const SkTensor *self, int64_t dim, int dtype) {
+  SkTensor *c;
+  if (converted(self, dtype, &c)) return -1;
+  return RELEASE(sk__log_softmax(result, c ? c : self, dim, 0), c);
+}
+
+int sk_default_log_softmax_int_out(const SkTensor *self, int64_t dim, int dtype, SkTensor *out) {
+  SkTensor *c;
+  if (converted(self, dtype, &c)) return -1;
+  return RELEASE(sk__log_softmax_out(c ? c : self, dim, 0, out), c);
+}
+/* }==== */
+
+/* {==== layer_norm ==== */
+static int same_shape(const SkTensor *t, SkIntList shape) {
+  return t->ndim == shape.n && memcmp(t->sizes, shape.data, (size_t)shape.n * sizeof *shape.data) == 0;
+}
+
+/* PyTorch's _check_layer_norm_inputs, with its messages. */
+static int layer_norm_check(const SkTensor *input, SkIntList shape, const SkTensor *weight, const SkTensor *bias) {
+  char a[256], b[256];
+  sk_shape_str(shape.n, shape.data, a, sizeof a);
+  if (shape.n < 1)
+    return sk_error("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
+                    "but got normalized_shape = %s", a);
+  if (weight && !same_shape(weight, shape))
+    return sk_error("Expected weight to be of same shape as normalized_shape, but got weight of shape %s and "
+                    "normalized_shape = %s", sk_shape_str(weight->ndim, weight->sizes, b, sizeof b), a);
+  if (bias && !same_shape(bias, shape))
+    return sk_error("Expected bias to be of same shape as normalized_shape, but got bias of shape %s and "
+                    "normalized_shape = %s", sk_shape_str(bias->ndim, bias->sizes, b, sizeof b), a);
+  int k = input->ndim - shape.n;
+  if (k < 0 || memcmp(input->sizes + k, shape.data, (size_t)shape.n * sizeof *shape.data) != 0) {
+    char star[256];
+    int len = snprintf(star, sizeof star, "[*");
+    for (int i = 0; i < shape.n && len < (int)sizeof star; i++)
+      len += snprintf(star + len, sizeof star - (size_t)len, ", %lld", (long long)shape.data[i]);
+    if (len < (int)sizeof star) snprintf(star + len, sizeof star - (size_t)len, "]");
+    return sk_error("Given normalized_shape=%s, expected input with shape %s, but got input of size%s", a, star,
+                    sk_shape_str(input->ndim, input->sizes, b, sizeof b));
+  }
+  if (!sk_dtype_is_floating(input->dtype))
+    return sk_error("\"LayerNormKernelImpl\" not implemented for '%s'", torch_name(input->dtype));
+  return 0;
+}
+
+/* (x - mean) / sqrt(var + eps) * weight + bias over the last dims; half types compute in float32. */
+int sk_math_layer_norm(SkTensor **result, const SkTensor *input, SkIntList normalized_shape, const SkTensor *weight,
+                       const SkTensor *bias, double eps, int cudnn_enable) {
+  (void)cudnn_enable;
+  if (layer_norm_check(input, normalized_shape, weight, bias)) return -1;
+  int64_t dims[SK_MAX_DIMS];
+  int k = normalized_shape.n;
+  for (int i = 0; i < k; i++) dims[i] = input->ndim - k + i;
+  SkIntList dl = {dims, k};
+  int half = input->dtype == SK_DTYPE_FLOAT16 || input->dtype == SK_DTYPE_BFLOAT16;
+  SkTensor *x = NULL, *mean = NULL, *var = NULL, *sd = NULL, *y = NULL, *r = NULL;
+  int rc = half ? sk_to_dtype(&x, input, SK_DTYPE_FLOAT32, 0, 0, -1) : 0;
+  const SkTensor *xin = x ? x : input;
+  if (!rc) rc = sk_mean_dim(&mean, xin, dl, 1, -1);
+  if (!rc) rc = sk_var_correction(&var, xin, dl, sk_scalar_int(0), 1);
+  if (!rc) rc = sk_add_Scalar(&sd, var, sk_scalar_float(eps), sk_scalar_int(1));
+  if (!rc) rc = sk_sqrt_(sd);
+  if (!rc) rc = sk_sub(&y, xin, mean, sk_scalar_int(1));
+  if (!rc) rc = sk_div_(y, sd);
+  if (!rc && weight) rc = sk_mul_(y, weight);
+  if (!rc && bias) rc = sk_add_(y, bias, sk_scalar_int(1));
+  if (!rc && half) rc = sk_to_dtype(&r, y, input->dtype, 0, 0, -1);
+  if (!rc) *result = half ? sk_tensor_retain(r) : sk_tensor_retain(y);
+  return RELEASE(rc, x, mean, var, sd, y, r);
+}
+/* }==== */
+
+/* {==== dropout ==== */
+/* PyTorch's _dropout: input * bernoulli(1 - p) / (1 - p), from sk's random stream. */
+int sk_math_dropout(SkTensor **result, const SkTensor *input, double p, int train) {
+  if (!(p >= 0 && p <= 1)) return sk_error("dropout probability has to be between 0 and 1, but got %g", p);
+  if (p == 0 || !train || input->numel == 0) { *result = sk_tensor_retain((SkTensor *)input); return 0; }
+  SkTensor *noise = NULL, *w = NULL;
+  int rc;
+  if (p == 1) { /* input * 0: NaN stays NaN, as in PyTorch */
+    rc = sk_zeros(&noise, (SkIntList){no_dims, 0}, (int)input->dtype, -1, input->device, -1);
+    if (!rc) rc = sk_mul(result, input, noise);
+    return RELEASE(rc, noise);
+  }
+  rc = sk_empty_like(&noise, input, -1, -1, NO_DEVICE, -1, -1);
+  if (!rc) rc = sk_bernoulli__float(noise, 1 - p, NULL);
+  if (!rc && !(w = sk_tensor_wrap_number(sk_scalar_float(1 - p)))) rc = -1;
+  if (!rc) rc = sk_div_(noise, w);
+  if (!rc) rc = sk_mul(result, input, noise);
+  return RELEASE(rc, noise, w);
+}
+/* }==== */
+
+/* {==== nll_loss ==== */
+/* PyTorch's nll_loss_forward meta: self [N, C] or [C], target [N] or [], weight [C]. */
+int sk_meta_nll_loss_forward_output(SkMeta *m, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
+                                    int64_t reduction, int64_t ignore_index) {
+  (void)ignore_index;
+  char a[128], b[128];
+  if (self->ndim < 1 || self->ndim > 2) return sk_error("input tensor should be 1D or 2D");
+  if (target->ndim > 1) return sk_error("0D or 1D target tensor expected, multi-target not supported");
+  int no_batch = self->ndim == 1 && target->ndim == 0;
+  if (!no_batch && (target->ndim == 0 || self->sizes[0] != target->sizes[0]))
+    return sk_error("size mismatch (got input: %s, target: %s)", sk_shape_str(self->ndim, self->sizes, a, sizeof a),
+                    sk_shape_str(target->ndim, target->sizes, b, sizeof b));
+  int64_t nc = self->sizes[self->ndim - 1];
+  if (weight && (weight->ndim != 1 || weight->numel != nc))
+    return sk_error("weight tensor should be defined either for all %lld classes or no classes but got weight tensor "
+                    "of shape: %s", (long long)nc, sk_shape_str(weight->ndim, weight->sizes, a, sizeof a));
+  int rc = reduction == REDUCTION_NONE && self->ndim == 2 ? sk_meta_set_output(m, 0, 1, self->sizes, NULL, self->dtype)
+                                                          : sk_meta_set_output(m, 0, 0, no_dims, NULL, self->dtype);
+  return rc ? rc : sk_meta_set_output(m, 1, 0, no_dims, NULL, self->dtype);
+}
+
+/* PyTorch's nll_loss_nd: 1-D and 2-D inputs go to nll_loss_forward; [N, C, d...] moves the
+** class dim last and flattens to [N·d..., C]. total_weight (may be NULL) gets the weight sum. */
+static int nll_nd(const SkTensor *self, const SkTensor *target, const SkTensor *weight, int64_t red, int64_t ignore,
+                  SkTensor **result, SkTensor **total_weight) {
+  SkTensor *tw = NULL;
+  char a[128], b[128];
+  if (self->ndim < 1) return sk_error("Expected 1 or more dimensions (got %d)", self->ndim);
+  if (self->ndim != 1 && target->ndim >= 1 && self->sizes[0] != target->sizes[0])
+    return sk_error("Expected input batch_size (%lld) to match target batch_size (%lld).", (long long)self->sizes[0],
+                    (long long)target->sizes[0]);
+  if (self->ndim <= 2) {
+    int rc = sk_nll_loss_forward(result, &tw, self, target, weight, red, ignore);
+    if (!rc && total_weight) *total_weight = tw;
+    else sk_tensor_release(tw);
+    return rc;
+  }
+  int nd = self->ndim;
+  int64_t perm[SK_MAX_DIMS], out_shape[SK_MAX_DIMS], flat[2] = {-1, self->sizes[1]}, flat1[1] = {-1};
+  out_shape[0] = self->sizes[0];
+  for (int i = 2; i < nd; i++) out_shape[i - 1] = self->sizes[i];
+  if (target->ndim != nd - 1 || memcmp(target->sizes, out_shape, (size_t)(nd - 1) * sizeof *out_shape) != 0)
+    return sk_error("Expected target size %s, got %s", sk_shape_str(nd - 1, out_shape, a, sizeof a),
+                    sk_shape_str(target->ndim, target->sizes, b, sizeof b));
+  perm[0] = 0;
+  for (int i = 2; i < nd; i++) perm[i - 1] = i;
+  perm[nd - 1] = 1;
+  SkTensor *p = NULL, *x2 = NULL, *t1 = NULL, *o = NULL;
+  int rc = sk_permute(&p, self, (SkIntList){perm, nd});
+  if (!rc) rc = sk_reshape(&x2, p, (SkIntList){flat, 2});
+  if (!rc) rc = sk_reshape(&t1, target, (SkIntList){flat1, 1});
+  if (!rc) rc = sk_nll_loss_forward(&o, &tw, x2, t1, weight, red, ignore);
+  if (!rc && red == REDUCTION_NONE) rc = sk_reshape(result, o, (SkIntList){out_shape, nd - 1});
+  else if (!rc) *result = sk_tensor_retain(o);
+  if (!rc && total_weight) *total_weight = sk_tensor_retain(tw);
+  return RELEASE(rc, p, x2, t1, o, tw);
+}
+
+int sk_math_nll_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
+                     const char *reduction, int64_t ignore_index) {
+  int64_t red;
+  if (reduction_of(reduction, &red)) return -1;
+  return nll_nd(self, target, weight, red, ignore_index, result, NULL);
+}
+/* }==== */
+
+/* {==== cross_entropy ==== */
+/* weight as [1, C, 1, ...] against an input of nd dims (as is for 1-D input). */
+static int weight_view(const SkTensor *weight, int nd, int class_dim, SkTensor **w) {
+  int64_t shape[SK_MAX_DIMS];
+  for (int i = 0; i < nd; i++) shape[i] = 1;
+  shape[class_dim] = weight->numel;
+  return sk_view(w, weight, (SkIntList){shape, nd});
+}
+
+/* Class probabilities: -Σ_c w_c · target_c · log_softmax_c, mean over the other elements. */
+static int ce_prob_target(SkTensor **result, const SkTensor *logp, const SkTensor *target, const SkTensor *weight,
+                          int64_t red, double smoothing, int class_dim) {
+  int64_t nc = logp->sizes[class_dim];
+  char a[128];
+  if (weight && (weight->ndim != 1 || weight->numel != nc))
+    return sk_error("cross_entropy: weight tensor should be defined either for all %lld classes or no classes but got "
+                    "weight tensor of shape: %s", (long long)nc, sk_shape_str(weight->ndim, weight->sizes, a, sizeof a));
+  SkTensor *t = NULL, *w = NULL, *prod = NULL, *pw = NULL, *s = NULL, *neg = NULL;
+  int rc = 0;
+  if (smoothing > 0) {
+    SkTensor *t0 = NULL;
+    rc = sk_mul_Scalar(&t0, target, sk_scalar_float(1 - smoothing));
+    if (!rc) rc = sk_add_Scalar(&t, t0, sk_scalar_float(smoothing / (double)nc), sk_scalar_int(1));
+    sk_tensor_release(t0);
+  }
+  if (!rc) rc = sk_mul(&prod, logp, t ? t : target);
+  if (!rc && weight) rc = weight_view(weight, logp->ndim, class_dim, &w);
+  if (!rc && weight) rc = sk_mul(&pw, prod, w);
+  const SkTensor *terms = pw ? pw : prod;
+  int64_t cd = class_dim;
+  if (!rc && red == REDUCTION_NONE) rc = sk_sum_dim_IntList(&s, terms, (SkIntList){&cd, 1}, 0, -1);
+  else if (!rc) rc = sk_sum(&s, terms, -1);
+  if (!rc) rc = sk_neg(red == REDUCTION_MEAN ? &neg : result, s);
+  if (!rc && red == REDUCTION_MEAN) /* over the elements other than classes; NaN when there are none */
+    rc = sk_div_Scalar(result, neg, sk_scalar_float(logp->numel ? (double)(logp->numel / nc) : NAN));
+  return RELEASE(rc, t, w, prod, pw, s, neg);
+}
+
+/* Class indices with label smoothing: (1 - ls) · nll + ls / C · (-Σ_c w_c · log_softmax_c), where
+** ignored targets add nothing and the mean divides by nll's total weight. */
+static int ce_smoothed(SkTensor **result, const SkTensor *logp, const SkTensor *target, const SkTensor *weight,
+                       int64_t red, int64_t ignore, double smoothing, int class_dim) {
+  SkTensor *nll = NULL, *tw = NULL, *w = NULL, *pw = NULL, *s = NULL, *smooth = NULL, *mask = NULL, *ig = NULL,
+           *zero = NULL, *kept = NULL, *tot = NULL, *ret = NULL, *a = NULL, *b = NULL;
+  int64_t nc = logp->sizes[class_dim], cd = class_dim;
+  int rc = nll_nd(logp, target, weight, red, ignore, &nll, &tw);
+  if (!rc && weight) rc = weight_view(weight, logp->ndim, class_dim, &w);
+  if (!rc && weight) rc = sk_mul(&pw, logp, w);
+  if (!rc) rc = sk_sum_dim_IntList(&s, pw ? pw : logp, (SkIntList){&cd, 1}, 0, -1);
+  if (!rc) rc = sk_neg(&smooth, s);
+  if (!rc && !((ig = sk_tensor_wrap_number(sk_scalar_int(ignore))) && (zero = sk_tensor_wrap_number(sk_scalar_float(0)))))
+    rc = -1;
+  if (!rc) rc = sk_eq(&mask, target, ig);
+  if (!rc) rc = sk_where_self(&kept, mask, zero, smooth);
+  if (!rc && red == REDUCTION_NONE) ret = sk_tensor_retain(kept);
+  else if (!rc) rc = sk_sum(red == REDUCTION_MEAN ? &tot : &ret, kept, -1);
+  if (!rc && red == REDUCTION_MEAN) rc = sk_div(&ret, tot, tw);
+  if (!rc) rc = sk_mul_Scalar(&a, nll, sk_scalar_float(1 - smoothing));
+  if (!rc) rc = sk_mul_Scalar(&b, ret, sk_scalar_float(smoothing / (double)nc));
+  if (!rc) rc = sk_add(result, a, b, sk_scalar_int(1));
+  rc = RELEASE(rc, nll, tw, w, pw, s, smooth, mask, ig);
+  return RELEASE(rc, zero, kept, tot, ret, a, b);
+}
+
+int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
+                          const char *reduction, int64_t ignore_index, double label_smoothing) {
+  int64_t red;
+  if (reduction_of(reduction, &red)) return -1;
+  int class_dim = self->ndim == 1 ? 0 : 1;
+  int probs = sk_tensor_same_shape(self, target);
+  if (probs && !sk_dtype_is_floating(target->dtype))
+    return sk_error("Expected floating point type for target with class probabilities, got %s", torch_name(target->dtype));
+  if (probs && ignore_index >= 0) return sk_error("ignore_index is not supported for floating point target");
+  if (label_smoothing > 1) return sk_error("label_smoothing must be between 0.0 and 1.0. Got: %g", label_smoothing);
+  SkTensor *logp = NULL;
+  int rc = sk_log_softmax_int(&logp, self, class_dim, (int)self->dtype);
+  if (!rc && probs) rc = ce_prob_target(result, logp, target, weight, red, label_smoothing, class_dim);
+  else if (!rc && label_smoothing > 0) rc = ce_smoothed(result, logp, target, weight, red, ignore_index, label_smoothing, class_dim);
+  else if (!rc) rc = nll_nd(logp, target, weight, red, ignore_index, result, NULL);
+  return RELEASE(rc, logp);
+}
+/* }==== */
+
+/* {==== mse_loss ==== */
+int sk_math_mse_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const char *reduction) {
+  int64_t red;
+  if (reduction_of(reduction, &red)) return -1;
+  const SkTensor *both[2] = {self, target};
+  SkDType dt = sk_result_type(2, both);
+  if (!sk_dtype_is_floating(dt)) return sk_error("\"mse_cpu\" not implemented for '%s'", torch_name(dt));
+  SkTensor *d = NULL, *sq = NULL;
+  int rc = sk_sub(&d, self, target, sk_scalar_int(1));
+  if (!rc) rc = sk_mul(red == REDUCTION_NONE ? result : &sq, d, d);
+  if (!rc && red == REDUCTION_MEAN) rc = sk_mean(result, sq, -1);
+  if (!rc && red == REDUCTION_SUM) rc = sk_sum(result, sq, -1);
+  return RELEASE(rc, d, sq);
+}
+/* }==== */
