@@ -21,8 +21,14 @@ uint64_t sk_random_reserve(uint64_t n);
 void sk_random_get_state(uint64_t *seed, uint64_t *offset);
 void sk_random_set_state(uint64_t seed, uint64_t offset);
 
+#ifdef __CUDACC__ /* the CUDA kernels draw the same numbers from the same function */
+#define SK_HOST_DEVICE __host__ __device__
+#else
+#define SK_HOST_DEVICE
+#endif
+
 /* Philox4x32-10 of counter (ctr, 0, 0) under key seed: four independent 32-bit words. */
-static inline void sk_philox(uint64_t seed, uint64_t ctr, uint32_t out[4]) {
+static inline SK_HOST_DEVICE void sk_philox(uint64_t seed, uint64_t ctr, uint32_t out[4]) {
   uint32_t c0 = (uint32_t)ctr, c1 = (uint32_t)(ctr >> 32), c2 = 0, c3 = 0;
   uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
   for (int r = 0; r < 10; r++) {

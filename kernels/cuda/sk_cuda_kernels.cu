@@ -273,23 +273,11 @@ __global__ void fill_kernel(Walk w, int64_t n, double v, int64_t iv, int integer
     if (integer) store_int(at(w, i), w.dtype, iv); else store(at(w, i), w.dtype, v);
 }
 
-__device__ static void philox(uint64_t seed, uint64_t ctr, uint32_t out[4]) {
-  uint32_t c0 = (uint32_t)ctr, c1 = (uint32_t)(ctr >> 32), c2 = 0, c3 = 0;
-  uint32_t k0 = (uint32_t)seed, k1 = (uint32_t)(seed >> 32);
-  for (int r = 0; r < 10; r++) {
-    uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
-    uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-    c1 = (uint32_t)p1; c3 = (uint32_t)p0; c0 = n0; c2 = n2;
-    k0 += 0x9E3779B9u; k1 += 0xBB67AE85u;
-  }
-  out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
-}
-
 /* The same draws as kernels/cpu/sk_cpu_random.c. */
 __global__ void random_kernel(Walk w, int64_t n, uint64_t seed, uint64_t base, double a, double b, int normal) {
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     uint32_t r[4];
-    philox(seed, base + (uint64_t)i, r);
+    sk_philox(seed, base + (uint64_t)i, r);
     int wide = w.dtype == SK_DTYPE_FLOAT64;
     double u1 = wide ? (double)((((uint64_t)r[0] << 32) | r[1]) >> 11) * 0x1p-53 : (double)(r[0] >> 8) * 0x1p-24, v;
     if (!normal) v = a + b * u1;

@@ -6,41 +6,34 @@
 ** Ownership: arguments are borrowed; every temporary is released on every
 ** path; a result is stored only on success.
 */
+#include "sk_composite_util.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 
 /* {==== Scalar overloads: wrap the number, call the Tensor overload ====
 ** One shape for all of them (as in sk_composite.c): `w` is the scalar as a
 ** wrapped-number tensor, so it takes part in type promotion as PyTorch's does. */
-#define SCALAR_OVERLOAD(signature, scalar, call) \
-  int signature {                                \
-    SkTensor *w = sk_tensor_wrap_number(scalar); \
-    if (!w) return -1;                           \
-    int rc = call;                               \
-    sk_tensor_release(w);                        \
-    return rc;                                   \
-  }
 
-SCALAR_OVERLOAD(sk_default_fmod_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
+SK_SCALAR_OVERLOAD(sk_default_fmod_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
                 sk_fmod(result, self, w))
-SCALAR_OVERLOAD(sk_default_fmod__Scalar(SkTensor *self, SkScalar other), other, sk_fmod_(self, w))
-SCALAR_OVERLOAD(sk_default_fmod_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other,
+SK_SCALAR_OVERLOAD(sk_default_fmod__Scalar(SkTensor *self, SkScalar other), other, sk_fmod_(self, w))
+SK_SCALAR_OVERLOAD(sk_default_fmod_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other,
                 sk_fmod_Tensor_out(self, w, out))
 
-SCALAR_OVERLOAD(sk_default_pow__Scalar(SkTensor *self, SkScalar exponent), exponent, sk_pow_(self, w))
-SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar_out(const SkTensor *self, SkScalar exponent, SkTensor *out), exponent,
+SK_SCALAR_OVERLOAD(sk_default_pow__Scalar(SkTensor *self, SkScalar exponent), exponent, sk_pow_(self, w))
+SK_SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar_out(const SkTensor *self, SkScalar exponent, SkTensor *out), exponent,
                 sk_pow_Tensor_Tensor_out(self, w, out))
-SCALAR_OVERLOAD(sk_default_pow_Scalar_out(SkScalar self, const SkTensor *exponent, SkTensor *out), self,
+SK_SCALAR_OVERLOAD(sk_default_pow_Scalar_out(SkScalar self, const SkTensor *exponent, SkTensor *out), self,
                 sk_pow_Tensor_Tensor_out(w, exponent, out))
 
 /* op.Scalar, op_.Scalar, op.Scalar_out and op.Scalar_Tensor of a bitwise op. */
 #define BITWISE_SCALARS(op)                                                                                   \
-  SCALAR_OVERLOAD(sk_default_##op##_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,   \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,   \
                   sk_##op(result, self, w))                                                                   \
-  SCALAR_OVERLOAD(sk_default_##op##__Scalar(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))      \
-  SCALAR_OVERLOAD(sk_default_##op##_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other,   \
+  SK_SCALAR_OVERLOAD(sk_default_##op##__Scalar(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))      \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other,   \
                   sk_##op##_Tensor_out(self, w, out))                                                         \
-  SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),   \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),   \
                   self, sk_##op(result, w, other))
 BITWISE_SCALARS(bitwise_and)
 BITWISE_SCALARS(bitwise_or)
@@ -48,18 +41,17 @@ BITWISE_SCALARS(bitwise_xor)
 
 /* The shifts name their overloads Tensor_Scalar / Scalar_Tensor. */
 #define SHIFT_SCALARS(op)                                                                                         \
-  SCALAR_OVERLOAD(sk_default_##op##_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, \
                   sk_##op(result, self, w))                                                                       \
-  SCALAR_OVERLOAD(sk_default_##op##__Tensor_Scalar(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))   \
-  SCALAR_OVERLOAD(sk_default_##op##_Tensor_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other, \
+  SK_SCALAR_OVERLOAD(sk_default_##op##__Tensor_Scalar(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))   \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Tensor_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other, \
                   sk_##op##_Tensor_out(self, w, out))                                                             \
-  SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),       \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),       \
                   self, sk_##op(result, w, other))
 SHIFT_SCALARS(bitwise_left_shift)
 SHIFT_SCALARS(bitwise_right_shift)
 #undef SHIFT_SCALARS
 #undef BITWISE_SCALARS
-#undef SCALAR_OVERLOAD
 /* }==== */
 
 /* {==== outer, ger: self as a column times vec2, a broadcast mul (PyTorch's composite) ==== */

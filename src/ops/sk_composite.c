@@ -9,6 +9,7 @@
 ** Ownership: arguments are borrowed; every temporary is released on every
 ** path; a result is stored only on success.
 */
+#include "sk_composite_util.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 
@@ -25,29 +26,20 @@ static int check_memory_format(const char *op, int memory_format, int allow_pres
 
 /* {==== Scalar overloads: wrap the number, call the Tensor overload ====
 ** One shape for all of them: `w` is the scalar as a wrapped-number tensor. */
-#define SCALAR_OVERLOAD(signature, scalar, call) \
-  int signature {                                \
-    SkTensor *w = sk_tensor_wrap_number(scalar); \
-    if (!w) return -1;                           \
-    int rc = call;                               \
-    sk_tensor_release(w);                        \
-    return rc;                                   \
-  }
 
-SCALAR_OVERLOAD(sk_default_add_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha), other,
+SK_SCALAR_OVERLOAD(sk_default_add_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha), other,
                 sk_add(result, self, w, alpha))
-SCALAR_OVERLOAD(sk_default_add__Scalar(SkTensor *self, SkScalar other, SkScalar alpha), other, sk_add_(self, w, alpha))
-SCALAR_OVERLOAD(sk_default_sub_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha), other,
+SK_SCALAR_OVERLOAD(sk_default_add__Scalar(SkTensor *self, SkScalar other, SkScalar alpha), other, sk_add_(self, w, alpha))
+SK_SCALAR_OVERLOAD(sk_default_sub_Scalar(SkTensor **result, const SkTensor *self, SkScalar other, SkScalar alpha), other,
                 sk_sub(result, self, w, alpha))
-SCALAR_OVERLOAD(sk_default_mul_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, sk_mul(result, self, w))
-SCALAR_OVERLOAD(sk_default_div_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, sk_div(result, self, w))
-SCALAR_OVERLOAD(sk_default_remainder_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
+SK_SCALAR_OVERLOAD(sk_default_mul_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, sk_mul(result, self, w))
+SK_SCALAR_OVERLOAD(sk_default_div_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, sk_div(result, self, w))
+SK_SCALAR_OVERLOAD(sk_default_remainder_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
                 sk_remainder(result, self, w))
-SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar exponent), exponent,
+SK_SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar exponent), exponent,
                 sk_pow_Tensor_Tensor(result, self, w))
-SCALAR_OVERLOAD(sk_default_pow_Scalar(SkTensor **result, SkScalar self, const SkTensor *exponent), self,
+SK_SCALAR_OVERLOAD(sk_default_pow_Scalar(SkTensor **result, SkScalar self, const SkTensor *exponent), self,
                 sk_pow_Tensor_Tensor(result, w, exponent))
-#undef SCALAR_OVERLOAD
 /* }==== */
 
 /* {==== sum, mean ==== */
