@@ -243,6 +243,26 @@ int lsk_is_options(lua_State *L, int idx) {
   return str;
 }
 
+/* Pushes the option for argument i: opts[name]; for the k-th out argument, also
+** opts.out (one out) or opts.out[k] (a list, for ops with several outputs). */
+static void push_option(lua_State *L, int opts, const SkSchema *sc, int i) {
+  const SkArg *a = &sc->args[i];
+  lua_getfield(L, opts, a->name);
+  if (!lua_isnil(L, -1) || !a->is_out) return;
+  lua_pop(L, 1);
+  int k = 0, nouts = 0;
+  for (int j = 0; j < sc->nargs; j++)
+    if (sc->args[j].is_out) { if (j < i) k++; nouts++; }
+  lua_getfield(L, opts, "out");
+  if (lua_istable(L, -1) && !lsk_test_tensor(L, -1)) {
+    lua_rawgeti(L, -1, k + 1);
+    lua_remove(L, -2);
+  } else if (nouts != 1) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+  }
+}
+
 int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, SkStack *s, int permissive,
                    int *bad_arg, char *err, size_t errlen) {
   const SkSchema *sc = &op->schema;
@@ -266,7 +286,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
       goto fail;
     }
     if (opts) {
-      lua_getfield(L, opts, a->name);
+      push_option(L, opts, sc, i);
       if (!lua_isnil(L, -1)) {
         int top = lua_gettop(L);
         got = read_value(L, top, top, a, &dflt->v[i], s, permissive, 0, err, errlen);
@@ -274,7 +294,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
         if (got > 0) continue;
         if (got == 0) {
           *bad_arg = i;
-          lua_getfield(L, opts, a->name);
+          push_option(L, opts, sc, i);
           snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, expected_of(a),
                    lsk_test_tensor(L, -1) ? "tensor" : luaL_typename(L, -1));
           lua_pop(L, 1);
@@ -300,7 +320,8 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
       lua_pop(L, 1);
       const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
       int found = 0;
-      for (int i = 0; k && i < sc->nargs && !found; i++) found = strcmp(sc->args[i].name, k) == 0;
+      for (int i = 0; k && i < sc->nargs && !found; i++)
+        found = strcmp(sc->args[i].name, k) == 0 || (sc->args[i].is_out && strcmp(k, "out") == 0);
       if (!found) {
         *bad_arg = sc->nargs;
         snprintf(err, errlen, "unexpected option '%s'", k ? k : "?");
@@ -383,7 +404,7 @@ static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int 
     if (r && r->alias_of >= 0 && r->is_write) {
       int src = arg_source(sc, r->alias_of, first, last);
       if (src) lua_pushvalue(L, src);
-      else if (opts) lua_getfield(L, opts, sc->args[r->alias_of].name);
+      else if (opts) push_option(L, opts, sc, r->alias_of);
       else lsk_push_value(L, &s->v[i]);
       continue;
     }
@@ -424,8 +445,20 @@ static int call_set(lua_State *L) {
   if (set->n == 0) return luaL_error(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L), opts = 0;
   if (last >= 1 && lsk_is_options(L, last)) opts = last--;
+  /* an option named `out`, or named like an out argument of one of the overloads, picks the out overloads */
   int want_out = 0;
-  if (opts) { lua_getfield(L, opts, "out"); want_out = !lua_isnil(L, -1); lua_pop(L, 1); }
+  if (opts) {
+    lua_getfield(L, opts, "out");
+    want_out = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    for (int i = 0; i < set->n && !want_out; i++)
+      for (int j = 0; j < set->ops[i]->schema.nargs && !want_out; j++)
+        if (set->ops[i]->schema.args[j].is_out) {
+          lua_getfield(L, opts, set->ops[i]->schema.args[j].name);
+          want_out = !lua_isnil(L, -1);
+          lua_pop(L, 1);
+        }
+  }
   SkStack s;
   sk_stack_init(&s);
   char err[512], best_err[512];

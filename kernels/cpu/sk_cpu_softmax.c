@@ -10,6 +10,7 @@
 ** NaN anywhere in a row makes the row NaN, as in PyTorch.
 */
 #include "sk_kernels.h"
+#include "sk_cpu_isa.h"
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 
@@ -21,8 +22,16 @@
 
 /* {==== Row and column-block loops ====
 ** exp_f32 / exp_f64 are where a vector exp plugs in: y[i] = exp(y[i]) over a contiguous run. */
-static void exp_f32(float *y, int64_t n) { for (int64_t i = 0; i < n; i++) y[i] = expf(y[i]); }
-static void exp_f64(double *y, int64_t n) { for (int64_t i = 0; i < n; i++) y[i] = exp(y[i]); }
+static void exp_f32(float *y, int64_t n) {
+  SkVecFn v = sk_cpu_vec_math() ? sk_cpu_vec_math()->f32[SK_VEC_exp] : NULL; /* SLEEF at AVX2/AVX-512 */
+  if (v) { v(y, y, n); return; }
+  for (int64_t i = 0; i < n; i++) y[i] = expf(y[i]);
+}
+static void exp_f64(double *y, int64_t n) {
+  SkVecFn v = sk_cpu_vec_math() ? sk_cpu_vec_math()->f64[SK_VEC_exp] : NULL;
+  if (v) { v(y, y, n); return; }
+  for (int64_t i = 0; i < n; i++) y[i] = exp(y[i]);
+}
 
 #define FMAX(m, x) ((x) > (m) || (x) != (x) ? (x) : (m))
 
