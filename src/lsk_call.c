@@ -158,8 +158,9 @@ static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkV
       for (lua_Integer i = 1; i <= n; i++) {
         lua_rawgeti(L, idx, i);
         SkTensor *t = lsk_test_tensor(L, -1);
+        int none = !lua_toboolean(L, -1); /* nil or false stands for None in a Tensor?[] */
         lua_pop(L, 1);
-        if (!t && !(a->elem_optional && lua_isnil(L, -1))) {
+        if (!t && !(a->elem_optional && none)) {
           for (lua_Integer j = 1; j < i; j++) sk_tensor_release(ts[j - 1]);
           free(ts);
           return 0;

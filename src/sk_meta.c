@@ -97,3 +97,15 @@ int sk_meta_check_same_device(const char *op, SkDevice d, int n, const SkTensor 
   }
   return 0;
 }
+
+SkDevice sk_meta_device_of_list(SkTensorList l, SkDevice fallback) {
+  return sk_meta_device_of(l.n, (const SkTensor *const *)l.data, fallback);
+}
+
+int sk_meta_check_list_device(const char *op, SkDevice d, SkTensorList l, const char *name) {
+  for (int i = 0; i < l.n; i++) {
+    const char *names[1] = {name};
+    if (sk_meta_check_same_device(op, d, 1, (const SkTensor *const *)&l.data[i], names)) return -1;
+  }
+  return 0;
+}

@@ -10,7 +10,7 @@
 #ifndef SK_META_H
 #define SK_META_H
 
-#include "sk_tensor.h"
+#include "sk_value.h"
 
 #define SK_MAX_OUTPUTS 4
 
@@ -42,6 +42,9 @@ void sk_meta_cleanup(SkMeta *m, int failed);
 SkTensor *sk_meta_take_output(SkMeta *m, int i);
 /* The device of the first defined tensor among ts, else fallback. */
 SkDevice sk_meta_device_of(int n, const SkTensor *const *ts, SkDevice fallback);
+/* The same over a list of tensors (cat's `tensors`): the first device, and the check. */
+SkDevice sk_meta_device_of_list(SkTensorList l, SkDevice fallback);
+int sk_meta_check_list_device(const char *op, SkDevice d, SkTensorList l, const char *name);
 /* Checks that every defined tensor in ts is on device d. */
 int sk_meta_check_same_device(const char *op, SkDevice d, int n, const SkTensor *const *ts, const char *const *names);
 

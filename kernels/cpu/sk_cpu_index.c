@@ -437,73 +437,116 @@ static int take(SkTensor *out, const SkTensor *index, int64_t *ist, const SkTens
   return c.bad ? check_bounds(index, c.bound, 0, dim) : 0;
 }
 
+/* {==== Fast paths: contiguous self, index and out seen as [A, K, B] ==== */
+/* out[a, k, b] = x[a, idx, b] with x of size S along dim: idx = index[k] (index_select, one
+** index per row of B elements) or index[a, k, b] (gather, where index and self agree off dim). */
+typedef struct {
+  const char *x;
+  char *o;
+  const int64_t *idx;
+  int64_t K, S, B, bound; /* index length along dim, self's size along dim, inner elements, bound */
+  int64_t row;            /* bytes of a row of B elements */
+  int bad;
+} FastTake;
+
+#define PREFETCH_AHEAD 8
+
+/* index_select: rows r = (a, k) in [begin, end), copied whole (N bytes; 0 = c->row). */
+#define SELECT_ROWS(N)                                                                            \
+  for (int64_t r = begin, a = begin / c->K, k = begin % c->K; r < end; r++) {                    \
+    int64_t v = c->idx[k];                                                                        \
+    if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }                         \
+    if (k + PREFETCH_AHEAD < c->K)                                                                \
+      __builtin_prefetch(c->x + (a * c->S + c->idx[k + PREFETCH_AHEAD]) * row);                   \
+    memcpy(c->o + r * row, c->x + (a * c->S + v) * row, (size_t)(N ? N : row));                   \
+    if (++k == c->K) k = 0, a++;                                                                  \
+  }                                                                                               \
+  return;
+
+static void select_rows(void *ctx, int64_t begin, int64_t end) {
+  FastTake *c = ctx;
+  const int64_t row = c->row;
+  switch (row) {
+  case 1: SELECT_ROWS(1)
+  case 2: SELECT_ROWS(2)
+  case 4: SELECT_ROWS(4)
+  case 8: SELECT_ROWS(8)
+  case 16: SELECT_ROWS(16)
+  case 32: SELECT_ROWS(32)
+  case 64: SELECT_ROWS(64)
+  default: SELECT_ROWS(0)
+  }
+}
+
+/* gather: rows r = (a, k) of B elements of type T, each with its own index. */
+#define GATHER_ROWS(T)                                                                            \
+  {                                                                                               \
+    const T *x = (const T *)c->x;                                                                 \
+    T *o = (T *)c->o;                                                                             \
+    for (int64_t r = begin, a = begin / c->K, k = begin % c->K; r < end; r++) {                   \
+      const int64_t *ix = c->idx + r * c->B;                                                      \
+      const T *xa = x + a * c->S * c->B;                                                          \
+      T *orow = o + r * c->B;                                                                     \
+      for (int64_t b = 0; b < c->B; b++) {                                                        \
+        int64_t v = ix[b];                                                                        \
+        if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }                     \
+        orow[b] = xa[v * c->B + b];                                                               \
+      }                                                                                           \
+      if (++k == c->K) k = 0, a++;                                                                \
+    }                                                                                             \
+    return;                                                                                       \
+  }
+
+static void gather_rows(void *ctx, int64_t begin, int64_t end) {
+  FastTake *c = ctx;
+  switch (c->row / c->B) {
+  case 1: GATHER_ROWS(uint8_t)
+  case 2: GATHER_ROWS(uint16_t)
+  case 4: GATHER_ROWS(uint32_t)
+  default: GATHER_ROWS(uint64_t)
+  }
+}
+
+/* Runs a fast path when self, index and out are contiguous (and, for gather, index has self's
+** sizes off dim); returns 1 when it ran, with *rc set. */
+static int fast_take(const SkTensor *self, int dim, const SkTensor *idx, SkTensor *out, int gather, int prescan, int *rc) {
+  if (!sk_tensor_is_contiguous(self) || !sk_tensor_is_contiguous(out) || !sk_tensor_is_contiguous(idx)) return 0;
+  int64_t bound = geom_size(self, dim), z = (int64_t)sk_tensor_itemsize(self), A = 1, B = 1;
+  for (int d = 0; d < self->ndim; d++) {
+    if (gather && d != dim && idx->sizes[d] != self->sizes[d]) return 0;
+    if (d < dim) A *= self->sizes[d];
+    else if (d > dim) B *= self->sizes[d];
+  }
+  *rc = 0;
+  if (prescan && check_bounds(idx, bound, 0, dim)) { *rc = -1; return 1; }
+  FastTake c = {sk_tensor_data(self), sk_tensor_data(out), sk_tensor_data(idx),
+                gather ? geom_size(idx, dim) : idx->numel, bound, B, bound, B * z, 0};
+  sk_parallel_for(0, A * c.K, SK_GRAIN / B + 1, gather ? gather_rows : select_rows, &c);
+  if (c.bad) *rc = check_bounds(idx, bound, 0, dim);
+  return 1;
+}
+/* }==== */
+
 int sk_cpu_gather_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, int sparse_grad,
                       SkTensor *out) {
   (void)sparse_grad;
   if (index->numel == 0) return 0;
+  int prescan = m->variant != SK_VARIANT_FUNCTIONAL, rc;
+  if (fast_take(self, (int)dim, index, out, 1, prescan, &rc)) return rc;
   int64_t ist[SK_MAX_DIMS], xst[SK_MAX_DIMS];
   byte_strides(index, ist);
   byte_strides(self, xst);
   int64_t sizes[SK_MAX_DIMS] = {1};
   memcpy(sizes, index->sizes, (size_t)index->ndim * sizeof sizes[0]);
-  return take(out, index, ist, self, xst, (int)dim, geom_ndim(index), sizes, m->variant != SK_VARIANT_FUNCTIONAL);
-}
-
-typedef struct {
-  const char *x;
-  char *o;
-  const int64_t *idx;
-  int64_t K, S, row, bound; /* index length, self's size along dim, bytes per row, bound */
-  int bad;
-} SelectRows;
-
-/* Contiguous self and out: out row r = (a, k) is self row (a, idx[k]), `row` bytes each. */
-static void select_rows(void *ctx, int64_t begin, int64_t end) {
-  SelectRows *c = ctx;
-  for (int64_t r = begin; r < end; r++) {
-    int64_t a = r / c->K, v = c->idx[r % c->K];
-    if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }
-    memcpy(c->o + r * c->row, c->x + (a * c->S + v) * c->row, (size_t)c->row);
-  }
-}
-
-#define SELECT_ELEMS(T)                                                                           \
-  for (int64_t r = begin; r < end; r++) {                                                         \
-    int64_t a = r / c->K, v = c->idx[r % c->K];                                                   \
-    if ((uint64_t)v >= (uint64_t)c->bound) { flag_bad(&c->bad); return; }                         \
-    ((T *)c->o)[r] = ((const T *)c->x)[a * c->S + v];                                             \
-  }                                                                                               \
-  return;
-
-/* The same with one element per row. */
-static void select_elems(void *ctx, int64_t begin, int64_t end) {
-  SelectRows *c = ctx;
-  switch (c->row) {
-  case 1: SELECT_ELEMS(uint8_t)
-  case 2: SELECT_ELEMS(uint16_t)
-  case 4: SELECT_ELEMS(uint32_t)
-  default: SELECT_ELEMS(uint64_t)
-  }
+  return take(out, index, ist, self, xst, (int)dim, geom_ndim(index), sizes, prescan);
 }
 
 int sk_cpu_index_select_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, SkTensor *out) {
   if (out->numel == 0) return 0;
-  int prescan = m->variant != SK_VARIANT_FUNCTIONAL;
+  int prescan = m->variant != SK_VARIANT_FUNCTIONAL, rc = 0;
   SkTensor *idx = as_int64(index);
   if (!idx) return -1;
-  int64_t bound = geom_size(self, (int)dim);
-  int rc = 0;
-  if (sk_tensor_is_contiguous(self) && sk_tensor_is_contiguous(out) && sk_tensor_is_contiguous(idx)) {
-    if (prescan && check_bounds(idx, bound, 0, dim)) { sk_tensor_release(idx); return -1; }
-    int64_t z = (int64_t)sk_tensor_itemsize(self), inner = 1;
-    for (int d = (int)dim + 1; d < self->ndim; d++) inner *= self->sizes[d];
-    SelectRows c = {sk_tensor_data(self), sk_tensor_data(out), sk_tensor_data(idx), idx->numel, bound, inner * z,
-                    bound, 0};
-    int64_t rows = out->numel / inner;
-    if (inner == 1 && (z == 1 || z == 2 || z == 4 || z == 8)) sk_parallel_for(0, rows, SK_GRAIN, select_elems, &c);
-    else sk_parallel_for(0, rows, SK_GRAIN / inner + 1, select_rows, &c);
-    rc = c.bad ? check_bounds(idx, bound, 0, dim) : 0;
-  } else {
+  if (!fast_take(self, (int)dim, idx, out, 0, prescan, &rc)) {
     /* the general walk: the index varies along dim only */
     int nd = geom_ndim(out);
     int64_t ist[SK_MAX_DIMS] = {0}, xst[SK_MAX_DIMS], sizes[SK_MAX_DIMS] = {1};

@@ -366,7 +366,6 @@ enum {
 #define R_NORMP(s) R(normp, s, zero_init, sumf_combine, root_finish, 8)
 #define R_NORMINF(s) R(norminf, s, zero_init, maxf_combine, f_finish, 8)
 #define R_NORMNINF(s) R(normninf, s, minf_init, minf_combine, f_finish, 8)
-#define R_NONE(s) {0}
 
 #define FLOATS(F) [SK_DTYPE_FLOAT32] = F(f32), [SK_DTYPE_FLOAT64] = F(f64), [SK_DTYPE_FLOAT16] = F(f16), \
   [SK_DTYPE_BFLOAT16] = F(bf16)

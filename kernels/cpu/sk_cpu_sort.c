@@ -4,12 +4,13 @@
 ** integer in the order of the values: floats flip their sign-magnitude bits,
 ** -0.0 keys as +0.0, every NaN keys above +inf (so NaN sorts last ascending
 ** and first descending, as in PyTorch); signed integers flip the sign bit;
-** descending inverts the key. An LSD radix sort on bytes is stable and skips
-** the bytes all keys share, so equal values keep their original order in
-** both directions: that is sort(stable=True), and the tie order of topk.
-** Short slices use insertion sort. Slices sort in parallel, each with its
-** own buffers; values are copied from self through the sorted indices, so
-** they keep their exact bits (NaN payloads, the sign of zero).
+** descending inverts the key. An LSD radix sort on bytes (11-bit digits
+** measured no faster) is stable and skips the bytes all keys share, so equal
+** values keep their original order in both directions: that is
+** sort(stable=True), and the tie order of topk. Short slices use insertion
+** sort. Slices sort in parallel, each thread with its own scratch from the
+** caching allocator; values are copied from self through the sorted
+** indices, so they keep their exact bits (NaN payloads, the sign of zero).
 ** Limit: a slice has fewer than 2^32 elements (indices are 32-bit while sorting).
 */
 #include "sk_kernels.h"
@@ -93,19 +94,23 @@ static void load_keys64(uint64_t *k, const char *src, int64_t st, int64_t n, SkD
   }                                                                              \
   return ix;
 
-#define RADIX(K, NB)                                                             \
+/* LSD radix sort on DIGIT-bit digits; passes where every key has the same digit are skipped. */
+#define DIGIT 8
+#define RADIX(K, NP)                                                             \
   if (n <= INSERTION_MAX) { INSERTION(K) }                                       \
-  int64_t hist[NB][256];                                                         \
+  int64_t hist[NP][1 << DIGIT];                                                  \
+  const int np = (8 * nbytes + DIGIT - 1) / DIGIT;                               \
+  const K mask = (1 << DIGIT) - 1;                                               \
   memset(hist, 0, sizeof hist);                                                  \
   for (int64_t j = 0; j < n; j++)                                                \
-    for (int b = 0; b < nbytes; b++) hist[b][(k[j] >> (8 * b)) & 255]++;       \
-  for (int b = 0; b < nbytes; b++) {                                             \
-    int sh = 8 * b;                                                              \
-    if (hist[b][(k[0] >> sh) & 255] == n) continue;                              \
-    int64_t off[256], sum = 0;                                                   \
-    for (int d = 0; d < 256; d++) off[d] = sum, sum += hist[b][d];               \
+    for (int b = 0; b < np; b++) hist[b][(k[j] >> (DIGIT * b)) & mask]++;       \
+  for (int b = 0; b < np; b++) {                                                 \
+    int sh = DIGIT * b;                                                          \
+    if (hist[b][(k[0] >> sh) & mask] == n) continue;                             \
+    int64_t *off = hist[b], sum = 0;                                             \
+    for (int d = 0; d < 1 << DIGIT; d++) { int64_t c = off[d]; off[d] = sum; sum += c; } \
     for (int64_t j = 0; j < n; j++) {                                            \
-      int64_t pos = off[(k[j] >> sh) & 255]++;                                   \
+      int64_t pos = off[(k[j] >> sh) & mask]++;                                  \
       k2[pos] = k[j];                                                            \
       ix2[pos] = ix[j];                                                          \
     }                                                                            \
@@ -129,7 +134,9 @@ typedef struct {
   int64_t sizes[SK_MAX_DIMS], st[3][SK_MAX_DIMS];
   const char *self;
   char *values, *indices;
-  int failed;
+  char *scratch;                 /* nslots buffers of slot bytes, from the caching allocator */
+  size_t slot;
+  int nslots, next, failed;
 } SortCtx;
 
 /* Sorts one slice into values / indices; buf holds 2n keys and 2n indices. */
@@ -156,11 +163,112 @@ static void sort_slice(const SortCtx *c, const char *src, char *vdst, char *idst
   }
 }
 
+/* {==== One long slice on several threads ====
+** A stable pass on the top byte (per-thread counts, offsets thread-major within a bucket)
+** splits the slice into 256 buckets in order; the buckets then sort on their lower bytes
+** independently, in groups of about n / threads elements, and write their part of the output. */
+#define BIG_MIN 65536
+#define BIG_MAXT 64
+
+typedef struct {
+  const SortCtx *c;
+  const char *src;
+  char *vdst, *idst;
+  char *k, *k2;                         /* keys (4 or 8 bytes each) */
+  uint32_t *ix, *ix2;
+  int nt, shift;                        /* threads; bit shift of the top byte */
+  int64_t bounds[BIG_MAXT + 1];         /* chunk t of the slice: [bounds[t], bounds[t + 1]) */
+  int64_t hist[BIG_MAXT][256];          /* top-byte counts per chunk, then its write offsets */
+  int64_t boff[257];                    /* bucket starts */
+  int groups[BIG_MAXT + 1];             /* bucket groups [groups[g], groups[g + 1]) */
+} Big;
+
+static inline uint64_t key_at(const Big *b, const char *k, int64_t j) {
+  return b->c->kb == 8 ? ((const uint64_t *)k)[j] : ((const uint32_t *)k)[j];
+}
+
+static void big_count(void *ctx, int64_t t0, int64_t t1) {
+  Big *b = ctx;
+  const SortCtx *c = b->c;
+  for (int64_t t = t0; t < t1; t++) {
+    int64_t lo = b->bounds[t], n = b->bounds[t + 1] - lo;
+    if (c->kb == 8) load_keys64((uint64_t *)b->k + lo, b->src + lo * c->ssd, c->ssd, n, c->dt, c->desc);
+    else load_keys32((uint32_t *)b->k + lo, b->src + lo * c->ssd, c->ssd, n, c->dt, c->desc);
+    for (int64_t j = lo; j < lo + n; j++) {
+      b->ix[j] = (uint32_t)j;
+      b->hist[t][(key_at(b, b->k, j) >> b->shift) & 255]++;
+    }
+  }
+}
+
+static void big_split(void *ctx, int64_t t0, int64_t t1) {
+  Big *b = ctx;
+  int wide = b->c->kb == 8;
+  for (int64_t t = t0; t < t1; t++)
+    for (int64_t j = b->bounds[t]; j < b->bounds[t + 1]; j++) {
+      uint64_t key = key_at(b, b->k, j);
+      int64_t pos = b->hist[t][(key >> b->shift) & 255]++;
+      if (wide) ((uint64_t *)b->k2)[pos] = key;
+      else ((uint32_t *)b->k2)[pos] = (uint32_t)key;
+      b->ix2[pos] = b->ix[j];
+    }
+}
+
+static void big_buckets(void *ctx, int64_t g0, int64_t g1) {
+  Big *b = ctx;
+  const SortCtx *c = b->c;
+  for (int64_t g = g0; g < g1; g++)
+    for (int d = b->groups[g]; d < b->groups[g + 1]; d++) {
+      int64_t lo = b->boff[d], n = b->boff[d + 1] - lo;
+      if (n == 0 || lo >= c->keep) continue;
+      uint32_t *res = c->kb == 8
+        ? sort64((uint64_t *)b->k2 + lo, b->ix2 + lo, (uint64_t *)b->k + lo, b->ix + lo, n, 7)
+        : sort32((uint32_t *)b->k2 + lo, b->ix2 + lo, (uint32_t *)b->k + lo, b->ix + lo, n, c->kb - 1);
+      for (int64_t j = 0; j < n && lo + j < c->keep; j++) {
+        memcpy(b->vdst + (lo + j) * c->vsd, b->src + (int64_t)res[j] * c->ssd, (size_t)c->z);
+        *(int64_t *)(b->idst + (lo + j) * c->isd) = res[j];
+      }
+    }
+}
+
+/* Sorts one slice of c->n elements on nt threads; buf as sort_slice's. */
+static void sort_big(const SortCtx *c, Big *b, int nt, const char *src, char *vdst, char *idst, void *buf) {
+  int64_t n = c->n;
+  size_t kz = c->kb == 8 ? 8 : 4;
+  memset(b, 0, sizeof *b);
+  b->c = c, b->src = src, b->vdst = vdst, b->idst = idst, b->nt = nt;
+  b->k = buf;
+  b->k2 = b->k + (size_t)n * kz;
+  b->ix = (uint32_t *)(b->k2 + (size_t)n * kz);
+  b->ix2 = b->ix + n;
+  b->shift = 8 * (c->kb - 1);
+  for (int t = 0; t <= nt; t++) b->bounds[t] = n * t / nt;
+  sk_parallel_for(0, nt, 1, big_count, b);
+  int64_t sum = 0;
+  for (int d = 0; d < 256; d++) {
+    b->boff[d] = sum;
+    for (int t = 0; t < nt; t++) {
+      int64_t cnt = b->hist[t][d];
+      b->hist[t][d] = sum;
+      sum += cnt;
+    }
+  }
+  b->boff[256] = n;
+  sk_parallel_for(0, nt, 1, big_split, b);
+  int g = 0;
+  b->groups[0] = 0;
+  for (int d = 0; d < 256 && g < nt - 1; d++)
+    if (b->boff[d + 1] >= n * (g + 1) / nt) b->groups[++g] = d + 1;
+  while (g < nt) b->groups[++g] = 256;
+  sk_parallel_for(0, nt, 1, big_buckets, b);
+}
+/* }==== */
+
+/* A range of slices; each call (one per thread) takes a scratch slot, or mallocs past the last. */
 static void sort_range(void *ctx, int64_t begin, int64_t end) {
   SortCtx *c = ctx;
-  size_t kz = c->kb == 8 ? 8 : 4;
-  size_t need = (size_t)c->n * 2 * (kz + 4);
-  void *buf = malloc(need ? need : 1);
+  int mine = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED);
+  void *buf = mine < c->nslots ? c->scratch + (size_t)mine * c->slot : malloc(c->slot);
   if (!buf) { __atomic_store_n(&c->failed, 1, __ATOMIC_RELAXED); return; }
   for (int64_t s = begin; s < end; s++) {
     int64_t rem = s, off[3] = {0, 0, 0};
@@ -171,7 +279,27 @@ static void sort_range(void *ctx, int64_t begin, int64_t end) {
     }
     sort_slice(c, c->self + off[0], c->values + off[1], c->indices + off[2], buf);
   }
-  free(buf);
+  if (mine >= c->nslots) free(buf);
+}
+
+/* The slices of a few long ones, each sorted on every thread. */
+static int sort_long(SortCtx *c, int64_t slices, int nt) {
+  int64_t bytes = (int64_t)c->slot;
+  SkTensor *scratch = sk_tensor_empty(1, &bytes, SK_DTYPE_UINT8, SK_CPU);
+  Big *b = malloc(sizeof *b);
+  int rc = scratch && b ? 0 : sk_error("sort: out of memory");
+  for (int64_t s = 0; s < slices && !rc; s++) {
+    int64_t rem = s, off[3] = {0, 0, 0};
+    for (int d = c->nd - 1; d >= 0; d--) {
+      int64_t q = rem % c->sizes[d];
+      rem /= c->sizes[d];
+      for (int k = 0; k < 3; k++) off[k] += q * c->st[k][d];
+    }
+    sort_big(c, b, nt, c->self + off[0], c->values + off[1], c->indices + off[2], sk_tensor_data(scratch));
+  }
+  free(b);
+  sk_tensor_release(scratch);
+  return rc;
 }
 
 /* Sorts every slice of self along dim, writing the first `keep` of each. */
@@ -202,8 +330,20 @@ static int sort_slices(const SkTensor *self, int64_t dim, int desc, int64_t keep
   c.values = sk_tensor_data(values);
   c.indices = sk_tensor_data(indices);
   c.failed = 0;
-  int64_t slices = self->numel / c.n;
-  sk_parallel_for(0, slices, SK_GRAIN / c.n + 1, sort_range, &c);
+  c.next = 0;
+  /* scratch (2n keys, 2n indices per thread) from the caching allocator: fresh pages cost more than the sort */
+  c.slot = ((size_t)c.n * 2 * ((c.kb == 8 ? 8 : 4) + 4) + 63) & ~(size_t)63;
+  int64_t slices = self->numel / c.n, grain = SK_GRAIN / c.n + 1;
+  int64_t nt = sk_get_num_threads(), chunks = (slices + grain - 1) / grain;
+  if (nt > 1 && slices < nt && c.n >= BIG_MIN && !sk_in_parallel_region())
+    return sort_long(&c, slices, (int)(nt < BIG_MAXT ? nt : BIG_MAXT));
+  c.nslots = (int)(nt < chunks ? nt : chunks);
+  int64_t bytes = (int64_t)c.slot * c.nslots;
+  SkTensor *scratch = sk_tensor_empty(1, &bytes, SK_DTYPE_UINT8, SK_CPU);
+  if (!scratch) return -1;
+  c.scratch = sk_tensor_data(scratch);
+  sk_parallel_for(0, slices, grain, sort_range, &c);
+  sk_tensor_release(scratch);
   return c.failed ? sk_error("sort: out of memory") : 0;
 }
 /* }==== */

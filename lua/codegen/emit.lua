@@ -277,13 +277,21 @@ local function emit_wrapper(key, f, o, out, regs)
   out[#out + 1] = fmt("static int %s(%s) {", wname, decl_params(ps))
   out[#out + 1] = "  SkMeta m;"
   if o.structured_inherits then out[#out + 1] = "  SkTensorIter it;" end
-  local tlist = {}
+  local tlist, lists = {}, {}
   for _, p in ipairs(tps) do tlist[#tlist + 1] = p.name end
+  for _, p in ipairs(ps) do
+    if p.arg and p.arg.type.base == "Tensor" and p.arg.type.list then lists[#lists + 1] = p end
+  end
   local device
   if key == "CPU" then device = "SK_CPU" elseif key == "Meta" then device = "SK_META"
   else
-    out[#out + 1] = fmt("  const SkTensor *const ts[] = {%s};", table.concat(tlist, ", "))
-    device = fmt("sk_meta_device_of(%d, ts, SK_CPU)", #tlist)
+    -- the first tensor's device: plain tensor arguments first, then the tensors in lists
+    device = "SK_CPU"
+    for i = #lists, 1, -1 do device = fmt("sk_meta_device_of_list(%s, %s)", lists[i].name, device) end
+    if #tlist > 0 then
+      out[#out + 1] = fmt("  const SkTensor *const ts[] = {%s};", table.concat(tlist, ", "))
+      device = fmt("sk_meta_device_of(%d, ts, %s)", #tlist, device)
+    end
   end
   out[#out + 1] = fmt("  sk_meta_init(&m, %s, %s, %s, %d, %d);", cstr(s.name), variant, device, compute, nouts)
   if o.structured_inherits then out[#out + 1] = "  sk_meta_use_iter(&m, &it);" end
@@ -302,6 +310,11 @@ local function emit_wrapper(key, f, o, out, regs)
     for _, p in ipairs(tps) do nm[#nm + 1] = cstr(p.arg.name) end
     out[#out + 1] = fmt("  {\n    const SkTensor *const dev[] = {%s};\n    static const char *const names[] = {%s};\n" ..
       "    rc = sk_meta_check_same_device(%s, m.device, %d, dev, names);\n  }", table.concat(tlist, ", "), table.concat(nm, ", "), cstr(s.name), #tlist)
+  end
+  if key ~= "DefaultBackend" and (f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck") then
+    for _, p in ipairs(lists) do
+      out[#out + 1] = fmt("  if (!rc) rc = sk_meta_check_list_device(%s, m.device, %s, %s);", cstr(s.name), p.name, cstr(p.arg.name))
+    end
   end
   local guarded = key == "CUDA" or key == "DefaultBackend"
   if guarded then out[#out + 1] = "  SkDeviceGuard g = {0, 0, 0};\n  if (!rc) rc = sk_device_guard_enter(&g, m.device);" end

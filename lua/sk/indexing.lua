@@ -31,6 +31,23 @@ local M = {}
 
 local fmt = string.format
 local sk, tensor_mt
+local SRC = debug.getinfo(1, "S").source
+
+-- Raises msg at the first caller outside this file (the line that indexed the tensor),
+-- without the position an inner error picked up here.
+local function raise(msg)
+  msg = tostring(msg):gsub("^[^\n]-indexing%.lua:%d+: ", "")
+  local level = 2
+  while true do
+    local info = debug.getinfo(level, "S")
+    if not info then level = 0 break end
+    if info.source ~= SRC and info.what ~= "C" then break end
+    level = level + 1
+  end
+  error(msg, level)
+end
+
+local function shape_str(s) return "[" .. table.concat(s, ", ") .. "]" end
 
 local function is_tensor(x) return getmetatable(x) == tensor_mt end
 
@@ -42,7 +59,7 @@ end
 
 local function integer(x, what)
   local i = math.tointeger(x)
-  if not i then error(fmt("sk: %s %s is not an integer", what, tostring(x)), 3) end
+  if not i then error(fmt("sk: %s %s is not an integer", what, tostring(x)), 0) end
   return i
 end
 
@@ -52,37 +69,47 @@ end
 local function basic(t, key)
   local v, dim, adv, used = t, 0, {}, 0
   local n = #key
+  for i = 1, n do -- count the dims first: selecting past the last dim would fail with a less clear message
+    local e = key[i]
+    used = used + (is_tensor(e) and e:dtype() == "bool" and math.max(e:dim(), 1) or 1)
+  end
+  if used > t:dim() then error(fmt("sk: too many indices for tensor of dimension %d (got %d)", t:dim(), used), 0) end
   for i = 1, n do
     local e = key[i]
     local et = type(e)
     if et == "number" then
       v = v:select(dim, integer(e, "index"))
-      used = used + 1
     elseif is_tensor(e) then
       local span = e:dtype() == "bool" and math.max(e:dim(), 1) or 1
       adv[#adv + 1] = { dim = dim, t = e }
-      dim, used = dim + span, used + span
+      dim = dim + span
     elseif et == "table" then
       if e[1] ~= nil or e[2] ~= nil or e[3] ~= nil then
         local start = e[1] ~= nil and integer(e[1], "slice start") or nil
         local stop = e[2] ~= nil and integer(e[2], "slice stop") or nil
         v = v:slice(dim, start, stop, e[3] ~= nil and integer(e[3], "slice step") or 1)
       end
-      dim, used = dim + 1, used + 1
+      dim = dim + 1
     else
-      error(fmt("sk: index entry %d must be an integer, a table or a tensor, got %s", i, et), 3)
+      error(fmt("sk: index entry %d must be an integer, a table or a tensor, got %s", i, et), 0)
     end
   end
-  if used > t:dim() then error(fmt("sk: too many indices for tensor of dimension %d (got %d)", t:dim(), used), 3) end
   return v, adv
 end
 
 -- The tensor entries as int64 index tensors, one per indexed dim: a mask of k dims becomes
--- the k columns of its nonzero().
-local function expand_masks(adv)
+-- the k columns of its nonzero(), after PyTorch's check that it matches the dims it covers.
+local function expand_masks(v, adv)
   local out = {}
   for _, a in ipairs(adv) do
     if a.t:dtype() == "bool" and a.t:dim() > 0 then
+      local ms, vs = a.t:shape(), v:shape()
+      for k = 1, #ms do
+        if ms[k] ~= vs[a.dim + k] then
+          error(fmt("sk: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d",
+                    shape_str(ms), k - 1, shape_str(vs), a.dim + k - 1), 0)
+        end
+      end
       local nz = a.t:nonzero()
       for c = 0, a.t:dim() - 1 do out[#out + 1] = { dim = a.dim + c, t = nz:select(1, c) } end
     else
@@ -107,9 +134,9 @@ local function broadcast_shape(list)
       if cur == 1 then shape[off + q] = s[q]
       elseif s[q] ~= 1 and s[q] ~= cur then
         local shapes = {}
-        for _, b in ipairs(list) do shapes[#shapes + 1] = "[" .. table.concat(b.t:shape(), ", ") .. "]" end
+        for _, b in ipairs(list) do shapes[#shapes + 1] = shape_str(b.t:shape()) end
         error("sk: shape mismatch: indexing tensors could not be broadcast together with shapes "
-              .. table.concat(shapes, ", "), 4)
+              .. table.concat(shapes, ", "), 0)
       end
     end
   end
@@ -131,7 +158,16 @@ local function front(v, list)
   local prefix = true
   for j = 1, #list do prefix = prefix and perm[j] == j - 1 end
   local w = prefix and v or v:permute(perm)
-  return w, idx, adjacent and list[1].dim or 0
+  return w, idx, adjacent and list[1].dim or 0, perm
+end
+
+-- Calls f(w, ...), reporting a bad index at its dim of v rather than of the permuted w.
+local function on_front(perm, f, ...)
+  local ok, r = pcall(f, ...)
+  if ok then return r end
+  local msg = tostring(r):gsub("^[^\n]-indexing%.lua:%d+: ", "")
+  msg = msg:gsub("(out of bounds for dimension )(%d+)", function(pre, d) return pre .. perm[tonumber(d) + 1] end)
+  error(msg, 0)
 end
 
 -- The permutation that moves a block of `nb` leading dims (of `nd`) to start at dim `at`.
@@ -144,10 +180,10 @@ local function block_to(nd, nb, at)
 end
 
 local function advanced(v, adv)
-  local list = expand_masks(adv)
+  local list = expand_masks(v, adv)
   local bshape = broadcast_shape(list)
-  local w, idx, at = front(v, list)
-  local r = sk.index(w, idx)
+  local w, idx, at, perm = front(v, list)
+  local r = on_front(perm, sk.index, w, idx)
   if at == 0 then return r end
   return r:permute(block_to(r:dim(), #bshape, at)):contiguous()
 end
@@ -169,7 +205,7 @@ local function get(t, k)
     if #adv == 0 then return v end
     return advanced(v, adv)
   end
-  error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 3)
+  error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 0)
 end
 -- }====
 
@@ -178,20 +214,20 @@ end
 local function values_for(t, val)
   if is_tensor(val) then return val:dtype() == t:dtype() and val or val:to(t:dtype()) end
   if type(val) == "number" or type(val) == "boolean" then return sk.full({}, val, { dtype = t:dtype() }) end
-  error(fmt("sk: a tensor element can be set from a number, a boolean or a tensor, got %s", type(val)), 4)
+  error(fmt("sk: a tensor element can be set from a number, a boolean or a tensor, got %s", type(val)), 0)
 end
 
 local function assign(view, val)
   if is_tensor(val) then view:copy_(val)
   elseif type(val) == "number" or type(val) == "boolean" then view:fill_(val)
-  else error(fmt("sk: a tensor element can be set from a number, a boolean or a tensor, got %s", type(val)), 4) end
+  else error(fmt("sk: a tensor element can be set from a number, a boolean or a tensor, got %s", type(val)), 0) end
 end
 
 -- index_put_ into the view v through the tensor entries adv; val broadcasts to PyTorch's result shape.
 local function put(v, adv, val)
-  local list = expand_masks(adv)
+  local list = expand_masks(v, adv)
   local bshape = broadcast_shape(list)
-  local w, idx, at = front(v, list)
+  local w, idx, at, perm = front(v, list)
   local vals = values_for(v, val)
   if at > 0 then
     -- the result of w[idx] is [bshape..., rest...]; PyTorch's has bshape at `at`: reorder the values
@@ -202,13 +238,13 @@ local function put(v, adv, val)
     for _, s in ipairs(bshape) do rshape[#rshape + 1] = s end
     for d = at + 1, #rest do rshape[#rshape + 1] = rest[d] end
     local nb, nd = #bshape, #rshape
-    local perm = {}
-    for d = at, at + nb - 1 do perm[#perm + 1] = d end
-    for d = 0, at - 1 do perm[#perm + 1] = d end
-    for d = at + nb, nd - 1 do perm[#perm + 1] = d end
-    vals = vals:expand(rshape):permute(perm)
+    local vperm = {}
+    for d = at, at + nb - 1 do vperm[#vperm + 1] = d end
+    for d = 0, at - 1 do vperm[#vperm + 1] = d end
+    for d = at + nb, nd - 1 do vperm[#vperm + 1] = d end
+    vals = vals:expand(rshape):permute(vperm)
   end
-  sk.index_put_(w, idx, vals)
+  on_front(perm, sk.index_put_, w, idx, vals)
 end
 
 local function set(t, k, val)
@@ -226,8 +262,8 @@ local function set(t, k, val)
     if #adv == 0 then return assign(v, val) end
     return put(v, adv, val)
   end
-  if kt == "string" then error(fmt("sk: cannot set field '%s' of a tensor", k), 3) end
-  error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 3)
+  if kt == "string" then error(fmt("sk: cannot set field '%s' of a tensor", k), 0) end
+  error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 0)
 end
 -- }====
 
@@ -237,9 +273,14 @@ function M.install(sk_, mt, methods)
   mt.__index = function(t, k)
     local m = methods[k]
     if m ~= nil or type(k) == "string" then return m end
-    return get(t, k)
+    local ok, r = pcall(get, t, k)
+    if ok then return r end
+    raise(r)
   end
-  mt.__newindex = set
+  mt.__newindex = function(t, k, v)
+    local ok, r = pcall(set, t, k, v)
+    if not ok then raise(r) end
+  end
 end
 
 return setmetatable(M, { __call = function(_, ...) return M.install(...) end })

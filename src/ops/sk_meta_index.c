@@ -70,11 +70,7 @@ int sk_meta_cat(SkMeta *m, SkTensorList tensors, int64_t dim, sk_precompute_cat_
   if (tensors.n == 0) return sk_error("torch.cat(): expected a non-empty list of Tensors");
   for (int i = 0; i < tensors.n; i++)
     if (!tensors.data[i]) return sk_error("torch.cat(): argument 'tensors' has no tensor at position %d", i);
-  /* The generated wrapper cannot see a list's devices: functional results go where the inputs are. */
-  if (m->variant == SK_VARIANT_FUNCTIONAL && !m->compute && m->device.type != SK_DEVICE_META)
-    m->device = tensors.data[0]->device;
-  for (int i = 0; i < tensors.n; i++)
-    if (check_same_device(m->device, tensors.data[i], "cat", "tensors")) return -1;
+  /* devices: the generated wrapper takes the list's first device and checks the others */
   int ref = -1;
   for (int i = 0; i < tensors.n; i++) {
     const SkTensor *t = tensors.data[i];
@@ -326,6 +322,10 @@ static int64_t count_true(const SkTensor *t) {
   const uint8_t *base = sk_tensor_data(t);
   int64_t n = 0, idx[SK_MAX_DIMS] = {0};
   if (t->numel == 0) return 0;
+  if (sk_tensor_is_contiguous(t)) {
+    for (int64_t i = 0; i < t->numel; i++) n += base[i] != 0;
+    return n;
+  }
   for (int64_t i = 0; i < t->numel; i++) {
     int64_t off = 0;
     for (int d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
