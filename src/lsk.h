@@ -18,6 +18,7 @@ extern const LskOpEntry lsk_op_entries[]; /* generated */
 
 /* {==== Tensors ==== */
 void lsk_push_tensor(lua_State *L, SkTensor *t);   /* takes the reference */
+void lsk_gc_pay(lua_State *L);                      /* a collector step for the tensor memory made since the last */
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg);
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */

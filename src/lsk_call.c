@@ -394,6 +394,7 @@ int lsk_frame_push_tensor(lua_State *L, const SkTensor *t) {
 }
 
 static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, int opts, const char *fname) {
+  lsk_gc_pay(L); /* before the op allocates: dead tensors give their blocks back first */
   LskFrame frame;
   lsk_frame_enter(&frame, L, first, last);
   int rc = sk_call_boxed(op, s);

@@ -17,10 +17,19 @@ static const void *cached_mt;
 
 /* Lua sees an 8-byte userdata but a tensor holds a header and often a
 ** storage of its own: without telling the collector, thousands of dead
-** tensors pile up between cycles (cold memory, no block reuse). Every
-** LSK_GC_DEBT bytes of such memory buys one collector step of that size. */
+** tensors pile up between cycles (cold memory, no block reuse). The memory
+** a new tensor holds is owed to the collector; once LSK_GC_DEBT bytes are
+** owed, the next op pays with a step of that size before it allocates, so
+** the blocks of tensors that died meanwhile are free to be reused. */
 #define LSK_GC_DEBT (256 << 10)
 static size_t gc_debt;
+
+void lsk_gc_pay(lua_State *L) {
+  if (gc_debt < LSK_GC_DEBT) return;
+  int kb = (int)(gc_debt >> 10);
+  gc_debt = 0;
+  lua_gc(L, LUA_GCSTEP, kb);
+}
 
 void lsk_push_tensor(lua_State *L, SkTensor *t) {
   SkTensor **ud = lua_newuserdatauv(L, sizeof *ud, 0);
@@ -28,11 +37,6 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
   lua_setmetatable(L, -2);
   gc_debt += sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
-  if (gc_debt >= LSK_GC_DEBT) {
-    int kb = (int)(gc_debt >> 10);
-    gc_debt = 0;
-    lua_gc(L, LUA_GCSTEP, kb);
-  }
 }
 
 static SkTensor **test_ud(lua_State *L, int idx) {

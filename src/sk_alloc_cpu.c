@@ -14,7 +14,7 @@
 
 #define SK_LARGE_MIN (1u << 20)          /* below this, plain malloc */
 #define SK_LARGE_ROUND ((size_t)2 << 20) /* huge-page granularity */
-#define SK_CACHE_SLOTS 32
+#define SK_CACHE_SLOTS 256
 #define SK_CACHE_MAX ((size_t)2 << 30)
 
 static struct { void *ptr; size_t size; } cache[SK_CACHE_SLOTS];

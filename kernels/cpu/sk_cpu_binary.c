@@ -177,7 +177,7 @@ static const SkLoopFn clampmax_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(clampmax)
 /* out = EXPR(a, b, c, p) over operands out, a, b, c; p = (CT)(PARAM) from SkOpParams *cx.
 ** Paths: all flat; c a broadcast scalar; b and c broadcast scalars; strided. */
 #define TERNARY_LOOP(name, T, CT, LD, ST, PARAM, EXPR)                                      \
-  static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                      \
+  SK_CLONES static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                      \
     const SkOpParams *cx = ctx;                                                             \
     const CT p = (CT)(PARAM);                                                               \
     const int64_t z = (int64_t)sizeof(T);                                                   \

@@ -15,6 +15,13 @@
 #include "sk_parallel.h"
 
 #include <cblas.h>
+
+/* OpenBLAS runs its own threads: keep their number equal to sk's (sk.set_num_threads). */
+static void sync_blas_threads(void) {
+  static int current;
+  int n = sk_get_num_threads();
+  if (n != current) { openblas_set_num_threads(n); current = n; }
+}
 #include <limits.h>
 
 /* {==== Operands ==== */
@@ -193,6 +200,7 @@ static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, Sk
     } else
       for (int64_t bi = 0; bi < batch; bi++) {
         enum CBLAS_TRANSPOSE ta = ma.trans ? CblasTrans : CblasNoTrans, tb = mb.trans ? CblasTrans : CblasNoTrans;
+        sync_blas_threads();
         if (w == SK_DTYPE_FLOAT32)
           cblas_sgemm(CblasRowMajor, ta, tb, (int)n, (int)p, (int)k, (float)sk_scalar_to_double(alpha),
                       (const float *)ma.data + bi * ma.batch_stride, (int)ma.ld,
@@ -265,7 +273,7 @@ static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, Sk
       IntGemv g = {(const int64_t *)ma.data, (const int64_t *)vx.data, yd, k, sk_scalar_to_int(alpha),
                    ma.rs, ma.cs, vx.inc};
       sk_parallel_for(0, n, SK_GRAIN / k > 0 ? SK_GRAIN / k : 1, int_gemv_rows, &g);
-    } else if (w == SK_DTYPE_FLOAT32)
+    } else if (sync_blas_threads(), w == SK_DTYPE_FLOAT32)
       cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)sk_scalar_to_double(alpha), (const float *)ma.data,
                   (int)ma.ld, (const float *)vx.data, (int)vx.inc, 1.0f, yd, 1);
     else

@@ -11,7 +11,7 @@
 
 /* out = (uint8_t)(EXPR) of a, b (type CT) with a flat, two scalar-broadcast and a strided path. */
 #define BOOL_LOOP(name, T, CT, LD, EXPR)                                                   \
-  static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                     \
+  SK_CLONES static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                     \
     const int64_t z = (int64_t)sizeof(T);                                                  \
     uint8_t *o = (uint8_t *)d[0];                                                          \
     const T *x = (const T *)d[1], *y = (const T *)d[2];                                    \

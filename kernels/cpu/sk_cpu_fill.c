@@ -53,7 +53,7 @@ int sk_cpu_fill_(SkTensor *self, SkScalar value) {
 
 /* {==== where ==== */
 #define WHERE_LOOP(name, T)                                                                   \
-  static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                        \
+  SK_CLONES static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                        \
     const int64_t z = (int64_t)sizeof(T);                                                     \
     (void)ctx;                                                                                \
     if (s[0] == z && s[1] == 1 && s[2] == z && s[3] == z) {                                   \

@@ -77,7 +77,7 @@ typedef struct { double m, s; } LseAcc;
 /* acc (type A) = STEP(acc, v) over a row, v = (V)LD(element); a contiguous run folds into LANES
 ** partial accumulators started at INIT and merged with MERGE. */
 #define FOLD_ROW(name, T, LD, V, A, INIT, STEP, MERGE)                                           \
-  static void name(void *acc, const char *p, int64_t n, int64_t st, int64_t first, double prm) { \
+  SK_CLONES static void name(void *acc, const char *p, int64_t n, int64_t st, int64_t first, double prm) { \
     A r = *(A *)acc;                                                                             \
     int64_t i = 0;                                                                               \
     (void)first; (void)prm;                                                                      \
@@ -95,7 +95,7 @@ typedef struct { double m, s; } LseAcc;
 
 /* acc[j] = STEP(acc[j], element j) for the k outputs of a column block. */
 #define FOLD_COLS(name, T, LD, V, A, STEP)                                                       \
-  static void name(void *acc, const char *p, int64_t k, int64_t st, int64_t index, double prm) { \
+  SK_CLONES static void name(void *acc, const char *p, int64_t k, int64_t st, int64_t index, double prm) { \
     A *a = acc;                                                                                  \
     (void)index; (void)prm;                                                                      \
     if (st == (int64_t)sizeof(T)) {                                                              \
@@ -103,6 +103,32 @@ typedef struct { double m, s; } LseAcc;
       for (int64_t j = 0; j < k; j++) { V v = (V)LD(x[j]); a[j] = STEP(a[j], v); }               \
     } else                                                                                       \
       for (int64_t j = 0; j < k; j++, p += st) { V v = (V)LD(*(const T *)p); a[j] = STEP(a[j], v); } \
+  }
+
+/* max/min of floats: the contiguous run keeps NaN out of the lanes (so they vectorize as plain
+** max/min) and remembers whether it saw one; the result is NaN if it did, as PyTorch's. */
+#define FOLD_EXT_ROW(name, T, LD, INIT, CMP, TAKE)                                               \
+  SK_CLONES static void name(void *acc, const char *p, int64_t n, int64_t st, int64_t first, double prm) { \
+    double r = *(double *)acc;                                                                   \
+    int64_t i = 0;                                                                               \
+    (void)first; (void)prm;                                                                      \
+    if (st == (int64_t)sizeof(T) && n >= 2 * LANES) {                                            \
+      const T *x = (const T *)p;                                                                 \
+      double l[LANES];                                                                           \
+      int nan[LANES];                                                                            \
+      for (int j = 0; j < LANES; j++) { l[j] = (INIT); nan[j] = 0; }                             \
+      for (; i + LANES <= n; i += LANES)                                                         \
+        for (int j = 0; j < LANES; j++) {                                                        \
+          double v = (double)LD(x[i + j]);                                                       \
+          l[j] = v CMP l[j] ? v : l[j];                                                          \
+          nan[j] |= v != v;                                                                      \
+        }                                                                                        \
+      int any = 0;                                                                               \
+      for (int j = 0; j < LANES; j++) { r = TAKE(r, l[j]); any |= nan[j]; }                      \
+      if (any) r = NAN;                                                                          \
+    }                                                                                            \
+    for (; i < n; i++) { double v = (double)LD(*(const T *)(p + i * st)); r = TAKE(r, v); }      \
+    *(double *)acc = r;                                                                          \
   }
 
 #define FOLD(op, sfx, T, LD, V, A, INIT, STEP, MERGE)         \
@@ -213,8 +239,10 @@ static void lse_merge(LseAcc *a, double m, double s) {
 #define RED_FLOAT(sfx, T, CT, LD, ST)                                                      \
   FOLD(sum, sfx, T, LD, double, double, 0, ADD, ADD)                                      \
   FOLD(prod, sfx, T, LD, double, double, 1, MUL, MUL)                                     \
-  FOLD(max, sfx, T, LD, double, double, -INFINITY, FMAX, FMAX)                            \
-  FOLD(min, sfx, T, LD, double, double, INFINITY, FMIN, FMIN)                             \
+  FOLD_EXT_ROW(max_row_##sfx, T, LD, -INFINITY, >, FMAX)                                  \
+  FOLD_COLS(max_cols_##sfx, T, LD, double, double, FMAX)                                  \
+  FOLD_EXT_ROW(min_row_##sfx, T, LD, INFINITY, <, FMIN)                                   \
+  FOLD_COLS(min_cols_##sfx, T, LD, double, double, FMIN)                                  \
   FOLD(all, sfx, T, LD, double, int64_t, 1, AND, IMIN)                                    \
   FOLD(any, sfx, T, LD, double, int64_t, 0, OR, IMAX)                                     \
   FOLD(norm0, sfx, T, LD, double, double, 0, NZ_ADD, ADD)                                 \

@@ -51,9 +51,19 @@ static inline int sk_cpu_run(const SkMeta *m, const SkLoopFn *table, const SkOpP
 /* }==== */
 
 /* {==== Loop templates ==== */
+/* Hot loops are built three times — baseline x86-64, x86-64-v3 (AVX2, FMA) and
+** x86-64-v4 (AVX-512) — and the CPU picks one when the module loads (GCC's
+** function multiversioning, through an ifunc), so the module runs on any
+** x86-64 and uses the widest vectors it has. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SK_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#else
+#define SK_CLONES
+#endif
+
 /* out = EXPR(a, b, p) with a, b, p of type CT; p = (CT)(PARAM) from SkOpParams *c. */
 #define SK_BINARY_LOOP(name, T, CT, LD, ST, PARAM, EXPR)                                   \
-  static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                     \
+  SK_CLONES static void name(char **d, const int64_t *s, int64_t n, void *ctx) {           \
     const SkOpParams *c = ctx;                                                             \
     const CT p = (CT)(PARAM);                                                              \
     const int64_t z = (int64_t)sizeof(T);                                                  \
@@ -77,7 +87,7 @@ static inline int sk_cpu_run(const SkMeta *m, const SkLoopFn *table, const SkOpP
 
 /* out = EXPR(a, p, q) with p = (CT)(P), q = (CT)(Q); only operands 0 and 1 are read. */
 #define SK_UNARY_LOOP(name, T, CT, LD, ST, P, Q, EXPR)                                     \
-  static void name(char **d, const int64_t *s, int64_t n, void *ctx) {                     \
+  SK_CLONES static void name(char **d, const int64_t *s, int64_t n, void *ctx) {           \
     const SkOpParams *c = ctx;                                                             \
     const CT p = (CT)(P), q = (CT)(Q);                                                     \
     const int64_t z = (int64_t)sizeof(T);                                                  \
