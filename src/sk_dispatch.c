@@ -294,9 +294,12 @@ const SkKernel *sk_dispatch_miss(SkOperator *op, SkKeySet ks) {
   size_t len = 0;
   for (int k = 1; k < SK_KEY_COUNT && len < sizeof have; k++)
     if (op->regs[k]) len += (size_t)snprintf(have + len, sizeof have - len, "%s%s", len ? ", " : "", sk_key_name(k));
-  char hint[256] = "";
+  char hint[320] = "";
   if (sk_key_is_backend(key) && op->out_sibling && op->schema.kind != SK_KIND_OUT)
     snprintf(hint, sizeof hint, "; implement '%s' for '%s' to get it through DefaultBackend", op->out_sibling, sk_key_name(key));
+  else if (sk_key_is_backend(key) && op->schema.kind == SK_KIND_OUT && !sk_fallback_active(key))
+    snprintf(hint, sizeof hint, "; implementing this out op for '%s' also gives its functional and in-place variants "
+             "(through DefaultBackend), or register a fallback such as sk.cpu_fallback", sk_key_name(key));
   sk_error("no kernel for '%s' on backend '%s' (registered for: %s; %s)%s", op->qualname, sk_key_name(key),
            len ? have : "nothing", sk_fallback_active(key) ? "a fallback is registered" : "no fallback", hint);
   return NULL;
