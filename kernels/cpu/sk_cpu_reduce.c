@@ -107,24 +107,24 @@ typedef struct { double m, s; } LseAcc;
 
 /* max/min of floats: the contiguous run keeps NaN out of the lanes (so they vectorize as plain
 ** max/min) and remembers whether it saw one; the result is NaN if it did, as PyTorch's. */
-#define FOLD_EXT_ROW(name, T, LD, INIT, CMP, TAKE)                                               \
+#define FOLD_EXT_ROW(name, T, LD, CT, INIT, CMP, TAKE)                                           \
   SK_CLONES static void name(void *acc, const char *p, int64_t n, int64_t st, int64_t first, double prm) { \
     double r = *(double *)acc;                                                                   \
     int64_t i = 0;                                                                               \
     (void)first; (void)prm;                                                                      \
     if (st == (int64_t)sizeof(T) && n >= 2 * LANES) {                                            \
       const T *x = (const T *)p;                                                                 \
-      double l[LANES];                                                                           \
+      CT l[LANES]; /* max/min are exact in the compute type: no need to widen */               \
       int nan[LANES];                                                                            \
-      for (int j = 0; j < LANES; j++) { l[j] = (INIT); nan[j] = 0; }                             \
+      for (int j = 0; j < LANES; j++) { l[j] = (CT)(INIT); nan[j] = 0; }                         \
       for (; i + LANES <= n; i += LANES)                                                         \
         for (int j = 0; j < LANES; j++) {                                                        \
-          double v = (double)LD(x[i + j]);                                                       \
+          CT v = (CT)LD(x[i + j]);                                                               \
           l[j] = v CMP l[j] ? v : l[j];                                                          \
           nan[j] |= v != v;                                                                      \
         }                                                                                        \
       int any = 0;                                                                               \
-      for (int j = 0; j < LANES; j++) { r = TAKE(r, l[j]); any |= nan[j]; }                      \
+      for (int j = 0; j < LANES; j++) { r = TAKE(r, (double)l[j]); any |= nan[j]; }              \
       if (any) r = NAN;                                                                          \
     }                                                                                            \
     for (; i < n; i++) { double v = (double)LD(*(const T *)(p + i * st)); r = TAKE(r, v); }      \
@@ -239,9 +239,9 @@ static void lse_merge(LseAcc *a, double m, double s) {
 #define RED_FLOAT(sfx, T, CT, LD, ST)                                                      \
   FOLD(sum, sfx, T, LD, double, double, 0, ADD, ADD)                                      \
   FOLD(prod, sfx, T, LD, double, double, 1, MUL, MUL)                                     \
-  FOLD_EXT_ROW(max_row_##sfx, T, LD, -INFINITY, >, FMAX)                                  \
+  FOLD_EXT_ROW(max_row_##sfx, T, LD, CT, -INFINITY, >, FMAX)                              \
   FOLD_COLS(max_cols_##sfx, T, LD, double, double, FMAX)                                  \
-  FOLD_EXT_ROW(min_row_##sfx, T, LD, INFINITY, <, FMIN)                                   \
+  FOLD_EXT_ROW(min_row_##sfx, T, LD, CT, INFINITY, <, FMIN)                               \
   FOLD_COLS(min_cols_##sfx, T, LD, double, double, FMIN)                                  \
   FOLD(all, sfx, T, LD, double, int64_t, 1, AND, IMIN)                                    \
   FOLD(any, sfx, T, LD, double, int64_t, 0, OR, IMAX)                                     \
