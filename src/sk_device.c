@@ -105,7 +105,7 @@ void sk_device_format(SkDevice d, char *buf, size_t n) {
   else snprintf(buf, n, "%s:%d", name, d.index);
 }
 
-int sk_device_host_addressable(SkDevice d) {
+int sk_device_host_addressable_slow(SkDevice d) {
   const SkDeviceType *t = sk_device_type(d.type);
   return t && t->has_data && !t->hooks.device_memory;
 }

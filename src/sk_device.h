@@ -33,7 +33,10 @@ typedef struct SkDeviceHooks {
 } SkDeviceHooks;
 
 /* 1 when CPU code may read and write the data of tensors on d directly. */
-int sk_device_host_addressable(SkDevice d);
+int sk_device_host_addressable_slow(SkDevice d);
+static inline int sk_device_host_addressable(SkDevice d) {
+  return d.type == SK_DEVICE_CPU ? 1 : d.type == SK_DEVICE_META ? 0 : sk_device_host_addressable_slow(d);
+}
 
 typedef struct SkDeviceType {
   char name[32];
