@@ -366,3 +366,20 @@ int sk_math_contiguous(SkTensor **result, const SkTensor *self, int memory_forma
 
 int sk_default_zero_(SkTensor *self) { return sk_fill__Scalar(self, sk_scalar_int(0)); }
 /* }==== */
+
+/* {==== Division aliases: true_divide is div; floor_divide is div with rounding_mode "floor" ==== */
+int sk_math_true_divide(SkTensor **result, const SkTensor *self, const SkTensor *other) {
+  return sk_div(result, self, other);
+}
+
+int sk_math_true_divide_Scalar(SkTensor **result, const SkTensor *self, SkScalar other) {
+  return sk_div_Scalar(result, self, other);
+}
+
+int sk_math_floor_divide(SkTensor **result, const SkTensor *self, const SkTensor *other) {
+  return sk_div_Tensor_mode(result, self, other, "floor");
+}
+
+SK_SCALAR_OVERLOAD(sk_math_floor_divide_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
+                   sk_div_Tensor_mode(result, self, w, "floor"))
+/* }==== */
