@@ -171,12 +171,11 @@ end
 -- }====
 
 -- {==== Adapters and public entry ====
-local function emit_adapters(s, out)
-  local uid, ps = names.uid(s), params(s)
+-- A boxed entry that unboxes the stack and calls `callee` (a typed function) with it.
+local function emit_unbox(s, out, header, callee)
   local res, alias = returns_of(s)
   local nargs = #s.args
-  -- boxed -> unboxed
-  out[#out + 1] = fmt("static int unbox_%s(void *fn, SkOperator *op, SkStack *s) {", uid)
+  out[#out + 1] = header
   out[#out + 1] = fmt("  int base = s->n - %d;\n  SkValue *a = &s->v[base];\n  (void)op;\n  (void)a;", nargs)
   local cargs = {}
   for _, r in ipairs(res) do
@@ -185,7 +184,7 @@ local function emit_adapters(s, out)
     cargs[#cargs + 1] = "&r" .. r.index
   end
   for i, a in ipairs(s.args) do cargs[#cargs + 1] = ctypes.unbox(a.type, fmt("a[%d]", i - 1)) end
-  out[#out + 1] = fmt("  int rc = ((%s)fn)(%s);\n  if (rc) return rc;", fn_type(s), table.concat(cargs, ", "))
+  out[#out + 1] = fmt("  int rc = %s(%s);\n  if (rc) return rc;", callee, table.concat(cargs, ", "))
   for i, idx in pairs(alias) do out[#out + 1] = fmt("  SkTensor *alias%d = sk_tensor_retain(a[%d].u.t);", i, idx - 1) end
   -- release the arguments by their schema types (no generic tag loop)
   for i, a in ipairs(s.args) do
@@ -205,6 +204,13 @@ local function emit_adapters(s, out)
     else out[#out + 1] = fmt("  rc |= %s;", ctypes.push(r.type, "s", "r" .. i)) end
   end
   out[#out + 1] = "  return rc ? -1 : 0;\n}\n"
+end
+
+local function emit_adapters(s, out)
+  local uid, ps = names.uid(s), params(s)
+  local res = returns_of(s)
+  -- boxed -> unboxed (any typed kernel of this op)
+  emit_unbox(s, out, fmt("static int unbox_%s(void *fn, SkOperator *op, SkStack *s) {", uid), fmt("((%s)fn)", fn_type(s)))
   -- unboxed -> boxed
   out[#out + 1] = fmt("static int box_%s(SkOperator *op, const SkKernel *k%s%s) {", uid, #ps > 0 and ", " or "", decl_params(ps))
   out[#out + 1] = "  SkStack s;\n  sk_stack_init(&s);\n  int rc = 0;"
@@ -356,7 +362,7 @@ local function emit_wrapper(key, f, o, out, regs)
     for i, r in ipairs(res) do out[#out + 1] = fmt("  if (!rc) *%s = sk_meta_take_output(&m, %d);", r.name, i - 1) end
   end
   out[#out + 1] = "  return rc;\n}\n"
-  regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname }
+  regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
 end
 
 local function emit_bump_wrapper(key, f, out, regs)
@@ -368,14 +374,14 @@ local function emit_bump_wrapper(key, f, out, regs)
     if p.arg and p.arg.type.base == "Tensor" and not p.arg.type.list and ctypes.is_mutable(p.arg.type) then mut[#mut + 1] = p.name end
   end
   if #mut == 0 or key == "Math" or key == "DefaultBackend" then
-    regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = kname }
+    regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = kname, schema = s }
     return
   end
   local wname = fmt("bump_%s_%s", key, names.uid(s))
   out[#out + 1] = fmt("static int %s(%s) {\n  int rc = %s(%s);", wname, decl_params(ps), kname, call_args(ps))
   for _, x in ipairs(mut) do out[#out + 1] = fmt("  if (!rc) sk_tensor_bump_version(%s);", x) end
   out[#out + 1] = "  return rc;\n}\n"
-  regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname }
+  regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
 end
 
 -- Factories (a Device argument, no tensors) with backend kernels get a BackendSelect kernel.
@@ -399,19 +405,27 @@ local function emit_backend_select(f, out, regs)
   out[#out + 1] = fmt("  if (!k->unboxed && !k->boxed) { sk_dispatch_miss(%s, SK_KEYSET(key)); return -1; }", handle(s))
   out[#out + 1] = fmt("  if (k->unboxed) return ((%s)k->unboxed)(%s);", fn_type(s), call_args(ps))
   out[#out + 1] = fmt("  return box_%s(%s, k, %s);\n}\n", uid, handle(s), call_args(ps))
-  regs[#regs + 1] = { handle = handle(s), key = "SK_KEY_BACKEND_SELECT", fn = "bs_" .. uid }
+  regs[#regs + 1] = { handle = handle(s), key = "SK_KEY_BACKEND_SELECT", fn = "bs_" .. uid, schema = s }
 end
 -- }====
 
+-- Each generated kernel also gets a boxed entry calling it directly, so a boxed
+-- call (every call from Lua) makes one indirect call, not two.
+local function emit_direct_boxed(regs, out)
+  for _, r in ipairs(regs) do
+    emit_unbox(r.schema, out, fmt("static int bx_%s(SkOperator *op, SkStack *s, void *ctx) {\n  (void)ctx;", r.fn), r.fn)
+  end
+end
+
 -- The loop that registers a table of generated kernels.
 local function emit_registrations(regs, out)
-  out[#out + 1] = "  static const struct { SkOperator **handle; int key; void *fn; } regs[] = {"
-  for _, r in ipairs(regs) do out[#out + 1] = fmt("    {&%s, %s, (void *)%s},", r.handle, r.key, r.fn) end
-  if #regs == 0 then out[#out + 1] = "    {NULL, 0, NULL}," end
+  out[#out + 1] = "  static const struct { SkOperator **handle; int key; void *fn; SkBoxedFn boxed; } regs[] = {"
+  for _, r in ipairs(regs) do out[#out + 1] = fmt("    {&%s, %s, (void *)%s, bx_%s},", r.handle, r.key, r.fn, r.fn) end
+  if #regs == 0 then out[#out + 1] = "    {NULL, 0, NULL, NULL}," end
   out[#out + 1] = "  };"
   out[#out + 1] = "  for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {"
   out[#out + 1] = "    if (!regs[i].handle) continue;"
-  out[#out + 1] = "    SkKernel k = {regs[i].fn, NULL, NULL, \"codegen\", 0};"
+  out[#out + 1] = "    SkKernel k = {regs[i].fn, regs[i].boxed, NULL, \"codegen\", 0};"
   out[#out + 1] = "    if (sk_op_register(*regs[i].handle, regs[i].key, &k, NULL) < 0) return -1;\n  }"
 end
 
@@ -453,6 +467,8 @@ local function emit_source(model, out, cuda)
       if is_factory(f) then emit_backend_select(f, out, regs) end
     end
   end
+  emit_direct_boxed(regs, out)
+  emit_direct_boxed(cuda_regs, cuda)
   out[#out + 1] = "int sk_ops_init(void) {"
   out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"
   for _, f in ipairs(model.functions) do
