@@ -16,16 +16,46 @@ a:add_(1)                        -- in place, bumps the version counter
 print("after a:add_(1), version", a:version(), a)
 
 print("sum over dim 1, keepdim:", a:sum({dim = 1, keepdim = true}))
-print("mean:", a:mean(), "amax(0):", a:amax(0), "argmax:", a:argmax())
+local values, indices = a:max(1)
+print("max over dim 1:", values, indices)
+print("softmax:", sk.softmax(a, -1))
 print("matmul a @ a^T:", sk.matmul(a, a:t()))
-print("view and transpose:", a:view(3, 2), a:transpose(0, 1):is_contiguous())
+
+-- indexing (0-based, Python-style slices with exclusive stops)
+local m = sk.arange(12):view(3, 4)
+print("m[1] =", m[1], "m[{{0, 2}, {1, 4, 2}}] =", m[{{0, 2}, {1, 4, 2}}])
+m[m:gt(8)] = 0
+print("after m[m:gt(8)] = 0:", m)
 
 sk.manual_seed(0)
-print("rand:", sk.rand(2, 2))
-print("comparison:", a:gt(3), sk.where(a:gt(3), a, sk.zeros({2, 3})))
+print("rand:", sk.rand(2, 2), "randperm:", sk.randperm(5))
 
-local m = sk.empty({1024, 4096}, {device = "meta"})
-print("meta tensors have shapes only:", m:sum({dim = 1}))
+print("meta tensors have shapes only:", sk.empty({1024, 4096}, {device = "meta"}):sum({dim = 1}))
+
+-- a custom op from Lua: meta function + CPU kernel give all three variants
+local lib = sk.library("tour")
+lib:structured {
+  out = "softplus.out(Tensor self, float beta=1, *, Tensor(a!) out) -> Tensor(a!)",
+  meta = function(meta, self) meta:set_output(0, self:shape(), self:dtype()) end,
+  impl = { CPU = function(out, self, beta) out:copy_(((self * beta):exp() + 1):log() / beta) end },
+}
+print("sk.ops.tour.softplus:", sk.ops.tour.softplus(sk.tensor({-1.0, 0.0, 1.0})))
+
+-- a backend from Lua that implements only add.out; the CPU fallback runs the rest
+sk.backends.register("npu")
+lib:impl("aten::add.out", "npu", function(self, other, alpha, out)
+  return out:copy_(sk.add(self:cpu(), other:cpu(), {alpha = alpha}))
+end)
+lib:fallback("npu", sk.cpu_fallback)
+local x = sk.ones(3, {device = "npu"})
+print("on npu:", x + x, sk.mul(x, x), "fallback counts:")
+for op, n in pairs(sk.fallback.counts("npu")) do print("", op, n) end
+
 print("dispatch table of add.Tensor:")
 local tbl = sk.dispatch_table("aten::add.Tensor")
-for key, e in pairs(tbl) do print("", key, e.source, e.origin) end
+local keys = {}
+for key in pairs(tbl) do keys[#keys + 1] = key end
+table.sort(keys)
+for _, key in ipairs(keys) do print("", key, tbl[key].source, tbl[key].origin) end
+print("CUDA available:", sk.cuda.is_available())
+print("CPU instruction set:", sk.cpu_isa())

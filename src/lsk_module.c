@@ -37,6 +37,8 @@ static int l_dispatch_table(lua_State *L) {
   int n = sk_op_table(op, info, SK_KEY_NUM_RUNTIME);
   lua_createtable(L, 0, n);
   for (int i = 0; i < n; i++) {
+    int k = info[i].key; /* backend slots without a registered backend are not shown */
+    if (k >= SK_KEY_BACKEND0 && k <= SK_KEY_BACKEND7 && !sk_device_type(SK_DEVICE_FIRST_CUSTOM + k - SK_KEY_BACKEND0)) continue;
     lua_createtable(L, 0, 3);
     lua_pushstring(L, sk_source_name(info[i].source));
     lua_setfield(L, -2, "source");
