@@ -592,12 +592,7 @@ describe("meta tensors", function()
     return dtype == "bool" and z or z + 1
   end
   it("give the CPU result's shape and dtype", function()
-    for _, c in ipairs(cases) do
-      local want, got = c[2](cpu), c[2](meta)
-      assert.equal("meta", got:device(), c[1])
-      assert.same(want:shape(), got:shape(), c[1])
-      assert.equal(want:dtype(), got:dtype(), c[1])
-    end
+    h.assert_meta_like_cpu(cases, cpu, meta)
   end)
   it("check dtypes and shapes as on the CPU", function()
     assert.matches("not broadcastable", h.err(sk.logical_and, meta({ 2 }), meta({ 3 })))

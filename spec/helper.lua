@@ -32,6 +32,35 @@ function M.dump(v)
   return "{" .. table.concat(t, ", ") .. "}"
 end
 
+-- Deterministic pseudo-random numbers in [lo, hi) with a short decimal expansion.
+function M.lcg(seed)
+  local s = seed
+  return function(lo, hi)
+    s = (s * 1103515245 + 12345) % 2147483648
+    return lo + (hi - lo) * (s % 1000) / 1000
+  end
+end
+
+-- rows x cols table of f(i, j), i and j 0-based.
+function M.grid(rows, cols, f)
+  local t = {}
+  for i = 0, rows - 1 do
+    t[i + 1] = {}
+    for j = 0, cols - 1 do t[i + 1][j + 1] = f(i, j) end
+  end
+  return t
+end
+
+-- For each case {name, fn}: fn(make) on Meta tensors gives the shape and dtype of fn(make) on the CPU.
+function M.assert_meta_like_cpu(cases, cpu, meta)
+  for _, c in ipairs(cases) do
+    local want, got = c[2](cpu), c[2](meta)
+    assert.equal("meta", got:device(), c[1])
+    assert.same(want:shape(), got:shape(), c[1])
+    assert.equal(want:dtype(), got:dtype(), c[1])
+  end
+end
+
 -- The error message of fn(...), or fails when it does not raise.
 function M.err(fn, ...)
   local ok, e = pcall(fn, ...)

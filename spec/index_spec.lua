@@ -16,15 +16,7 @@ local function same_meta(cpu, m)
   assert.equal(cpu:dtype(), m:dtype())
 end
 
--- rows x cols table of f(i, j), 0-based
-local function grid(rows, cols, f)
-  local t = {}
-  for i = 0, rows - 1 do
-    t[i + 1] = {}
-    for j = 0, cols - 1 do t[i + 1][j + 1] = f(i, j) end
-  end
-  return t
-end
+local grid = h.grid
 
 -- 2-D gather on tables: out[i][j] = x[idx[i][j]][j] (dim 0) or x[i][idx[i][j]] (dim 1)
 local function ref_gather(x, dim, idx)

@@ -365,12 +365,7 @@ describe("meta tensors", function()
   }
   it("give the CPU result's shape and dtype", function()
     local function cpu(shape, dtype) return sk.ones(shape, { dtype = dtype or "float32" }) end
-    for _, c in ipairs(cases) do
-      local want, got = c[2](cpu), c[2](meta)
-      assert.equal("meta", got:device(), c[1])
-      assert.same(want:shape(), got:shape(), c[1])
-      assert.equal(want:dtype(), got:dtype(), c[1])
-    end
+    h.assert_meta_like_cpu(cases, cpu, meta)
   end)
   it("check shapes and dtypes as on the CPU", function()
     assert.matches("size mismatch", h.err(sk.mv, meta({ 3, 4 }), meta({ 3 })))

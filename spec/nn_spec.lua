@@ -7,13 +7,7 @@ local T = sk.tensor
 local nan, inf = 0 / 0, math.huge
 
 -- {==== Plain-Lua references ====
-local function lcg(seed)
-  local s = seed
-  return function(lo, hi)
-    s = (s * 1103515245 + 12345) % 2147483648
-    return lo + (hi - lo) * (s % 1000) / 1000
-  end
-end
+local lcg = h.lcg
 
 local function random_rows(nr, nc, seed, lo, hi)
   local r, t = lcg(seed), {}

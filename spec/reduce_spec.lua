@@ -9,14 +9,7 @@ local INTS = { "uint8", "int8", "int16", "int32", "int64" }
 local nan, inf = 0 / 0, math.huge
 
 -- {==== Plain-Lua references ====
--- Deterministic pseudo-random numbers in [lo, hi) with a short decimal expansion.
-local function lcg(seed)
-  local s = seed
-  return function(lo, hi)
-    s = (s * 1103515245 + 12345) % 2147483648
-    return lo + (hi - lo) * (s % 1000) / 1000
-  end
-end
+local lcg = h.lcg
 
 local function numel(shape)
   local n = 1

@@ -6,15 +6,7 @@ local T = sk.tensor
 
 local DTYPES = { "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64" }
 
--- rows x cols table with v(i, j) (0-based)
-local function grid(rows, cols, v)
-  local t = {}
-  for i = 0, rows - 1 do
-    t[i + 1] = {}
-    for j = 0, cols - 1 do t[i + 1][j + 1] = v(i, j) end
-  end
-  return t
-end
+local grid = h.grid
 
 local function meta(shape, dtype) return sk.empty(shape, { device = "meta", dtype = dtype }) end
 
