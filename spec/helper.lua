@@ -53,11 +53,12 @@ end
 
 -- For each case {name, fn}: fn(make) on Meta tensors gives the shape and dtype of fn(make) on the CPU.
 function M.assert_meta_like_cpu(cases, cpu, meta)
+  local check = require "luassert"
   for _, c in ipairs(cases) do
     local want, got = c[2](cpu), c[2](meta)
-    assert.equal("meta", got:device(), c[1])
-    assert.same(want:shape(), got:shape(), c[1])
-    assert.equal(want:dtype(), got:dtype(), c[1])
+    check.equal("meta", got:device(), c[1])
+    check.same(want:shape(), got:shape(), c[1])
+    check.equal(want:dtype(), got:dtype(), c[1])
   end
 end
 
