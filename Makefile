@@ -17,7 +17,7 @@ CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/s
 SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) build/gen/sk_ops.c build/gen/lsk_ops_table.c
 OBJ      = $(patsubst %.c,build/obj/%.o,$(SRC:build/gen/%=gen/%))
 MODULE   = build/sk/core.so
-RUN      = LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;"
+RUN      = LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="build/?.so;;"
 
 # The CUDA module: built whenever nvcc is found (CUDA 13 with cuBLAS), never linked into the core.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)

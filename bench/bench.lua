@@ -2,19 +2,7 @@
 -- Figures drift 20–50 % between runs on these VMs: compare ratios within one run.
 local sk = require "sk"
 local blas = require "blas_direct"
-local now = blas.now -- wall clock (os.clock would add up CPU time of all threads)
-
--- Best of `rounds` timings of fn repeated n times; seconds per call.
-local function time(n, fn, rounds)
-  local best = math.huge
-  for _ = 1, rounds or 5 do
-    local t0 = now()
-    for _ = 1, n do fn() end
-    local dt = (now() - t0) / n
-    if dt < best then best = dt end
-  end
-  return best
-end
+local time = require("util").best
 
 local rows = {}
 local function row(name, value, unit, note) rows[#rows + 1] = string.format("%-44s %10.1f %-8s %s", name, value, unit, note or "") end

@@ -2,7 +2,7 @@
 -- Elementwise add against device-to-device copy bandwidth, matmul against cuBLAS
 -- called directly (build/cublas_direct), and the per-call cost of a small op.
 local sk = require "sk"
-local now = require("blas_direct").now
+local now = require("util").now
 local ok, why = sk.cuda.is_available()
 if not ok then print("bench_cuda: skipped — " .. why) return end
 

@@ -1,17 +1,7 @@
 -- bench/bench_library.lua — the cost of extending sk from Lua (run with `make bench`)
 -- Figures drift between runs on these VMs: compare ratios within one run.
 local sk = require "sk"
-local now = require("blas_direct").now
-
-local function time(n, fn)
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = now()
-    for _ = 1, n do fn() end
-    best = math.min(best, (now() - t0) / n)
-  end
-  return best
-end
+local time = require("util").best
 
 local function row(name, value, unit, note)
   print(string.format("%-52s %10.1f %-8s %s", name, value, unit, note or ""))

@@ -3,18 +3,8 @@
 -- optional); each row prints ns per call and sk's speed relative to each peer
 -- (> 1 means sk is faster). Cases whose op sk lacks are marked "n/a".
 local sk = require "sk"
-local now = require("blas_direct").now
-
-local function best(reps, fn)
-  fn()
-  local t = math.huge
-  for _ = 1, 5 do
-    local t0 = now()
-    for _ = 1, reps do fn() end
-    t = math.min(t, (now() - t0) / reps)
-  end
-  return t * 1e9
-end
+local util = require "util"
+local function best(reps, fn) return util.best(reps, fn) * 1e9 end
 
 local function cases()
   local c, order = {}, {}

@@ -5,7 +5,7 @@
 set -u
 out=${OUT:-gpu_out}
 mkdir -p "$out"
-export LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;"
+export LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="build/?.so;;"
 { nvidia-smi; make deps >/dev/null 2>&1; make -j"$(nproc)" all build/blas_direct.so build/cublas_direct; } > "$out/build.txt" 2>&1
 echo "build: $?" | tee -a "$out/summary.txt"
 busted --lua=lua5.4 -o TAP spec/cuda_spec.lua > "$out/cuda_spec.txt" 2>&1

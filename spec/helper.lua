@@ -51,6 +51,17 @@ function M.grid(rows, cols, f)
   return t
 end
 
+-- An empty Meta tensor.
+function M.meta(shape, dtype) return M.sk.empty(shape, { device = "meta", dtype = dtype }) end
+
+-- m, computed on Meta, has the device "meta" and the shape and dtype of cpu.
+function M.same_meta(cpu, m)
+  local check = require "luassert"
+  check.equal("meta", m:device())
+  check.same(cpu:shape(), m:shape())
+  check.equal(cpu:dtype(), m:dtype())
+end
+
 -- For each case {name, fn}: fn(make) on Meta tensors gives the shape and dtype of fn(make) on the CPU.
 function M.assert_meta_like_cpu(cases, cpu, meta)
   local check = require "luassert"

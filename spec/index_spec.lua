@@ -8,13 +8,7 @@ local T = sk.tensor
 local DTYPES = { "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64" }
 local NUMERIC = { "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64" }
 
-local function meta(shape, dtype) return sk.empty(shape, { device = "meta", dtype = dtype }) end
-
-local function same_meta(cpu, m)
-  assert.equal("meta", m:device())
-  assert.same(cpu:shape(), m:shape())
-  assert.equal(cpu:dtype(), m:dtype())
-end
+local meta, same_meta = h.meta, h.same_meta
 
 local grid = h.grid
 
