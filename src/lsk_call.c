@@ -53,9 +53,13 @@ static void parse_default(const SkArg *a, SkValue *v, char **pool) {
   case SK_T_BOOL: v->tag = SK_VAL_BOOL; v->u.b = strcmp(d, "True") == 0; break;
   case SK_T_SCALAR:
     v->tag = SK_VAL_SCALAR;
-    v->u.s = strpbrk(d, ".eE") ? sk_scalar_float(strtod(d, NULL))
-           : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_scalar_bool(d[0] == 'T')
-           : sk_scalar_int(strtoll(d, NULL, 10));
+    {
+      SkScalar x = strpbrk(d, ".eE") ? sk_scalar_float(strtod(d, NULL))
+                 : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_scalar_bool(d[0] == 'T')
+                 : sk_scalar_int(strtoll(d, NULL, 10));
+      v->n = (int)x.kind;
+      v->u.sb = x.v;
+    }
     break;
   case SK_T_STR: { /* "mean" or 'mean' without its quotes */
     size_t len = strlen(d);
@@ -101,7 +105,8 @@ static int push_default(const SkValue *v, SkStack *s) {
   default:
     if (sk_stack_reserve(s, 1)) return -1;
     s->v[s->n] = *v;
-    s->v[s->n++].n = 0;
+    if (v->tag != SK_VAL_SCALAR) s->v[s->n].n = 0; /* a Scalar keeps its kind there */
+    s->n++;
     return 0;
   }
 }
@@ -346,9 +351,9 @@ void lsk_push_value(lua_State *L, SkValue *v) {
   case SK_VAL_DOUBLE: lua_pushnumber(L, v->u.d); break;
   case SK_VAL_BOOL: lua_pushboolean(L, v->u.b); break;
   case SK_VAL_SCALAR:
-    if (v->u.s.kind == SK_SCALAR_FLOAT) lua_pushnumber(L, v->u.s.v.f);
-    else if (v->u.s.kind == SK_SCALAR_BOOL) lua_pushboolean(L, (int)v->u.s.v.i);
-    else lua_pushinteger(L, v->u.s.v.i);
+    if (v->n == SK_SCALAR_FLOAT) lua_pushnumber(L, v->u.sb.f);
+    else if (v->n == SK_SCALAR_BOOL) lua_pushboolean(L, (int)v->u.sb.i);
+    else lua_pushinteger(L, v->u.sb.i);
     break;
   case SK_VAL_STRING: lua_pushstring(L, v->u.str); break;
   case SK_VAL_DTYPE: lua_pushstring(L, sk_dtype_name(v->u.dtype)); break;

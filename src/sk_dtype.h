@@ -84,9 +84,11 @@ static inline uint16_t sk_float_to_bf16(float f) {
 /* {==== Scalars ==== */
 typedef enum { SK_SCALAR_NONE, SK_SCALAR_BOOL, SK_SCALAR_INT, SK_SCALAR_FLOAT } SkScalarKind;
 
+typedef union SkScalarBits { int64_t i; double f; } SkScalarBits; /* bool and int use i */
+
 typedef struct SkScalar {
   SkScalarKind kind;
-  union { int64_t i; double f; } v; /* bool and int use i */
+  SkScalarBits v;
 } SkScalar;
 
 static inline SkScalar sk_scalar_int(int64_t i) { SkScalar s; s.kind = SK_SCALAR_INT; s.v.i = i; return s; }

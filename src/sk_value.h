@@ -26,15 +26,16 @@ typedef struct SkTensorList { SkTensor *const *data; int n; } SkTensorList;
 typedef struct SkOptInt { int has; int64_t v; } SkOptInt;
 typedef struct SkOptDouble { int has; double v; } SkOptDouble;
 
+/* 16 bytes: a Scalar keeps its kind in n and its bits in the union. */
 typedef struct SkValue {
   SkValueTag tag;
-  int n;                 /* list length; for a tensor, SK_VALUE_BORROWED when the stack holds no reference */
+  int n;                 /* list length; a tensor's SK_VALUE_BORROWED; a Scalar's SkScalarKind */
   union {
     SkTensor *t;
     int64_t i;
     double d;
     int b;
-    SkScalar s;
+    SkScalarBits sb;
     const char *str;
     SkDType dtype;
     SkDevice device;
@@ -115,11 +116,23 @@ static inline int sk_push_tensor_borrowed(SkStack *s, const SkTensor *t) {
   static inline int fn(SkStack *s, T x) { SkValue *v = sk_stack_push(s, tag); if (!v) return -1; v->u.field = x; return 0; }
 SK_PUSH_FIELD(sk_push_int, int64_t, SK_VAL_INT, i)
 SK_PUSH_FIELD(sk_push_double, double, SK_VAL_DOUBLE, d)
-SK_PUSH_FIELD(sk_push_scalar, SkScalar, SK_VAL_SCALAR, s)
 SK_PUSH_FIELD(sk_push_string, const char *, SK_VAL_STRING, str)
 SK_PUSH_FIELD(sk_push_dtype, SkDType, SK_VAL_DTYPE, dtype)
 SK_PUSH_FIELD(sk_push_device, SkDevice, SK_VAL_DEVICE, device)
 #undef SK_PUSH_FIELD
+static inline int sk_push_scalar(SkStack *s, SkScalar x) {
+  SkValue *v = sk_stack_push(s, SK_VAL_SCALAR);
+  if (!v) return -1;
+  v->n = (int)x.kind;
+  v->u.sb = x.v;
+  return 0;
+}
+static inline SkScalar sk_value_scalar(const SkValue *v) {
+  SkScalar x;
+  x.kind = (SkScalarKind)v->n;
+  x.v = v->u.sb;
+  return x;
+}
 static inline int sk_push_bool(SkStack *s, int b) {
   SkValue *v = sk_stack_push(s, SK_VAL_BOOL);
   if (!v) return -1;

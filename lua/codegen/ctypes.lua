@@ -22,7 +22,7 @@ local ROWS = {
   bool = { c = "int", opt = "int", list = "SkIntList", unbox = "%s.u.b", none = "-1", push = "sk_push_bool(%s, %s)",
            present = "%s >= 0", listunbox = "sk_value_intlist(&%s)", listpush = "sk_push_boollist(%s, %s.data, %s.n)" },
   str = { c = "const char *", unbox = "%s.u.str", none = "NULL", push = "sk_push_string(%s, %s)", present = "%s != NULL" },
-  Scalar = { c = "SkScalar", unbox = "%s.u.s", none = "(SkScalar){SK_SCALAR_NONE, {0}}",
+  Scalar = { c = "SkScalar", unbox = "sk_value_scalar(&%s)", none = "(SkScalar){SK_SCALAR_NONE, {0}}",
              push = "sk_push_scalar(%s, %s)", present = "%s.kind != SK_SCALAR_NONE" },
   ScalarType = { c = "SkDType", opt = "int", unbox = "%s.u.dtype", none = "-1",
                  push = "sk_push_dtype(%s, (SkDType)%s)", present = "%s >= 0" },
