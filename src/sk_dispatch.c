@@ -153,13 +153,30 @@ SkOperator *sk_op_define(const SkSchema *schema, SkUnboxFn unbox, int copy) {
   } else op->schema = *schema;
   memcpy(op->qualname, qn, strlen(qn) + 1);
   for (int i = 0; i < schema->nargs && i < 64; i++)
-    if (schema->args[i].type == SK_T_TENSOR) op->tensor_args |= (uint64_t)1 << i;
+    if (schema->args[i].type == SK_T_TENSOR) {
+      op->tensor_args |= (uint64_t)1 << i;
+      if (schema->args[i].is_list || op->ntensor_pos == SK_TENSOR_POS) op->ntensor_pos = SK_TENSOR_POS + 1;
+      if (op->ntensor_pos < SK_TENSOR_POS + 1) op->tensor_pos[op->ntensor_pos++] = (unsigned char)i;
+    }
+  for (int j = op->ntensor_pos; j > 0 && j < SK_TENSOR_POS; j++) op->tensor_pos[j] = op->tensor_pos[j - 1];
   op->unbox = unbox;
   op->index = nops;
   op->owns_schema = copy;
   ops[nops++] = op;
   compute_table(op);
   return op;
+}
+
+SkKeySet sk_stack_keyset_any(const SkOperator *op, const SkValue *a) {
+  SkKeySet ks = 0;
+  for (uint64_t m = op->tensor_args; m; m &= m - 1) {
+    const SkValue *v = &a[__builtin_ctzll(m)];
+    if (v->tag == SK_VAL_TENSOR) ks |= sk_tensor_keyset(v->u.t);
+    else if (v->tag == SK_VAL_TENSORLIST)
+      for (int j = 0; j < v->n; j++)
+        if (v->u.tensors[j]) ks |= sk_tensor_keyset(v->u.tensors[j]);
+  }
+  return ks;
 }
 
 int sk_op_registrations(const SkOperator *op) {

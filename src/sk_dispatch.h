@@ -56,6 +56,8 @@ typedef struct SkSchema {
 
 typedef struct SkOperator SkOperator;
 
+#define SK_TENSOR_POS 4
+
 /* A boxed kernel: arguments on the stack on entry, results on return. */
 typedef int (*SkBoxedFn)(SkOperator *op, SkStack *stack, void *ctx);
 /* Calls a typed function pointer with a boxed stack (generated per built-in op). */
@@ -87,6 +89,10 @@ struct SkOperator {
   SkUnboxFn unbox;              /* NULL for ops defined at run time */
   int index;
   uint64_t tensor_args;         /* bit i: argument i holds tensors (Tensor, Tensor?, Tensor[]) */
+  /* Positions of the tensor arguments when they are at most SK_TENSOR_POS plain
+  ** tensors (no lists), the last repeated to fill the array; otherwise
+  ** ntensor_pos is SK_TENSOR_POS + 1. */
+  unsigned char ntensor_pos, tensor_pos[SK_TENSOR_POS];
   SkKeySet always;              /* BackendSelect, for factories that have such a kernel */
   SkKeySet fallthrough;         /* keys skipped for this op (BackendSelect when it has none) */
   SkKernel table[SK_KEY_NUM_RUNTIME];
@@ -131,9 +137,12 @@ void sk_key_forget(int key);
 extern SK_THREAD_LOCAL SkKeySet sk_tls_include SK_TLS_MODEL, sk_tls_exclude SK_TLS_MODEL;
 
 static inline int sk_highest_key(SkKeySet ks) { return ks ? 31 - __builtin_clz(ks) : 0; }
+/* Device type -> dispatch key: one load, no branch (custom type i has key BACKEND0 + i). */
 static inline int sk_device_key(SkDevice d) {
-  static const unsigned char builtin[SK_DEVICE_FIRST_CUSTOM] = {SK_KEY_CPU, SK_KEY_CUDA, SK_KEY_META};
-  return d.type < SK_DEVICE_FIRST_CUSTOM ? builtin[d.type] : SK_KEY_BACKEND0 + (d.type - SK_DEVICE_FIRST_CUSTOM);
+  static const unsigned char keys[SK_DEVICE_MAX_TYPES] = {
+      SK_KEY_CPU, SK_KEY_CUDA, SK_KEY_META, SK_KEY_BACKEND0, SK_KEY_BACKEND0 + 1, SK_KEY_BACKEND0 + 2,
+      SK_KEY_BACKEND0 + 3, SK_KEY_BACKEND0 + 4, SK_KEY_BACKEND0 + 5, SK_KEY_BACKEND0 + 6, SK_KEY_BACKEND0 + 7};
+  return keys[(uint16_t)d.type];
 }
 static inline SkKeySet sk_tensor_keyset(const SkTensor *t) { return SK_KEYSET(sk_device_key(t->device)); }
 
@@ -144,16 +153,22 @@ static inline const SkKernel *sk_dispatch_lookup(SkOperator *op, SkKeySet ks) {
   const SkKernel *k = &op->table[sk_highest_key(ks)];
   return k->unboxed || k->boxed ? k : sk_dispatch_miss(op, ks);
 }
-/* Key set of the tensors in a boxed argument list. */
+/* Key set of the tensors in a boxed argument list a, any op (lists included). */
+SkKeySet sk_stack_keyset_any(const SkOperator *op, const SkValue *a);
+static inline SkKeySet sk_value_keyset(const SkValue *v) { return v->tag == SK_VAL_TENSOR ? sk_tensor_keyset(v->u.t) : 0; }
+/* Key set of the tensors in a boxed argument list starting at base. Unrolled
+** for up to SK_TENSOR_POS plain tensor arguments (unused positions repeat the
+** last one, so one or two pairs of lookups cover them without a count
+** branch): a loop over the argument mask costs about 3 ns more per call
+** (measured with bench/bench_dispatch.c). */
 static inline SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base) {
-  SkKeySet ks = 0;
-  for (uint64_t m = op->tensor_args; m; m &= m - 1) {
-    const SkValue *v = &s->v[base + __builtin_ctzll(m)];
-    if (v->tag == SK_VAL_TENSOR) ks |= sk_tensor_keyset(v->u.t);
-    else if (v->tag == SK_VAL_TENSORLIST)
-      for (int j = 0; j < v->n; j++)
-        if (v->u.tensors[j]) ks |= sk_tensor_keyset(v->u.tensors[j]);
-  }
+  const SkValue *a = s->v + base;
+  const unsigned char *p = op->tensor_pos;
+  unsigned n = op->ntensor_pos;
+  if (n == 0) return 0;
+  if (n > SK_TENSOR_POS) return sk_stack_keyset_any(op, a);
+  SkKeySet ks = sk_value_keyset(a + p[0]) | sk_value_keyset(a + p[1]);
+  if (n > 2) ks |= sk_value_keyset(a + p[2]) | sk_value_keyset(a + p[3]);
   return ks;
 }
 int sk_call_boxed_short(SkOperator *op, SkStack *s); /* the error for too few values */

@@ -75,9 +75,15 @@ static inline void sk_value_clear(SkValue *v) {
   v->tag = SK_VAL_NONE;
   v->n = 0;
 }
-/* Drops the values from index `from` on. */
+/* Drops the values from index `from` on. Slots above n are dead (a push
+** writes tag and n), so they are released, not reset. */
 static inline void sk_stack_truncate(SkStack *s, int from) {
-  while (s->n > from) sk_value_clear(&s->v[--s->n]);
+  int n = s->n;
+  s->n = from;
+  for (SkValue *v = s->v + from, *e = s->v + n; v < e; v++) {
+    if (v->tag == SK_VAL_TENSOR) { if (v->n != SK_VALUE_BORROWED) sk_tensor_release(v->u.t); }
+    else if (v->tag >= SK_VAL_INTLIST) sk_value_release(v);
+  }
 }
 /* Releases every value and the buffer; the stack is empty and reusable. */
 static inline void sk_stack_free(SkStack *s) {
@@ -111,6 +117,12 @@ static inline int sk_push_tensor_borrowed(SkStack *s, const SkTensor *t) {
   v->u.t = (SkTensor *)t;
   v->n = t ? SK_VALUE_BORROWED : 0;
   return 0;
+}
+/* Stores t (owned; NULL stores NONE) in slot v, whose old value the caller has released. */
+static inline void sk_value_set_tensor(SkValue *v, SkTensor *t) {
+  v->tag = t ? SK_VAL_TENSOR : SK_VAL_NONE;
+  v->n = 0;
+  v->u.t = t;
 }
 #define SK_PUSH_FIELD(fn, T, tag, field) \
   static inline int fn(SkStack *s, T x) { SkValue *v = sk_stack_push(s, tag); if (!v) return -1; v->u.field = x; return 0; }

@@ -59,8 +59,7 @@ function M.unbox(T, v)
     return T.optional and ("(%s.tag == SK_VAL_NONE ? %s : %s)"):format(v, r.listnone or "(SkIntList){NULL, 0}", present) or present
   end
   if T.base == "Tensor" then
-    local e = ("(%s.tag == SK_VAL_TENSOR ? %s.u.t : NULL)"):format(v, v)
-    return M.is_mutable(T) and e or e
+    return ("(%s.tag == SK_VAL_TENSOR ? %s.u.t : NULL)"):format(v, v)
   end
   if T.optional then
     local some = r.optunbox and r.optunbox:format(v) or

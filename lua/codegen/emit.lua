@@ -196,6 +196,16 @@ local function emit_unbox(s, out, header, callee)
       out[#out + 1] = fmt("  sk_value_clear(&a[%d]);", i - 1)
     end
   end
+  -- Tensor results fit in the slots of the arguments they replace: stored there, no push
+  local in_place = #s.returns <= nargs
+  for _, r in ipairs(s.returns) do
+    if r.type.base ~= "Tensor" or r.type.list then in_place = false end
+  end
+  if in_place then
+    for i = 1, #s.returns do out[#out + 1] = fmt("  sk_value_set_tensor(&a[%d], %s%d);", i - 1, alias[i] and "alias" or "r", i) end
+    out[#out + 1] = fmt("  s->n = base + %d;\n  return 0;\n}\n", #s.returns)
+    return
+  end
   out[#out + 1] = "  s->n = base;"
   for i, r in ipairs(s.returns) do
     if alias[i] then out[#out + 1] = fmt("  rc |= sk_push_tensor_owned(s, alias%d);", i)
@@ -229,7 +239,7 @@ local function emit_adapters(s, out)
   for _, r in ipairs(res) do
     local T = s.returns[r.index].type
     if T.base == "Tensor" and not T.list then
-      out[#out + 1] = fmt("  if (!rc) { *%s = s.v[%d].u.t; s.v[%d].tag = SK_VAL_NONE; }", r.name, r.index - 1, r.index - 1)
+      out[#out + 1] = fmt("  if (!rc) { *%s = %s; s.v[%d].tag = SK_VAL_NONE; }", r.name, ctypes.unbox(T, fmt("s.v[%d]", r.index - 1)), r.index - 1)
     elseif T.base == "Tensor" then
       out[#out + 1] = fmt("  if (!rc) { %s->data = s.v[%d].u.tensors; %s->n = s.v[%d].n; s.v[%d].tag = SK_VAL_NONE; }",
         r.name, r.index - 1, r.name, r.index - 1, r.index - 1)
@@ -237,6 +247,13 @@ local function emit_adapters(s, out)
       out[#out + 1] = fmt("  if (!rc) *%s = %s;", r.name, ctypes.unbox(T, fmt("s.v[%d]", r.index - 1)))
     end
   end
+  -- when every result was a plain tensor and was taken, nothing is left to release
+  -- (an aliasing result is not taken: the stack still holds its reference)
+  local taken = #res == #s.returns and #res > 0
+  for _, r in ipairs(s.returns) do
+    if r.type.base ~= "Tensor" or r.type.list then taken = false end
+  end
+  if taken then out[#out + 1] = "  if (!rc) s.n = 0;" end
   out[#out + 1] = "  sk_stack_free(&s);\n  return rc;\n}\n"
   -- public entry
   out[#out + 1] = fmt("int %s(%s) {", names.cname(s), decl_params(ps))
@@ -280,7 +297,8 @@ local function emit_wrapper(key, f, o, out, regs)
   for _, a in ipairs(os.args) do if a.is_out then nouts = nouts + 1 end end
   local tps = tensor_params(ps)
   local compute = (key == "CPU" or key == "CUDA") and 1 or 0
-  out[#out + 1] = fmt("static int %s(%s) {", wname, decl_params(ps))
+  -- inlined into its direct boxed entry too (bx_), so a boxed call pays no second frame
+  out[#out + 1] = fmt("static inline __attribute__((always_inline)) int %s(%s) {", wname, decl_params(ps))
   out[#out + 1] = "  SkMeta m;"
   if o.structured_inherits then out[#out + 1] = "  SkTensorIter it;" end
   local tlist, lists = {}, {}

@@ -60,6 +60,38 @@ static int counting_fallback(SkOperator *op, SkStack *s, void *ctx) {
   return sk_error("fallback reached for %s", op->qualname);
 }
 
+/* Pushes ctx as an int: which kernel a boxed call reached. */
+static int which_kernel(SkOperator *op, SkStack *s, void *ctx) {
+  sk_stack_truncate(s, s->n - op->schema.nargs);
+  return sk_push_int(s, (int64_t)(intptr_t)ctx);
+}
+/* Defines ns::name with the given tensor arguments (list / optional flags) and
+** boxed kernels on CPU (1) and Meta (2); returns the op or NULL. */
+static SkOperator *keyset_op(const char *name, int nargs, const SkArg *args) {
+  static const SkArg ret[] = {{"", SK_T_INT, 0, 0, 0, 0, 0, 0, 0, 0, -1, NULL}};
+  SkSchema sc = {"test", name, "", name, nargs, 1, SK_KIND_FUNCTIONAL, args, ret};
+  SkOperator *op = sk_op_define(&sc, NULL, 1);
+  SkKernel cpu = {NULL, which_kernel, (void *)1, "test", 0}, meta = {NULL, which_kernel, (void *)2, "test", 0};
+  if (!op || sk_op_register(op, SK_KEY_CPU, &cpu, NULL) < 0 || sk_op_register(op, SK_KEY_META, &meta, NULL) < 0) return NULL;
+  return op;
+}
+/* The kernel a boxed call with these tensor values reaches (NULL pushes None; a
+** list of n tensors when list_n >= 0 is pushed first). */
+static int64_t reached(SkOperator *op, int list_n, SkTensor *const *list, int n, SkTensor *const *ts) {
+  SkStack s;
+  sk_stack_init(&s);
+  if (list_n >= 0) sk_push_tensorlist(&s, list, list_n);
+  for (int i = 0; i < n; i++) sk_push_tensor_borrowed(&s, ts[i]);
+  int64_t r = sk_call_boxed(op, &s) == 0 && s.n == 1 && s.v[0].tag == SK_VAL_INT ? s.v[0].u.i : -1;
+  sk_stack_free(&s);
+  return r;
+}
+static int undefine(SkOperator *op) {
+  while (op->regs[SK_KEY_CPU]) sk_op_deregister(op, op->regs[SK_KEY_CPU]->id);
+  while (op->regs[SK_KEY_META]) sk_op_deregister(op, op->regs[SK_KEY_META]->id);
+  return sk_op_undefine(op);
+}
+
 static void *host_alloc(void *ud, size_t n, SkDevice d) { (void)ud; (void)d; return malloc(n ? n : 1); }
 static void host_free(void *ud, void *p, size_t n, SkDevice d) { (void)ud; (void)n; (void)d; free(p); }
 
@@ -156,6 +188,28 @@ int main(void) {
   sk_tensor_release(r);
   sk_tensor_release(mt);
   sk_tensor_release(zero);
+  /* }==== */
+
+  /* {==== boxed key sets: unrolled (up to 4 plain tensors) and general (more, or lists) ==== */
+  {
+    static const SkArg T = {"t", SK_T_TENSOR, 0, 0, 0, 0, 0, 0, 0, 0, -1, NULL};
+    static const SkArg OPT = {"t", SK_T_TENSOR, 0, 1, 0, 0, 0, 0, 0, 0, -1, NULL};
+    static const SkArg LIST = {"ts", SK_T_TENSOR, 1, 0, 0, 0, 0, 0, 0, 0, -1, NULL};
+    const SkArg five_args[] = {T, T, T, T, T}, opt_args[] = {OPT, T}, list_args[] = {LIST, T};
+    SkOperator *five = keyset_op("five", 5, five_args), *opt = keyset_op("opt", 2, opt_args), *lst = keyset_op("lst", 2, list_args);
+    CHECK(five && opt && lst, "define ops with 5 tensors, an optional tensor, a tensor list");
+    int64_t one_i = 1;
+    SkTensor *c = a, *m = sk_tensor_empty(1, &one_i, SK_DTYPE_FLOAT32, SK_META);
+    SkTensor *const cccc_m[] = {c, c, c, c, m}, *const ccccc[] = {c, c, c, c, c}, *const none_m[] = {NULL, m},
+                    *const m_c[] = {m, c}, *const none_c[] = {NULL, c}, *const cm[] = {c, m}, *const cc[] = {c, c};
+    CHECK(reached(five, -1, NULL, 5, cccc_m) == 2 && reached(five, -1, NULL, 5, ccccc) == 1, "the fifth tensor's key counts");
+    CHECK(reached(opt, -1, NULL, 2, none_m) == 2 && reached(opt, -1, NULL, 2, m_c) == 2 && reached(opt, -1, NULL, 2, none_c) == 1,
+          "an absent optional tensor adds no key");
+    CHECK(reached(lst, 2, cm, 1, &c) == 2 && reached(lst, 2, cc, 1, &c) == 1 && reached(lst, 0, NULL, 1, &m) == 2,
+          "tensors in a list count");
+    CHECK(undefine(five) == 0 && undefine(opt) == 0 && undefine(lst) == 0, "undefine them");
+    sk_tensor_release(m);
+  }
   /* }==== */
 
   /* {==== a backend registered at run time: no kernel, then a fallback ==== */
