@@ -236,7 +236,7 @@ static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkV
 /* }==== */
 
 int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen) {
-  static const SkValue no_default = {SK_VAL_NONE, -1, {0}};
+  static const SkValue no_default = {.tag = SK_VAL_NONE, .n = -1};
   return read_value(L, idx, idx, a, &no_default, s, 0, 0, err, errlen);
 }
 

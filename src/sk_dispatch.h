@@ -155,7 +155,9 @@ static inline const SkKernel *sk_dispatch_lookup(SkOperator *op, SkKeySet ks) {
 }
 /* Key set of the tensors in a boxed argument list a, any op (lists included). */
 SkKeySet sk_stack_keyset_any(const SkOperator *op, const SkValue *a);
-static inline SkKeySet sk_value_keyset(const SkValue *v) { return v->tag == SK_VAL_TENSOR ? sk_tensor_keyset(v->u.t) : 0; }
+static inline SkKeySet sk_value_keyset(const SkValue *v) {
+  return v->tag == SK_VAL_TENSOR ? SK_KEYSET(sk_device_key(sk_device(v->dev, 0))) : 0;
+}
 /* Key set of the tensors in a boxed argument list starting at base. Unrolled
 ** for up to SK_TENSOR_POS plain tensor arguments (unused positions repeat the
 ** last one, so one or two pairs of lookups cover them without a count

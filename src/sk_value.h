@@ -26,9 +26,12 @@ typedef struct SkTensorList { SkTensor *const *data; int n; } SkTensorList;
 typedef struct SkOptInt { int has; int64_t v; } SkOptInt;
 typedef struct SkOptDouble { int has; double v; } SkOptDouble;
 
-/* 16 bytes: a Scalar keeps its kind in n and its bits in the union. */
+/* 16 bytes: a Scalar keeps its kind in n and its bits in the union. A tensor
+** value keeps its device type in dev, so a boxed call reads its key set off
+** the stack without a load through the tensor (written by every tensor push). */
 typedef struct SkValue {
-  SkValueTag tag;
+  unsigned char tag;     /* SkValueTag */
+  unsigned char dev;     /* a tensor's device type */
   int n;                 /* list length; a tensor's SK_VALUE_BORROWED; a Scalar's SkScalarKind */
   union {
     SkTensor *t;
@@ -107,6 +110,7 @@ static inline int sk_push_tensor_owned(SkStack *s, SkTensor *t) {
   SkValue *v = sk_stack_push(s, t ? SK_VAL_TENSOR : SK_VAL_NONE);
   if (!v) { sk_tensor_release(t); return -1; }
   v->u.t = t;
+  v->dev = t ? (unsigned char)t->device.type : 0;
   return 0;
 }
 static inline int sk_push_tensor(SkStack *s, SkTensor *t) { return sk_push_tensor_owned(s, sk_tensor_retain(t)); }
@@ -115,12 +119,14 @@ static inline int sk_push_tensor_borrowed(SkStack *s, const SkTensor *t) {
   SkValue *v = sk_stack_push(s, t ? SK_VAL_TENSOR : SK_VAL_NONE);
   if (!v) return -1;
   v->u.t = (SkTensor *)t;
+  v->dev = t ? (unsigned char)t->device.type : 0;
   v->n = t ? SK_VALUE_BORROWED : 0;
   return 0;
 }
 /* Stores t (owned; NULL stores NONE) in slot v, whose old value the caller has released. */
 static inline void sk_value_set_tensor(SkValue *v, SkTensor *t) {
   v->tag = t ? SK_VAL_TENSOR : SK_VAL_NONE;
+  v->dev = t ? (unsigned char)t->device.type : 0;
   v->n = 0;
   v->u.t = t;
 }
