@@ -130,6 +130,15 @@ static inline void sk_value_set_tensor(SkValue *v, SkTensor *t) {
   v->n = 0;
   v->u.t = t;
 }
+/* sk_push_tensor_borrowed for a tensor known not to be NULL. */
+static inline int sk_push_tensor_present(SkStack *s, const SkTensor *t) {
+  SkValue *v = sk_stack_push(s, SK_VAL_TENSOR);
+  if (!v) return -1;
+  v->u.t = (SkTensor *)t;
+  v->dev = (unsigned char)t->device.type;
+  v->n = SK_VALUE_BORROWED;
+  return 0;
+}
 #define SK_PUSH_FIELD(fn, T, tag, field) \
   static inline int fn(SkStack *s, T x) { SkValue *v = sk_stack_push(s, tag); if (!v) return -1; v->u.field = x; return 0; }
 SK_PUSH_FIELD(sk_push_int, int64_t, SK_VAL_INT, i)

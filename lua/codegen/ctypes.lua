@@ -77,7 +77,10 @@ function M.push(T, s, x)
     if T.optional then return ("(%s ? %s : sk_push_none(%s))"):format((r.listpresent or "%s.data != NULL"):format(x), p, s) end
     return p
   end
-  if T.base == "Tensor" then return r.push:format(s, x) end
+  if T.base == "Tensor" then
+    -- the typed entries reject a NULL required tensor before they box
+    return (T.optional and r.push or "sk_push_tensor_present(%s, %s)"):format(s, x)
+  end
   if T.optional then
     local p = (r.optpush or r.push):format(s, x)
     return ("(%s ? %s : sk_push_none(%s))"):format(r.present:format(x), p, s)
