@@ -160,9 +160,9 @@ static inline SkKeySet sk_value_keyset(const SkValue *v) {
 }
 /* Key set of the tensors in a boxed argument list starting at base. Unrolled
 ** for up to SK_TENSOR_POS plain tensor arguments (unused positions repeat the
-** last one, so one or two pairs of lookups cover them without a count
-** branch): a loop over the argument mask costs about 3 ns more per call
-** (measured with bench/bench_dispatch.c). */
+** last one, so one pair of lookups covers 1-2 tensors and two pairs 3-4): a
+** loop over the argument mask cost about 3 ns more per call (measured with
+** bench/bench_dispatch.c). */
 static inline SkKeySet sk_stack_keyset(const SkOperator *op, const SkStack *s, int base) {
   const SkValue *a = s->v + base;
   const unsigned char *p = op->tensor_pos;
