@@ -49,7 +49,7 @@ build/obj/%.o: %.c build/gen/.stamp
 
 build/obj/kernels/cuda/%.o: kernels/cuda/%.cu build/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -Ibuild/gen -c $< -o $@
+	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -Ibuild/gen -MMD -MP -c $< -o $@
 build/obj/kernels/cuda/%.o: kernels/cuda/%.c build/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
@@ -115,4 +115,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d)

@@ -10,6 +10,13 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Functions that CUDA device code shares with the host (sk_elem.h). */
+#ifdef __CUDACC__
+#define SK_HD __host__ __device__
+#else
+#define SK_HD
+#endif
+
 typedef enum SkDType {
   SK_DTYPE_BOOL, SK_DTYPE_UINT8, SK_DTYPE_INT8, SK_DTYPE_INT16, SK_DTYPE_INT32,
   SK_DTYPE_INT64, SK_DTYPE_FLOAT16, SK_DTYPE_BFLOAT16, SK_DTYPE_FLOAT32,
@@ -23,14 +30,14 @@ size_t sk_dtype_size(SkDType t);
 const char *sk_dtype_name(SkDType t);
 int sk_dtype_from_name(const char *name, SkDType *out); /* 0 ok, -1 unknown (no error set) */
 int sk_dtype_category(SkDType t);
-static inline int sk_dtype_is_floating(SkDType t) { return t >= SK_DTYPE_FLOAT16; }
+SK_HD static inline int sk_dtype_is_floating(SkDType t) { return t >= SK_DTYPE_FLOAT16; }
 static inline int sk_dtype_is_integral(SkDType t) { return t > SK_DTYPE_BOOL && t <= SK_DTYPE_INT64; }
 SkDType sk_dtype_promote(SkDType a, SkDType b);
 /* PyTorch's canCast: no floating -> integral, no non-bool -> bool. */
 int sk_dtype_can_cast(SkDType from, SkDType to);
 
 /* {==== Half types ==== */
-static inline float sk_half_to_float(uint16_t h) {
+SK_HD static inline float sk_half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
   if (exp == 0) {
     if (man == 0) bits = sign;
@@ -46,7 +53,7 @@ static inline float sk_half_to_float(uint16_t h) {
   return f;
 }
 
-static inline uint16_t sk_float_to_half(float f) {
+SK_HD static inline uint16_t sk_float_to_half(float f) {
   uint32_t x;
   memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000, absx = x & 0x7fffffffu;
@@ -65,14 +72,14 @@ static inline uint16_t sk_float_to_half(float f) {
   return (uint16_t)(sign | (absx >> 13));
 }
 
-static inline float sk_bf16_to_float(uint16_t h) {
+SK_HD static inline float sk_bf16_to_float(uint16_t h) {
   uint32_t bits = (uint32_t)h << 16;
   float f;
   memcpy(&f, &bits, 4);
   return f;
 }
 
-static inline uint16_t sk_float_to_bf16(float f) {
+SK_HD static inline uint16_t sk_float_to_bf16(float f) {
   uint32_t x;
   memcpy(&x, &f, 4);
   if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */

@@ -7,6 +7,7 @@
 ** creates and releases tensors.
 */
 #include "sk_tensor.h"
+#include "sk_elem.h"
 #include "sk_error.h"
 
 #include <stdio.h>
@@ -252,64 +253,10 @@ int sk_tensor_resize(SkTensor *t, int ndim, const int64_t *sizes) {
 }
 
 /* {==== Element access ==== */
-double sk_load_double(const void *p, SkDType t) {
-  switch (t) {
-  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
-  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
-  case SK_DTYPE_INT8: return *(const int8_t *)p;
-  case SK_DTYPE_INT16: return *(const int16_t *)p;
-  case SK_DTYPE_INT32: return *(const int32_t *)p;
-  case SK_DTYPE_INT64: return (double)*(const int64_t *)p;
-  case SK_DTYPE_FLOAT16: return sk_half_to_float(*(const uint16_t *)p);
-  case SK_DTYPE_BFLOAT16: return sk_bf16_to_float(*(const uint16_t *)p);
-  case SK_DTYPE_FLOAT32: return *(const float *)p;
-  case SK_DTYPE_FLOAT64: return *(const double *)p;
-  default: return 0;
-  }
-}
-
-/* Float to integer as C casts do, but defined for out-of-range values. */
-static int64_t double_to_int64(double v) {
-  if (v != v) return 0;
-  if (v >= 9223372036854775807.0) return INT64_MAX;
-  if (v <= -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)v;
-}
-
-int64_t sk_load_int64(const void *p, SkDType t) {
-  switch (t) {
-  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
-  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
-  case SK_DTYPE_INT8: return *(const int8_t *)p;
-  case SK_DTYPE_INT16: return *(const int16_t *)p;
-  case SK_DTYPE_INT32: return *(const int32_t *)p;
-  case SK_DTYPE_INT64: return *(const int64_t *)p;
-  default: return double_to_int64(sk_load_double(p, t));
-  }
-}
-
-void sk_store_double(void *p, SkDType t, double v) {
-  switch (t) {
-  case SK_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
-  case SK_DTYPE_FLOAT16: *(uint16_t *)p = sk_float_to_half((float)v); break;
-  case SK_DTYPE_BFLOAT16: *(uint16_t *)p = sk_float_to_bf16((float)v); break;
-  case SK_DTYPE_FLOAT32: *(float *)p = (float)v; break;
-  case SK_DTYPE_FLOAT64: *(double *)p = v; break;
-  default: sk_store_int64(p, t, double_to_int64(v)); break;
-  }
-}
-
-void sk_store_int64(void *p, SkDType t, int64_t v) {
-  switch (t) {
-  case SK_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
-  case SK_DTYPE_UINT8: *(uint8_t *)p = (uint8_t)v; break;
-  case SK_DTYPE_INT8: *(int8_t *)p = (int8_t)v; break;
-  case SK_DTYPE_INT16: *(int16_t *)p = (int16_t)v; break;
-  case SK_DTYPE_INT32: *(int32_t *)p = (int32_t)v; break;
-  case SK_DTYPE_INT64: *(int64_t *)p = v; break;
-  default: sk_store_double(p, t, (double)v); break;
-  }
-}
+double sk_load_double(const void *p, SkDType t) { return sk_elem_load_double(p, t); }
+int64_t sk_load_int64(const void *p, SkDType t) { return sk_elem_load_int64(p, t); }
+void sk_store_double(void *p, SkDType t, double v) { sk_elem_store_double(p, t, v); }
+void sk_store_int64(void *p, SkDType t, int64_t v) { sk_elem_store_int64(p, t, v); }
 
 void sk_convert_element(void *dst, SkDType dt, const void *src, SkDType st) {
   if (sk_dtype_is_floating(dt) || sk_dtype_is_floating(st)) {

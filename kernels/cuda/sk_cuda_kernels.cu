@@ -2,22 +2,21 @@
 ** sk_cuda_kernels.cu — CUDA out kernels: pointwise, fill, random, reductions, matmul
 ** Pointwise kernels walk the TensorIterator's coalesced shape (dim 0 fastest)
 ** with 32-bit indexing when it fits; operands keep their dtypes and are
-** converted on load and store (compute in float for float32 and half types,
-** double for float64, int64 for integers). A contiguous float32 path uses
-** float4 loads. Random numbers use the CPU's Philox counters per logical
+** converted on load and store by the host's element functions (sk_elem.h;
+** compute in double for floating dtypes, int64 for integers). A contiguous
+** float32 path uses float4 loads. Random numbers use the CPU's Philox counters per logical
 ** element, so a seed gives the same values on both devices.
 */
 extern "C" {
 #include "sk_kernels.h"
 #include "sk_cuda.h"
+#include "sk_elem.h"
 #include "sk_error.h"
 #include "sk_ops.h"
 #include "sk_random.h"
 }
 
 #include <cublas_v2.h>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -28,60 +27,6 @@ static int check(cudaError_t e, const char *what) {
   cudaGetLastError();
   return sk_error("CUDA error in %s: %s", what, cudaGetErrorString(e));
 }
-
-/* {==== Loads and stores of any dtype ==== */
-__device__ static double load(const char *p, int dt) {
-  switch (dt) {
-  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
-  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
-  case SK_DTYPE_INT8: return *(const int8_t *)p;
-  case SK_DTYPE_INT16: return *(const int16_t *)p;
-  case SK_DTYPE_INT32: return *(const int32_t *)p;
-  case SK_DTYPE_INT64: return (double)*(const int64_t *)p;
-  case SK_DTYPE_FLOAT16: return __half2float(*(const __half *)p);
-  case SK_DTYPE_BFLOAT16: return __bfloat162float(*(const __nv_bfloat16 *)p);
-  case SK_DTYPE_FLOAT32: return *(const float *)p;
-  default: return *(const double *)p;
-  }
-}
-
-__device__ static int64_t load_int(const char *p, int dt) {
-  switch (dt) {
-  case SK_DTYPE_BOOL: return *(const uint8_t *)p != 0;
-  case SK_DTYPE_UINT8: return *(const uint8_t *)p;
-  case SK_DTYPE_INT8: return *(const int8_t *)p;
-  case SK_DTYPE_INT16: return *(const int16_t *)p;
-  case SK_DTYPE_INT32: return *(const int32_t *)p;
-  case SK_DTYPE_INT64: return *(const int64_t *)p;
-  default: return (int64_t)load(p, dt);
-  }
-}
-
-__device__ static void store(char *p, int dt, double v) {
-  switch (dt) {
-  case SK_DTYPE_BOOL: *(uint8_t *)p = v != 0; break;
-  case SK_DTYPE_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)v; break;
-  case SK_DTYPE_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
-  case SK_DTYPE_INT16: *(int16_t *)p = (int16_t)(int64_t)v; break;
-  case SK_DTYPE_INT32: *(int32_t *)p = (int32_t)(int64_t)v; break;
-  case SK_DTYPE_INT64: *(int64_t *)p = (int64_t)v; break;
-  case SK_DTYPE_FLOAT16: *(__half *)p = __float2half((float)v); break;
-  case SK_DTYPE_BFLOAT16: *(__nv_bfloat16 *)p = __float2bfloat16((float)v); break;
-  case SK_DTYPE_FLOAT32: *(float *)p = (float)v; break;
-  default: *(double *)p = v; break;
-  }
-}
-
-__device__ static void store_int(char *p, int dt, int64_t v) {
-  if (dt >= SK_DTYPE_FLOAT16) store(p, dt, (double)v);
-  else if (dt == SK_DTYPE_BOOL) *(uint8_t *)p = v != 0;
-  else if (dt == SK_DTYPE_UINT8) *(uint8_t *)p = (uint8_t)v;
-  else if (dt == SK_DTYPE_INT8) *(int8_t *)p = (int8_t)v;
-  else if (dt == SK_DTYPE_INT16) *(int16_t *)p = (int16_t)v;
-  else if (dt == SK_DTYPE_INT32) *(int32_t *)p = (int32_t)v;
-  else *(int64_t *)p = v;
-}
-/* }==== */
 
 /* {==== Pointwise ==== */
 enum Op { ADD, SUB, MUL, DIV, NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, EQ, NE, LT, LE, GT, GE };
@@ -146,11 +91,11 @@ __global__ void elementwise(Elem e, I n) {
       for (int k = 0; k < e.nops; k++) p[k] += idx * e.strides[d][k];
     }
     if (e.integer) {
-      int64_t a = load_int(p[1], e.dtype[1]), b = e.nops > 2 ? load_int(p[2], e.dtype[2]) : 0;
-      store_int(p[0], e.dtype[0], apply_int(e.op, a, b, e.ialpha));
+      int64_t a = sk_elem_load_int64(p[1], (SkDType)e.dtype[1]), b = e.nops > 2 ? sk_elem_load_int64(p[2], (SkDType)e.dtype[2]) : 0;
+      sk_elem_store_int64(p[0], (SkDType)e.dtype[0], apply_int(e.op, a, b, e.ialpha));
     } else {
-      double a = load(p[1], e.dtype[1]), b = e.nops > 2 ? load(p[2], e.dtype[2]) : 0;
-      store(p[0], e.dtype[0], apply(e.op, a, b, e.alpha));
+      double a = sk_elem_load_double(p[1], (SkDType)e.dtype[1]), b = e.nops > 2 ? sk_elem_load_double(p[2], (SkDType)e.dtype[2]) : 0;
+      sk_elem_store_double(p[0], (SkDType)e.dtype[0], apply(e.op, a, b, e.alpha));
     }
   }
 }
@@ -270,7 +215,7 @@ __device__ static char *at(const Walk &w, int64_t i) {
 
 __global__ void fill_kernel(Walk w, int64_t n, double v, int64_t iv, int integer) {
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-    if (integer) store_int(at(w, i), w.dtype, iv); else store(at(w, i), w.dtype, v);
+    if (integer) sk_elem_store_int64(at(w, i), (SkDType)w.dtype, iv); else sk_elem_store_double(at(w, i), (SkDType)w.dtype, v);
 }
 
 /* The same draws as kernels/cpu/sk_cpu_random.c. */
@@ -286,7 +231,7 @@ __global__ void random_kernel(Walk w, int64_t n, uint64_t seed, uint64_t base, d
       double n2 = wide ? (double)((((uint64_t)r[2] << 32) | r[3]) >> 11) * 0x1p-53 : (double)r[1] * 0x1p-32;
       v = a + b * sqrt(-2 * log(n1)) * cos(6.283185307179586476925 * n2);
     }
-    store(at(w, i), w.dtype, v);
+    sk_elem_store_double(at(w, i), (SkDType)w.dtype, v);
   }
 }
 
@@ -351,13 +296,13 @@ __global__ void reduce_kernel(Reduce r, int64_t nout) {
       const char *p = base;
       int64_t rem2 = j;
       for (int d = r.nred - 1; d >= 0; d--) { p += (rem2 % r.red_sizes[d]) * r.red_strides[d]; rem2 /= r.red_sizes[d]; }
-      double v = load(p, r.in.dtype);
+      double v = sk_elem_load_double(p, (SkDType)r.in.dtype);
       if (r.kind == SUM || r.kind == MEAN) acc += v;
       else if (!seen_nan && (v > acc || v != v || (j == 0))) { acc = v; best = j; seen_nan = v != v; }
     }
     if (r.kind == MEAN) acc = r.count ? acc / (double)r.count : NAN;
-    if (r.kind == ARGMAX) store_int(dst, r.out_dtype, best);
-    else store(dst, r.out_dtype, acc);
+    if (r.kind == ARGMAX) sk_elem_store_int64(dst, (SkDType)r.out_dtype, best);
+    else sk_elem_store_double(dst, (SkDType)r.out_dtype, acc);
   }
 }
 
