@@ -171,7 +171,7 @@ SkKeySet sk_stack_keyset_any(const SkOperator *op, const SkValue *a) {
   SkKeySet ks = 0;
   for (uint64_t m = op->tensor_args; m; m &= m - 1) {
     const SkValue *v = &a[__builtin_ctzll(m)];
-    if (v->tag == SK_VAL_TENSOR) ks |= sk_tensor_keyset(v->u.t);
+    if (v->tag == SK_VAL_TENSOR) ks |= sk_value_keyset(v);
     else if (v->tag == SK_VAL_TENSORLIST)
       for (int j = 0; j < v->n; j++)
         if (v->u.tensors[j]) ks |= sk_tensor_keyset(v->u.tensors[j]);

@@ -105,39 +105,34 @@ static inline SkValue *sk_stack_push(SkStack *s, SkValueTag tag) {
   return v;
 }
 static inline int sk_push_none(SkStack *s) { return sk_stack_push(s, SK_VAL_NONE) ? 0 : -1; }
-/* Takes the caller's reference (released on failure); NULL pushes NONE. */
-static inline int sk_push_tensor_owned(SkStack *s, SkTensor *t) {
-  SkValue *v = sk_stack_push(s, t ? SK_VAL_TENSOR : SK_VAL_NONE);
-  if (!v) { sk_tensor_release(t); return -1; }
+/* Writes tensor t (not NULL) into slot v; n is 0 or SK_VALUE_BORROWED. */
+static inline void sk_value_put_tensor(SkValue *v, SkTensor *t, int n) {
+  v->tag = SK_VAL_TENSOR;
+  v->dev = (unsigned char)t->device.type;
+  v->n = n;
   v->u.t = t;
-  v->dev = t ? (unsigned char)t->device.type : 0;
-  return 0;
-}
-static inline int sk_push_tensor(SkStack *s, SkTensor *t) { return sk_push_tensor_owned(s, sk_tensor_retain(t)); }
-/* See SK_VALUE_BORROWED. */
-static inline int sk_push_tensor_borrowed(SkStack *s, const SkTensor *t) {
-  SkValue *v = sk_stack_push(s, t ? SK_VAL_TENSOR : SK_VAL_NONE);
-  if (!v) return -1;
-  v->u.t = (SkTensor *)t;
-  v->dev = t ? (unsigned char)t->device.type : 0;
-  v->n = t ? SK_VALUE_BORROWED : 0;
-  return 0;
 }
 /* Stores t (owned; NULL stores NONE) in slot v, whose old value the caller has released. */
 static inline void sk_value_set_tensor(SkValue *v, SkTensor *t) {
-  v->tag = t ? SK_VAL_TENSOR : SK_VAL_NONE;
-  v->dev = t ? (unsigned char)t->device.type : 0;
-  v->n = 0;
-  v->u.t = t;
+  if (t) sk_value_put_tensor(v, t, 0);
+  else { v->tag = SK_VAL_NONE; v->n = 0; }
 }
-/* sk_push_tensor_borrowed for a tensor known not to be NULL. */
-static inline int sk_push_tensor_present(SkStack *s, const SkTensor *t) {
-  SkValue *v = sk_stack_push(s, SK_VAL_TENSOR);
-  if (!v) return -1;
-  v->u.t = (SkTensor *)t;
-  v->dev = (unsigned char)t->device.type;
-  v->n = SK_VALUE_BORROWED;
+/* Takes the caller's reference (released on failure); NULL pushes NONE. */
+static inline int sk_push_tensor_owned(SkStack *s, SkTensor *t) {
+  if (sk_stack_reserve(s, 1)) { sk_tensor_release(t); return -1; }
+  sk_value_set_tensor(&s->v[s->n++], t);
   return 0;
+}
+static inline int sk_push_tensor(SkStack *s, SkTensor *t) { return sk_push_tensor_owned(s, sk_tensor_retain(t)); }
+/* See SK_VALUE_BORROWED; for a tensor known not to be NULL. */
+static inline int sk_push_tensor_present(SkStack *s, const SkTensor *t) {
+  if (sk_stack_reserve(s, 1)) return -1;
+  sk_value_put_tensor(&s->v[s->n++], (SkTensor *)t, SK_VALUE_BORROWED);
+  return 0;
+}
+/* See SK_VALUE_BORROWED; NULL pushes NONE. */
+static inline int sk_push_tensor_borrowed(SkStack *s, const SkTensor *t) {
+  return t ? sk_push_tensor_present(s, t) : sk_push_none(s);
 }
 #define SK_PUSH_FIELD(fn, T, tag, field) \
   static inline int fn(SkStack *s, T x) { SkValue *v = sk_stack_push(s, tag); if (!v) return -1; v->u.field = x; return 0; }

@@ -4,8 +4,9 @@
 ** with 32-bit indexing when it fits; operands keep their dtypes and are
 ** converted on load and store by the host's element functions (sk_elem.h;
 ** compute in double for floating dtypes, int64 for integers). A contiguous
-** float32 path uses float4 loads. Random numbers use the CPU's Philox counters per logical
-** element, so a seed gives the same values on both devices.
+** float32 path uses float4 loads. Random numbers use the CPU's Philox
+** counters per logical element, so a seed gives the same values on both
+** devices.
 */
 extern "C" {
 #include "sk_kernels.h"

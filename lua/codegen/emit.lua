@@ -171,6 +171,14 @@ end
 -- }====
 
 -- {==== Adapters and public entry ====
+-- Every one of returns is a single Tensor (no list, no other type).
+local function plain_tensors(returns)
+  for _, r in ipairs(returns) do
+    if r.type.base ~= "Tensor" or r.type.list then return false end
+  end
+  return true
+end
+
 -- A boxed entry that unboxes the stack and calls `callee` (a typed function) with it.
 local function emit_unbox(s, out, header, callee)
   local res, alias = returns_of(s)
@@ -197,11 +205,7 @@ local function emit_unbox(s, out, header, callee)
     end
   end
   -- Tensor results fit in the slots of the arguments they replace: stored there, no push
-  local in_place = #s.returns <= nargs
-  for _, r in ipairs(s.returns) do
-    if r.type.base ~= "Tensor" or r.type.list then in_place = false end
-  end
-  if in_place then
+  if plain_tensors(s.returns) and #s.returns <= nargs then
     for i = 1, #s.returns do out[#out + 1] = fmt("  sk_value_set_tensor(&a[%d], %s%d);", i - 1, alias[i] and "alias" or "r", i) end
     out[#out + 1] = fmt("  s->n = base + %d;\n  return 0;\n}\n", #s.returns)
     return
@@ -249,11 +253,7 @@ local function emit_adapters(s, out)
   end
   -- when every result was a plain tensor and was taken, nothing is left to release
   -- (an aliasing result is not taken: the stack still holds its reference)
-  local taken = #res == #s.returns and #res > 0
-  for _, r in ipairs(s.returns) do
-    if r.type.base ~= "Tensor" or r.type.list then taken = false end
-  end
-  if taken then out[#out + 1] = "  if (!rc) s.n = 0;" end
+  if #res == #s.returns and #res > 0 and plain_tensors(s.returns) then out[#out + 1] = "  if (!rc) s.n = 0;" end
   out[#out + 1] = "  sk_stack_free(&s);\n  return rc;\n}\n"
   -- public entry
   out[#out + 1] = fmt("int %s(%s) {", names.cname(s), decl_params(ps))
