@@ -22,6 +22,11 @@ describe("lib:define and lib:impl", function()
     h.assert_close(sk.ops.myops.softplus(x, {beta = 2}):totable(), softplus_ref({0, 1, -2}, 2))
     h.assert_close(sk.ops.myops.softplus(x, 2):totable(), softplus_ref({0, 1, -2}, 2))
     assert.equal("direct", sk.dispatch_table("myops::softplus").CPU.source)
+    -- the dispatcher keeps its own copy of the origin the library built for the registration
+    collectgarbage()
+    for i = 1, 20000 do local _ = "sk.library('" .. i .. "')" end
+    collectgarbage()
+    assert.equal("sk.library('myops')", sk.dispatch_table("myops::softplus").CPU.origin)
   end)
   it("finds built-ins under sk.ops.aten", function()
     assert.same({4, 6}, sk.ops.aten.add(T({1, 2}), T({3, 4})):totable())
@@ -141,6 +146,20 @@ describe("lib:structured", function()
     assert.same({{1, 2}, {1, 2}}, sk.ops.st2.grow(T({1.0, 2.0})):totable())
     assert.matches("doesn't match the broadcast shape %[2, 2%]", h.err(sk.ops.st2.grow_, T({1.0, 2.0})))
     lib2:close()
+  end)
+  it("rejects bad impls with the key named, and a failed family leaves nothing defined", function()
+    local lib3 = sk.library("st3")
+    local spec = function(impl)
+      return { out = "g.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+               meta = function(m, self) m:set_output(0, self:shape(), self:dtype()) end, impl = impl }
+    end
+    assert.matches("^lib:structured: impls are for backend keys, not 'Meta'", h.err(lib3.structured, lib3, spec { Meta = print }))
+    assert.matches("^lib:structured: unknown dispatch key 'Nope'", h.err(lib3.structured, lib3, spec { Nope = print }))
+    assert.matches("^lib:structured: impl for 'CPU' expected a function, got number", h.err(lib3.structured, lib3, spec { CPU = 3 }))
+    assert.is_false(pcall(sk.dispatch_table, "st3::g.out"))
+    lib3:structured(spec { CPU = function(out, self) out:copy_(self * 2) end }) -- the same names, defined afresh
+    assert.same({2, 4}, sk.ops.st3.g(T({1.0, 2.0})):totable())
+    lib3:close()
   end)
   it("gets Meta and DefaultBackend for free", function()
     local m = sk.ops.st.softplus(sk.empty({3, 4}, {device = "meta"}))

@@ -529,30 +529,33 @@ static int l_op_registrations(lua_State *L) {
   return 1;
 }
 
+/* Registers the Lua function at idx (its origin string at idx + 1) as the boxed
+** kernel fn of op for key; pushes the registration id. The arguments are read
+** before anything is allocated, so a Lua error there leaks nothing. */
+static int register_luafn(lua_State *L, SkOperator *op, int key, SkBoxedFn fn, int idx, const char *what,
+                          const char *where, const char *where_arg) {
+  luaL_checktype(L, idx, LUA_TFUNCTION);
+  const char *origin = luaL_optstring(L, idx + 1, "lua");
+  LuaFn *f = luafn_new(L, idx, key, where, op->qualname, where_arg);
+  SkKernel k = {NULL, fn, f, origin, 0};
+  int id = sk_op_register(op, key, &k, luafn_free);
+  if (id < 0) { luafn_free(f); return lsk_error(L, what); }
+  lua_pushinteger(L, id);
+  return 1;
+}
+
 /* core.register_kernel(op, key, fn, origin) -> id */
 static int l_register_kernel(lua_State *L) {
   refuse_while_running(L, "lib:impl");
   SkOperator *op = check_op(L, 1, "lib:impl");
   int key = check_key(L, 2, "lib:impl");
-  luaL_checktype(L, 3, LUA_TFUNCTION);
-  LuaFn *f = luafn_new(L, 3, key, "Lua kernel for '%s' on %s", op->qualname, sk_key_name(key));
-  SkKernel k = {NULL, lua_kernel, f, luaL_optstring(L, 4, "lua"), 0};
-  int id = sk_op_register(op, key, &k, luafn_free);
-  if (id < 0) { luafn_free(f); return lsk_error(L, "lib:impl"); }
-  lua_pushinteger(L, id);
-  return 1;
+  return register_luafn(L, op, key, lua_kernel, 3, "lib:impl", "Lua kernel for '%s' on %s", sk_key_name(key));
 }
 
 static int l_register_meta(lua_State *L) {
   refuse_while_running(L, "lib:meta");
   SkOperator *op = check_op(L, 1, "lib:meta");
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-  LuaFn *f = luafn_new(L, 2, SK_KEY_META, "meta function for '%s'%s", op->qualname, "");
-  SkKernel k = {NULL, meta_kernel, f, luaL_optstring(L, 3, "lua"), 0};
-  int id = sk_op_register(op, SK_KEY_META, &k, luafn_free);
-  if (id < 0) { luafn_free(f); return lsk_error(L, "lib:meta"); }
-  lua_pushinteger(L, id);
-  return 1;
+  return register_luafn(L, op, SK_KEY_META, meta_kernel, 2, "lib:meta", "meta function for '%s'%s", "");
 }
 
 static int l_deregister(lua_State *L) {
@@ -571,6 +574,17 @@ static int l_register_structured(lua_State *L) {
   luaL_checktype(L, 4, LUA_TFUNCTION);
   luaL_checktype(L, 5, LUA_TTABLE);
   const char *origin = luaL_optstring(L, 6, "lua");
+  /* every impl is checked before the family exists: a Lua error leaks nothing */
+  lua_pushnil(L);
+  while (lua_next(L, 5)) {
+    int key = check_key(L, -2, "lib:structured");
+    if (!sk_key_is_backend(key) || key == SK_KEY_META)
+      return luaL_error(L, "lib:structured: impls are for backend keys, not '%s' (Meta and DefaultBackend come from meta)",
+                        sk_key_name(key));
+    if (!lua_isfunction(L, -1))
+      return luaL_error(L, "lib:structured: impl for '%s' expected a function, got %s", sk_key_name(key), luaL_typename(L, -1));
+    lua_pop(L, 1);
+  }
   SkStructuredFamily *fam = calloc(1, sizeof *fam);
   if (!fam) return luaL_error(L, "out of memory");
   fam->out_op = out;
@@ -582,12 +596,6 @@ static int l_register_structured(lua_State *L) {
   lua_pushnil(L);
   while (lua_next(L, 5)) {
     int key = check_key(L, -2, "lib:structured");
-    if (!sk_key_is_backend(key) || key == SK_KEY_META) {
-      family_release(fam);
-      return luaL_error(L, "lib:structured: impls are for backend keys, not '%s' (Meta and DefaultBackend come from meta)",
-                        sk_key_name(key));
-    }
-    luaL_checktype(L, -1, LUA_TFUNCTION);
     fam->impl[key] = lua_impl;
     fam->impl_ud[key] = luafn_new(L, lua_gettop(L), key, "impl of '%s' on %s", out->qualname, sk_key_name(key));
     lua_pop(L, 1);
@@ -640,8 +648,9 @@ static int l_register_fallback(lua_State *L) {
   }
   else {
     luaL_checktype(L, 2, LUA_TFUNCTION);
+    const char *origin = luaL_optstring(L, 3, "lua"); /* read before f exists: an error here leaks nothing */
     LuaFn *f = luafn_new(L, 2, key, "Lua fallback on %s%s", sk_key_name(key), "");
-    id = sk_fallback_register(key, lua_fallback, f, luaL_optstring(L, 3, "lua"), luafn_free);
+    id = sk_fallback_register(key, lua_fallback, f, origin, luafn_free);
     if (id < 0) luafn_free(f);
   }
   if (id < 0) return lsk_error(L, "lib:fallback");

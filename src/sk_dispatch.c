@@ -206,8 +206,28 @@ int sk_op_count(void) { return nops; }
 SkOperator *sk_op_at(int i) { return i >= 0 && i < nops ? ops[i] : NULL; }
 void sk_op_set_out_sibling(SkOperator *op, const char *qualname) { op->out_sibling = qualname; }
 
+/* A registration owns a copy of its kernel's origin: callers (a Lua library
+** building the name) need not keep theirs alive. */
+static SkRegistration *registration_new(int key, const SkKernel *k, void (*ctx_free)(void *)) {
+  SkRegistration *r = calloc(1, sizeof *r);
+  char *origin = k->origin ? strdup(k->origin) : NULL;
+  if (!r || (k->origin && !origin)) {
+    free(r);
+    free(origin);
+    sk_error("out of memory");
+    return NULL;
+  }
+  r->id = next_id++;
+  r->key = key;
+  r->kernel = *k;
+  r->kernel.origin = origin;
+  r->ctx_free = ctx_free;
+  return r;
+}
+
 static void registration_free(SkRegistration *r) {
   if (r->ctx_free) r->ctx_free(r->kernel.ctx);
+  free((char *)r->kernel.origin);
   free(r);
 }
 
@@ -216,16 +236,12 @@ int sk_op_register(SkOperator *op, int key, const SkKernel *k, void (*ctx_free)(
   if (!k->unboxed && !k->boxed) return sk_error("a kernel needs a boxed or an unboxed function");
   if (k->unboxed && !k->boxed && !op->unbox)
     return sk_error("operator '%s' was defined at run time and takes boxed kernels only", op->qualname);
-  SkRegistration *r = calloc(1, sizeof *r);
-  if (!r) return sk_error("out of memory");
+  SkRegistration *r = registration_new(key, k, ctx_free);
+  if (!r) return -1;
   if (op->regs[key])
     sk_warn("overriding the %s kernel of '%s' (registered by %s) with one from %s; removing the new one restores it",
             sk_key_name(key), op->qualname, op->regs[key]->kernel.origin ? op->regs[key]->kernel.origin : "?",
             k->origin ? k->origin : "?");
-  r->id = next_id++;
-  r->key = key;
-  r->kernel = *k;
-  r->ctx_free = ctx_free;
   r->next = op->regs[key];
   op->regs[key] = r;
   compute_table(op);
@@ -251,15 +267,10 @@ static void recompute_all(void) {
 
 int sk_fallback_register(int key, SkBoxedFn fn, void *ctx, const char *origin, void (*ctx_free)(void *)) {
   if (!sk_key_is_backend(key)) return sk_error("fallbacks are registered for backend keys, not '%s'", sk_key_name(key));
-  SkRegistration *r = calloc(1, sizeof *r);
-  if (!r) return sk_error("out of memory");
+  SkKernel k = {NULL, fn, ctx, origin, 0};
+  SkRegistration *r = registration_new(key, &k, ctx_free);
+  if (!r) return -1;
   if (fallbacks[key]) sk_warn("overriding the fallback for %s", sk_key_name(key));
-  r->id = next_id++;
-  r->key = key;
-  r->kernel.boxed = fn;
-  r->kernel.ctx = ctx;
-  r->kernel.origin = origin;
-  r->ctx_free = ctx_free;
   r->next = fallbacks[key];
   fallbacks[key] = r;
   recompute_all();

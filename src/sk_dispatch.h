@@ -71,7 +71,7 @@ typedef struct SkKernel {
   void *unboxed;        /* typed C function, or NULL */
   SkBoxedFn boxed;      /* boxed function, or NULL */
   void *ctx;            /* passed to boxed */
-  const char *origin;   /* who registered it ("codegen", a library name...) */
+  const char *origin;   /* who registered it ("codegen", a library name...); registering copies it */
   int source;           /* SK_SRC_* */
 } SkKernel;
 

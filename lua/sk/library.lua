@@ -118,6 +118,7 @@ return function(core)
     if not rec then error("lib:structured: " .. err, 2) end
     if rec.kind ~= "out" then error("lib:structured: '" .. spec.out .. "' is not an out op (it needs a kwarg-only Tensor(a!) out)", 2) end
     local functional, inplace = derived(rec)
+    local ndefined = #self.defined
     local ok, e = pcall(function()
       local out_q = self:define(spec.out)
       local fun_q = self:define(functional)
@@ -127,7 +128,15 @@ return function(core)
         add(self, r[1], r[2])
       end
     end)
-    if not ok then error((tostring(e):gsub("^.-lib:", "lib:structured: lib:")), 2) end
+    if not ok then
+      -- nothing of a failed family stays: the C side has undone its kernels, undefine its ops
+      for i = #self.defined, ndefined + 1, -1 do
+        C.undefine(self.defined[i])
+        self.defined[i] = nil
+      end
+      local msg = tostring(e):gsub("^.-lib:", "lib:")
+      error(msg:find("^lib:structured:") and msg or "lib:structured: " .. msg, 2)
+    end
   end
 
   -- lib:fallback(key, fn or sk.cpu_fallback): a boxed fallback for every op on key.
