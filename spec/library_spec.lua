@@ -255,6 +255,9 @@ describe("fallbacks and backends", function()
     local o = sk.empty({0}, {device = "npu"})
     assert.equal(o, sk.mul(a, b, {out = o}))
     assert.same({2, 3, 4}, o:cpu():totable()) -- the empty out was resized on the backend
+    local c = sk.cat({a, b}) -- a tensor list goes to the CPU and back
+    assert.equal("npu:0", c:device())
+    assert.same({2, 3, 4, 1, 1, 1}, c:cpu():totable())
     sk.fallback.reset("npu")
     sk.mul(a, b)
     sk.sum(a)
@@ -282,7 +285,7 @@ describe("fallbacks and backends", function()
     assert.truthy(t:view(1)) -- view is DefaultBackend: it never reaches the fallback
     vl:close()
     lib:close()
-    a, b, m, t, o = nil, nil, nil, nil, nil
+    a, b, m, t, o, c = nil, nil, nil, nil, nil, nil
     collectgarbage()
     sk.backends.unregister("npu")
   end)

@@ -53,6 +53,27 @@ static SkTensor *to_dev(SkTensor *t, SkDevice dev) {
   return sk_to_device(&c, t, dev, -1, 0, 0, -1) ? NULL : c;
 }
 
+typedef SkTensor *(*MoveFn)(SkTensor *t, SkDevice dev); /* to_cpu or to_dev */
+
+/* Pushes t moved by mv. */
+static int push_moved(SkStack *s, SkTensor *t, MoveFn mv, SkDevice dev) {
+  SkTensor *c = mv(t, dev);
+  return c ? sk_push_tensor_owned(s, c) : -1;
+}
+
+/* Pushes list value v with each tensor moved by mv. */
+static int push_moved_list(SkStack *s, const SkValue *v, MoveFn mv, SkDevice dev) {
+  SkTensor **l = calloc((size_t)(v->n ? v->n : 1), sizeof *l);
+  if (!l) return sk_error("out of memory");
+  for (int j = 0; j < v->n; j++)
+    if (v->u.tensors[j] && !(l[j] = mv(v->u.tensors[j], dev))) {
+      for (int k = 0; k < j; k++) sk_tensor_release(l[k]);
+      free(l);
+      return -1;
+    }
+  return sk_push_tensorlist_owned(s, l, v->n);
+}
+
 /* The backend device of this call: that of the first tensor (or Device argument) with the key. */
 static int find_device(const SkValue *a, int n, int key, SkDevice *dev) {
   for (int i = 0; i < n; i++) {
@@ -91,16 +112,9 @@ static int run(SkOperator *op, int key, SkStack *s) {
       /* an out is only written: a fresh CPU tensor of its shape, no copy of its contents */
       SkTensor *c = sk_tensor_empty(v->u.t->ndim, v->u.t->sizes, v->u.t->dtype, SK_CPU);
       rc = c ? sk_push_tensor_owned(&cs, c) : -1;
-    } else if (v->tag == SK_VAL_TENSOR) {
-      SkTensor *c = to_cpu(v->u.t, dev);
-      rc = c ? sk_push_tensor_owned(&cs, c) : -1;
-    } else if (v->tag == SK_VAL_TENSORLIST) {
-      SkTensor **l = calloc((size_t)(v->n ? v->n : 1), sizeof *l);
-      if (!l) { rc = sk_error("out of memory"); break; }
-      for (int j = 0; j < v->n && !rc; j++) if (v->u.tensors[j] && !(l[j] = to_cpu(v->u.tensors[j], dev))) rc = -1;
-      if (rc) { for (int j = 0; j < v->n; j++) sk_tensor_release(l[j]); free(l); }
-      else rc = sk_push_tensorlist_owned(&cs, l, v->n);
-    } else if (v->tag == SK_VAL_DEVICE && sk_device_eq(v->u.device, dev)) rc = sk_push_device(&cs, SK_CPU);
+    } else if (v->tag == SK_VAL_TENSOR) rc = push_moved(&cs, v->u.t, to_cpu, dev);
+    else if (v->tag == SK_VAL_TENSORLIST) rc = push_moved_list(&cs, v, to_cpu, dev);
+    else if (v->tag == SK_VAL_DEVICE && sk_device_eq(v->u.device, dev)) rc = sk_push_device(&cs, SK_CPU);
     else rc = sk_push_copy(&cs, v);
   }
   /* 2. keep the CPU versions of mutated arguments, then run on the CPU */
@@ -126,16 +140,9 @@ static int run(SkOperator *op, int key, SkStack *s) {
     const SkArg *r = j < sc->nrets ? &sc->rets[j] : NULL;
     SkValue *v = &cs.v[j];
     if (r && r->is_write && r->alias_of >= 0) rc = sk_push_tensor(&rs, a[r->alias_of].u.t);
-    else if (v->tag == SK_VAL_TENSOR) {
-      SkTensor *d = to_dev(v->u.t, dev);
-      rc = d ? sk_push_tensor_owned(&rs, d) : -1;
-    } else if (v->tag == SK_VAL_TENSORLIST) {
-      SkTensor **l = calloc((size_t)(v->n ? v->n : 1), sizeof *l);
-      if (!l) { rc = sk_error("out of memory"); break; }
-      for (int k = 0; k < v->n && !rc; k++) if (v->u.tensors[k] && !(l[k] = to_dev(v->u.tensors[k], dev))) rc = -1;
-      if (rc) { for (int k = 0; k < v->n; k++) sk_tensor_release(l[k]); free(l); }
-      else rc = sk_push_tensorlist_owned(&rs, l, v->n);
-    } else rc = sk_push_copy(&rs, v);
+    else if (v->tag == SK_VAL_TENSOR) rc = push_moved(&rs, v->u.t, to_dev, dev);
+    else if (v->tag == SK_VAL_TENSORLIST) rc = push_moved_list(&rs, v, to_dev, dev);
+    else rc = sk_push_copy(&rs, v);
   }
   sk_stack_free(&cs);
   if (!rc) {
