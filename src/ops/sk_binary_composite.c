@@ -26,31 +26,21 @@ SK_SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar_out(const SkTensor *self, SkScal
 SK_SCALAR_OVERLOAD(sk_default_pow_Scalar_out(SkScalar self, const SkTensor *exponent, SkTensor *out), self,
                 sk_pow_Tensor_Tensor_out(w, exponent, out))
 
-/* op.Scalar, op_.Scalar, op.Scalar_out and op.Scalar_Tensor of a bitwise op. */
-#define BITWISE_SCALARS(op)                                                                                   \
-  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,   \
-                  sk_##op(result, self, w))                                                                   \
-  SK_SCALAR_OVERLOAD(sk_default_##op##__Scalar(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))      \
-  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other,   \
-                  sk_##op##_Tensor_out(self, w, out))                                                         \
-  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),   \
+/* The Scalar overloads of a bitwise op: op.<ts>, op_.<ts>, op.<ts>_out and
+** op.Scalar_Tensor, where <ts> is Scalar (and, or, xor) or Tensor_Scalar (the shifts). */
+#define BITWISE_SCALARS(op, ts)                                                                                  \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_##ts(SkTensor **result, const SkTensor *self, SkScalar other), other,       \
+                  sk_##op(result, self, w))                                                                      \
+  SK_SCALAR_OVERLOAD(sk_default_##op##__##ts(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))          \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_##ts##_out(const SkTensor *self, SkScalar other, SkTensor *out), other,     \
+                  sk_##op##_Tensor_out(self, w, out))                                                            \
+  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),      \
                   self, sk_##op(result, w, other))
-BITWISE_SCALARS(bitwise_and)
-BITWISE_SCALARS(bitwise_or)
-BITWISE_SCALARS(bitwise_xor)
-
-/* The shifts name their overloads Tensor_Scalar / Scalar_Tensor. */
-#define SHIFT_SCALARS(op)                                                                                         \
-  SK_SCALAR_OVERLOAD(sk_default_##op##_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other, \
-                  sk_##op(result, self, w))                                                                       \
-  SK_SCALAR_OVERLOAD(sk_default_##op##__Tensor_Scalar(SkTensor *self, SkScalar other), other, sk_##op##_(self, w))   \
-  SK_SCALAR_OVERLOAD(sk_default_##op##_Tensor_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other, \
-                  sk_##op##_Tensor_out(self, w, out))                                                             \
-  SK_SCALAR_OVERLOAD(sk_default_##op##_Scalar_Tensor(SkTensor **result, SkScalar self, const SkTensor *other),       \
-                  self, sk_##op(result, w, other))
-SHIFT_SCALARS(bitwise_left_shift)
-SHIFT_SCALARS(bitwise_right_shift)
-#undef SHIFT_SCALARS
+BITWISE_SCALARS(bitwise_and, Scalar)
+BITWISE_SCALARS(bitwise_or, Scalar)
+BITWISE_SCALARS(bitwise_xor, Scalar)
+BITWISE_SCALARS(bitwise_left_shift, Tensor_Scalar)
+BITWISE_SCALARS(bitwise_right_shift, Tensor_Scalar)
 #undef BITWISE_SCALARS
 /* }==== */
 
