@@ -7,6 +7,7 @@
 #define LSK_H
 
 #include "sk_dispatch.h"
+#include "sk_meta.h"
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -16,22 +17,55 @@
 typedef struct LskOpEntry { const char *qualname; int function, method; } LskOpEntry;
 extern const LskOpEntry lsk_op_entries[]; /* generated */
 
+/* {==== Module state: one per lua_State, nothing of it is process-wide ==== */
+typedef struct LskState {
+  size_t gc_debt;      /* bytes of tensors made since the last collector step */
+  size_t gc_live;      /* bytes held by this state's live tensor boxes */
+  size_t gc_limit;     /* a full collection once gc_live passes it */
+  char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
+} LskState;
+LskState *lsk_state(lua_State *L);
+void lsk_push_state(lua_State *L);                 /* the LskState userdata (an upvalue of sk's closures) */
+/* }==== */
+
+/* Limits of the binding; sk.schema refuses schemas beyond them when they are defined. */
+#define LSK_MAX_ARGS 64
+#define LSK_MAX_RETURNS 16
+#define LSK_MAX_LIST 64      /* elements of an int[], float[] or bool[] value */
+#define LSK_MAX_OPTIONS 64
+
 /* {==== Tensors ==== */
 void lsk_push_tensor(lua_State *L, SkTensor *t);   /* takes the reference */
-void lsk_gc_pay(lua_State *L);                      /* a collector step for the tensor memory made since the last */
+/* Before an op allocates: pays the collector for the tensor memory made (see lsk_tensor.c). */
+void lsk_gc_pay(lua_State *L, LskState *st);
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg);
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
+int lsk_is_closed_tensor(lua_State *L, int idx);
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */
 /* }==== */
 
 /* {==== Ops ==== */
 /* Pushes a C closure calling the overload set named `name` (functions or methods). */
 void lsk_open_ops(lua_State *L);                   /* functions/methods tables into the table on top */
+/* Calls the op function (an overload set's closure) at fn, which must not be on the
+** stack (an upvalue), with all values on the stack, in the caller's C frame. */
+int lsk_call_function(lua_State *L, int fn);
 /* Calls op with the Lua arguments [first, top]; returns the number of results. */
 int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname);
-/* Parses Lua args into s for op; 0 ok, else -1 with msg in err. */
-int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, SkStack *s, int permissive,
-                   int *bad_arg, char *err, size_t errlen);
+/* A trailing options table, read once per call: each (key, value) is pushed on the
+** Lua stack (anchored for the call); `out = {t1, t2}` is spread one value per out. */
+typedef struct LskOptions {
+  int n, out, out_list, nouts;          /* out: index of opts.out or 0; out_list: it is a list */
+  const char *name[LSK_MAX_OPTIONS];    /* NULL for a key that is not a string */
+  int idx[LSK_MAX_OPTIONS];             /* stack index of each value */
+  int outs[SK_MAX_OUTPUTS];             /* stack indices of opts.out[1..] */
+} LskOptions;
+/* Raises (before anything is owned) when there are too many options. opts may be 0. */
+void lsk_read_options(lua_State *L, int opts, LskOptions *o);
+/* Parses Lua args into s for op, running no Lua code; 0 ok, else -1 with msg in err.
+** srcs (or NULL) gets the Lua stack index each argument came from (0: a default). */
+int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
+                   int *bad_arg, int *srcs, char *err, size_t errlen);
 /* Pushes stack value v as a Lua value (tensors: takes the reference). */
 void lsk_push_value(lua_State *L, SkValue *v);
 /* 1 when the value at idx is a trailing options table (a plain table with string keys). */
@@ -39,7 +73,7 @@ int lsk_is_options(lua_State *L, int idx);
 /* Reads the Lua value at idx as schema argument a onto s: 1 ok, 0 wrong type, -1 error (msg in err). */
 int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen);
 /* Overload sets by Lua-visible name ("sk.add", "Tensor:add", "sk.ops.aten.add"). */
-void lsk_sets_add(const char *fname, SkOperator *op);
+int lsk_sets_add(const char *fname, SkOperator *op); /* -1 with the error set */
 void lsk_sets_forget(const SkOperator *op);
 int lsk_push_set_function(lua_State *L, const char *fname); /* 0 when there is no such set */
 void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
@@ -58,7 +92,14 @@ int lsk_frame_push_tensor(lua_State *L, const SkTensor *t);
 void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
 /* }==== */
 
+/* {==== Errors (lsk_error.c) ==== */
+/* Pushes "source:line: " of the user's frame: the first one that is neither C nor sk's own Lua. */
+void lsk_where(lua_State *L);
+/* Raises a Lua error at the user's line (lua_pushfstring formats). */
+int lsk_raise(lua_State *L, const char *fmt, ...);
 /* Raises the current sk error as a Lua error "fname: message". */
 int lsk_error(lua_State *L, const char *fname);
+void lsk_open_errors(lua_State *L);                /* core.raise, core.hide_source */
+/* }==== */
 
 #endif

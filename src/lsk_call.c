@@ -21,29 +21,42 @@ typedef struct Defaults {
   SkValue v[];                /* tag NONE and n = -1: no default */
 } Defaults;
 
-/* Parses the default of a into v; list and string payloads go to *pool. */
+/* Elements of a list default: "[1, 2]" or, for int[N] x=1, N copies of one value. */
+static int list_default_len(const SkArg *a, const char *d) {
+  if (d[0] != '[') return a->list_size ? a->list_size : 1;
+  int n = 0;
+  for (const char *p = d + 1; *p && *p != ']'; p++)
+    if (*p != ' ' && (p == d + 1 || p[-1] == ',' || p[-1] == ' ') && *p != ',') n++;
+  return n;
+}
+
+static int bool_text(const char *p) { return strncmp(p, "True", 4) == 0; }
+
+/* Parses the default of a into v; list and string payloads go to *pool (sized by defaults_of).
+** The schema was checked when it was defined (sk.schema.check_limits): texts parse. */
 static void parse_default(const SkArg *a, SkValue *v, char **pool) {
   const char *d = a->default_text;
   v->n = 0;
   v->tag = SK_VAL_NONE;
   if (strcmp(d, "None") == 0) return;
   if (a->is_list) {
+    int n = list_default_len(a, d);
+    if (n > LSK_MAX_LIST) n = LSK_MAX_LIST;
     int64_t *ints = (int64_t *)*pool;
-    int n = 0;
-    if (d[0] == '[') {
-      for (const char *p = d + 1; *p && *p != ']' && n < SK_MAX_DIMS;) {
-        char *end;
-        ints[n++] = strtoll(p, &end, 10);
-        p = end;
-        while (*p == ',' || *p == ' ') p++;
-      }
-    } else { /* int[2] x=1 means [1, 1] */
-      int64_t x = strtoll(d, NULL, 10);
-      for (n = 0; n < (a->list_size ? a->list_size : 1); n++) ints[n] = x;
+    double *dbl = (double *)*pool;
+    const char *p = d[0] == '[' ? d + 1 : d;
+    for (int i = 0; i < n; i++) {
+      while (*p == ' ' || *p == ',') p++;
+      char *end = (char *)p;
+      if (a->type == SK_T_FLOAT) dbl[i] = strtod(p, &end);
+      else if (a->type == SK_T_BOOL) { ints[i] = bool_text(p); end = (char *)p + strcspn(p, ",]"); }
+      else ints[i] = strtoll(p, &end, 10);
+      if (d[0] == '[') p = end; /* else every element repeats the one value */
     }
-    *pool += SK_MAX_DIMS * sizeof(int64_t);
-    v->tag = a->type == SK_T_BOOL ? SK_VAL_BOOLLIST : SK_VAL_INTLIST;
-    v->u.ints = ints;
+    *pool += (size_t)n * sizeof(int64_t);
+    v->tag = a->type == SK_T_FLOAT ? SK_VAL_DOUBLELIST : a->type == SK_T_BOOL ? SK_VAL_BOOLLIST : SK_VAL_INTLIST;
+    if (a->type == SK_T_FLOAT) v->u.doubles = dbl;
+    else v->u.ints = ints;
     v->n = n;
     return;
   }
@@ -54,7 +67,7 @@ static void parse_default(const SkArg *a, SkValue *v, char **pool) {
   case SK_T_SCALAR:
     v->tag = SK_VAL_SCALAR;
     {
-      SkScalar x = strpbrk(d, ".eE") ? sk_scalar_float(strtod(d, NULL))
+      SkScalar x = strpbrk(d, ".eE") || strstr(d, "inf") || strstr(d, "nan") ? sk_scalar_float(strtod(d, NULL))
                  : strcmp(d, "True") == 0 || strcmp(d, "False") == 0 ? sk_scalar_bool(d[0] == 'T')
                  : sk_scalar_int(strtoll(d, NULL, 10));
       v->n = (int)x.kind;
@@ -66,7 +79,7 @@ static void parse_default(const SkArg *a, SkValue *v, char **pool) {
     char *str = *pool;
     if (len >= 2 && (d[0] == '"' || d[0] == '\'')) { memcpy(str, d + 1, len - 2); str[len - 2] = 0; }
     else memcpy(str, d, len + 1);
-    *pool += len + 1;
+    *pool += (len + 8) & ~(size_t)7; /* keeps the next payload 8-byte aligned */
     v->tag = SK_VAL_STRING;
     v->u.str = str;
     break;
@@ -85,7 +98,11 @@ static const Defaults *defaults_of(SkOperator *op) {
   const SkSchema *sc = &op->schema;
   size_t pool = 0;
   for (int i = 0; i < sc->nargs; i++)
-    if (sc->args[i].default_text) pool += SK_MAX_DIMS * sizeof(int64_t) + strlen(sc->args[i].default_text) + 1;
+    if (sc->args[i].default_text) {
+      const SkArg *a = &sc->args[i];
+      int n = a->is_list ? list_default_len(a, a->default_text) : 0;
+      pool += (size_t)(n < LSK_MAX_LIST ? n : LSK_MAX_LIST) * sizeof(int64_t) + strlen(a->default_text) + 1 + 8;
+    }
   Defaults *d = malloc(sizeof *d + (size_t)sc->nargs * sizeof(SkValue) + pool);
   if (!d) return NULL;
   d->nargs = sc->nargs;
@@ -102,6 +119,7 @@ static int push_default(const SkValue *v, SkStack *s) {
   switch (v->tag) {
   case SK_VAL_INTLIST: return sk_push_intlist(s, v->u.ints, v->n);
   case SK_VAL_BOOLLIST: return sk_push_boollist(s, v->u.ints, v->n);
+  case SK_VAL_DOUBLELIST: return sk_push_doublelist(s, v->u.doubles, v->n);
   default:
     if (sk_stack_reserve(s, 1)) return -1;
     s->v[s->n] = *v;
@@ -112,7 +130,10 @@ static int push_default(const SkValue *v, SkStack *s) {
 }
 /* }==== */
 
-/* {==== Reading one Lua value ==== */
+/* {==== Reading one Lua value ====
+** Reading arguments runs no Lua code and allocates nothing in Lua: tables
+** are read raw (no __index/__len), so no metamethod, finalizer or error
+** can run while the stack owns what was read. */
 static int lua_int(lua_State *L, int idx, int64_t *out) {
   if (lua_type(L, idx) != LUA_TNUMBER) return 0;
   int ok;
@@ -137,6 +158,12 @@ static const char *expected_of(const SkArg *a) {
   }
 }
 
+/* What a Lua value is, for messages: "tensor", "closed tensor" or its Lua type. */
+static const char *got_of(lua_State *L, int idx) {
+  if (lsk_test_tensor(L, idx)) return "tensor";
+  return lua_type(L, idx) == LUA_TUSERDATA && lsk_is_closed_tensor(L, idx) ? "closed tensor" : luaL_typename(L, idx);
+}
+
 /* Reads Lua values [idx, last] into a (lists may absorb trailing integers: t:view(2, 3)).
 ** Returns how many Lua values were used (>= 1), 0 on mismatch, -1 on a hard error (msg in err). */
 static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkValue *dflt, SkStack *s, int permissive,
@@ -147,26 +174,29 @@ static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkV
     return a->optional ? (sk_push_none(s) ? -1 : 1) : 0;
   }
   if (a->is_list) {
-    int64_t v[64];
+    int64_t v[LSK_MAX_LIST];
     if (lt == LUA_TNUMBER && a->type == SK_T_INT) {
       int n = 0;
       int stop = absorb ? last : idx;
-      for (int i = idx; i <= stop && n < 64 && lua_int(L, i, &v[n]); i++) n++;
+      for (int i = idx; i <= stop && n < LSK_MAX_LIST && lua_int(L, i, &v[n]); i++) n++;
       if (n == 0) return 0;
       return sk_push_intlist(s, v, n) ? -1 : n;
     }
-    if (lt != LUA_TTABLE || lsk_test_tensor(L, idx)) return 0;
-    lua_Integer n = luaL_len(L, idx);
+    if (lt != LUA_TTABLE) return 0;
+    lua_Unsigned n = lua_rawlen(L, idx);
+    if (n > (a->type == SK_T_TENSOR ? (lua_Unsigned)INT32_MAX / sizeof(SkTensor *) : LSK_MAX_LIST))
+      return snprintf(err, errlen, "argument '%s' has %llu elements, at most %d are supported", a->name, (unsigned long long)n,
+                      a->type == SK_T_TENSOR ? (int)(INT32_MAX / sizeof(SkTensor *)) : LSK_MAX_LIST), -1;
     if (a->type == SK_T_TENSOR) {
       SkTensor **ts = malloc((size_t)(n ? n : 1) * sizeof *ts);
       if (!ts) return snprintf(err, errlen, "out of memory"), -1;
-      for (lua_Integer i = 1; i <= n; i++) {
-        lua_rawgeti(L, idx, i);
+      for (lua_Unsigned i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, (lua_Integer)i);
         SkTensor *t = lsk_test_tensor(L, -1);
         int none = !lua_toboolean(L, -1); /* nil or false stands for None in a Tensor?[] */
         lua_pop(L, 1);
         if (!t && !(a->elem_optional && none)) {
-          for (lua_Integer j = 1; j < i; j++) sk_tensor_release(ts[j - 1]);
+          for (lua_Unsigned j = 1; j < i; j++) sk_tensor_release(ts[j - 1]);
           free(ts);
           return 0;
         }
@@ -174,10 +204,9 @@ static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkV
       }
       return sk_push_tensorlist_owned(s, ts, (int)n) ? -1 : 1;
     }
-    if (n > 64) return snprintf(err, errlen, "argument '%s' has %lld elements, at most 64 are supported", a->name, (long long)n), -1;
-    double dv[64];
-    for (lua_Integer i = 1; i <= n; i++) {
-      lua_rawgeti(L, idx, i);
+    double dv[LSK_MAX_LIST];
+    for (lua_Unsigned i = 1; i <= n; i++) {
+      lua_rawgeti(L, idx, (lua_Integer)i);
       int ok = a->type == SK_T_INT ? lua_int(L, -1, &v[i - 1])
              : a->type == SK_T_BOOL ? (lua_isboolean(L, -1) ? (v[i - 1] = lua_toboolean(L, -1), 1) : 0)
              : (lua_type(L, -1) == LUA_TNUMBER ? (dv[i - 1] = lua_tonumber(L, -1), 1) : 0);
@@ -241,7 +270,7 @@ int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err,
 }
 
 int lsk_is_options(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE || lsk_test_tensor(L, idx)) return 0;
+  if (lua_type(L, idx) != LUA_TTABLE) return 0;
   lua_pushnil(L);
   if (!lua_next(L, idx)) return 0;
   int str = lua_type(L, -2) == LUA_TSTRING;
@@ -249,28 +278,48 @@ int lsk_is_options(lua_State *L, int idx) {
   return str;
 }
 
-/* Pushes the option for argument i: opts[name]; for the k-th out argument, also
-** opts.out (one out) or opts.out[k] (a list, for ops with several outputs). */
-static void push_option(lua_State *L, int opts, const SkSchema *sc, int i) {
-  const SkArg *a = &sc->args[i];
-  lua_getfield(L, opts, a->name);
-  if (!lua_isnil(L, -1) || !a->is_out) return;
-  lua_pop(L, 1);
-  int k = 0, nouts = 0;
-  for (int j = 0; j < sc->nargs; j++)
-    if (sc->args[j].is_out) { if (j < i) k++; nouts++; }
-  lua_getfield(L, opts, "out");
-  if (lua_istable(L, -1) && !lsk_test_tensor(L, -1)) {
-    lua_rawgeti(L, -1, k + 1);
-    lua_remove(L, -2);
-  } else if (nouts != 1) {
-    lua_pop(L, 1);
-    lua_pushnil(L);
+/* {==== Options ==== */
+void lsk_read_options(lua_State *L, int opts, LskOptions *o) {
+  o->n = o->nouts = o->out = o->out_list = 0;
+  if (!opts) return;
+  /* each (key, value) stays on the stack, so what the call reads stays alive */
+  luaL_checkstack(L, 2 * LSK_MAX_OPTIONS + SK_MAX_OUTPUTS + 16, "too many options");
+  lua_pushnil(L);
+  while (lua_next(L, opts)) {
+    if (o->n == LSK_MAX_OPTIONS) lsk_raise(L, "too many options (at most %d)", LSK_MAX_OPTIONS);
+    o->name[o->n] = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    o->idx[o->n] = lua_gettop(L);
+    if (o->name[o->n] && strcmp(o->name[o->n], "out") == 0) o->out = lua_gettop(L);
+    o->n++;
+    lua_pushvalue(L, -2);
+  }
+  if (o->out && lua_type(L, o->out) == LUA_TTABLE && !lsk_test_tensor(L, o->out)) { /* out = {t1, t2}: one per out */
+    o->out_list = 1;
+    lua_Unsigned n = lua_rawlen(L, o->out);
+    for (lua_Unsigned k = 1; k <= n && k <= SK_MAX_OUTPUTS; k++) {
+      lua_rawgeti(L, o->out, (lua_Integer)k);
+      o->outs[o->nouts++] = lua_gettop(L);
+    }
   }
 }
 
-int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, SkStack *s, int permissive,
-                   int *bad_arg, char *err, size_t errlen) {
+/* The stack index of the option for argument i, or 0: opts[name]; for the k-th
+** out argument also opts.out (one out) or opts.out[k] (several). */
+static int option_index(const LskOptions *o, const SkSchema *sc, int i) {
+  const SkArg *a = &sc->args[i];
+  for (int j = 0; j < o->n; j++)
+    if (o->name[j] && strcmp(o->name[j], a->name) == 0) return o->idx[j];
+  if (!a->is_out || !o->out) return 0;
+  int k = 0, nouts = 0;
+  for (int j = 0; j < sc->nargs; j++)
+    if (sc->args[j].is_out) { if (j < i) k++; nouts++; }
+  if (o->out_list) return k < o->nouts ? o->outs[k] : 0;
+  return nouts == 1 ? o->out : 0;
+}
+/* }==== */
+
+int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
+                   int *bad_arg, int *srcs, char *err, size_t errlen) {
   const SkSchema *sc = &op->schema;
   int pos = first, base = s->n;
   *bad_arg = -1;
@@ -281,33 +330,26 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
   for (int i = 0; i < sc->nargs; i++) {
     const SkArg *a = &sc->args[i];
     int got = 0;
+    if (srcs) srcs[i] = 0;
     if (!a->kwarg_only && pos <= last) {
       got = read_value(L, pos, last, a, &dflt->v[i], s, permissive, i == npos - 1, err, errlen);
-      if (got > 0) { pos += got; continue; }
+      if (got > 0) { if (srcs) srcs[i] = pos; pos += got; continue; }
       if (got == 0) {
         *bad_arg = i;
         snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
-                 expected_of(a), lsk_test_tensor(L, pos) ? "tensor" : luaL_typename(L, pos));
+                 expected_of(a), got_of(L, pos));
       }
       goto fail;
     }
-    if (opts) {
-      push_option(L, opts, sc, i);
-      if (!lua_isnil(L, -1)) {
-        int top = lua_gettop(L);
-        got = read_value(L, top, top, a, &dflt->v[i], s, permissive, 0, err, errlen);
-        lua_pop(L, 1);
-        if (got > 0) continue;
-        if (got == 0) {
-          *bad_arg = i;
-          push_option(L, opts, sc, i);
-          snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, expected_of(a),
-                   lsk_test_tensor(L, -1) ? "tensor" : luaL_typename(L, -1));
-          lua_pop(L, 1);
-        }
-        goto fail;
+    int oi = o ? option_index(o, sc, i) : 0;
+    if (oi && !lua_isnil(L, oi)) {
+      got = read_value(L, oi, oi, a, &dflt->v[i], s, permissive, 0, err, errlen);
+      if (got > 0) { if (srcs) srcs[i] = oi; continue; }
+      if (got == 0) {
+        *bad_arg = i;
+        snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, expected_of(a), got_of(L, oi));
       }
-      lua_pop(L, 1);
+      goto fail;
     }
     if (dflt->v[i].n >= 0) { if (push_default(&dflt->v[i], s)) goto oom; continue; }
     if (a->optional) { if (sk_push_none(s)) goto oom; continue; }
@@ -320,20 +362,15 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, int opts, 
     snprintf(err, errlen, "too many arguments (expected at most %d, got %d)", npos, last - first + 1);
     goto fail;
   }
-  if (opts) { /* every option must name an argument */
-    lua_pushnil(L);
-    while (lua_next(L, opts)) {
-      lua_pop(L, 1);
-      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-      int found = 0;
-      for (int i = 0; k && i < sc->nargs && !found; i++)
-        found = strcmp(sc->args[i].name, k) == 0 || (sc->args[i].is_out && strcmp(k, "out") == 0);
-      if (!found) {
-        *bad_arg = sc->nargs;
-        snprintf(err, errlen, "unexpected option '%s'", k ? k : "?");
-        lua_pop(L, 1);
-        goto fail;
-      }
+  for (int j = 0; o && j < o->n; j++) { /* every option must name an argument */
+    const char *k = o->name[j];
+    int found = 0;
+    for (int i = 0; k && i < sc->nargs && !found; i++)
+      found = strcmp(sc->args[i].name, k) == 0 || (sc->args[i].is_out && strcmp(k, "out") == 0);
+    if (!found) {
+      *bad_arg = sc->nargs;
+      snprintf(err, errlen, "unexpected option '%s'", k ? k : "(a key that is not a string)");
+      goto fail;
     }
   }
   return 0;
@@ -357,10 +394,17 @@ void lsk_push_value(lua_State *L, SkValue *v) {
     break;
   case SK_VAL_STRING: lua_pushstring(L, v->u.str); break;
   case SK_VAL_DTYPE: lua_pushstring(L, sk_dtype_name(v->u.dtype)); break;
+  case SK_VAL_DEVICE: {
+    char buf[48];
+    sk_device_format(v->u.device, buf, sizeof buf);
+    lua_pushstring(L, buf);
+    break;
+  }
   case SK_VAL_TENSORLIST:
     lua_createtable(L, v->n, 0);
     for (int i = 0; i < v->n; i++) {
-      lsk_push_tensor(L, v->u.tensors[i]);
+      if (v->u.tensors[i]) lsk_push_tensor(L, v->u.tensors[i]);
+      else lua_pushboolean(L, 0);
       v->u.tensors[i] = NULL;
       lua_rawseti(L, -2, i + 1);
     }
@@ -369,19 +413,16 @@ void lsk_push_value(lua_State *L, SkValue *v) {
     lua_createtable(L, v->n, 0);
     for (int i = 0; i < v->n; i++) { lua_pushinteger(L, v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
     break;
+  case SK_VAL_BOOLLIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) { lua_pushboolean(L, (int)v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
+    break;
+  case SK_VAL_DOUBLELIST:
+    lua_createtable(L, v->n, 0);
+    for (int i = 0; i < v->n; i++) { lua_pushnumber(L, v->u.doubles[i]); lua_rawseti(L, -2, i + 1); }
+    break;
   default: lua_pushnil(L); break;
   }
-}
-
-/* Where argument i came from: a Lua stack index, or 0 when from the options table. */
-static int arg_source(const SkSchema *sc, int i, int first, int last) {
-  int pos = first;
-  for (int j = 0; j <= i && j < sc->nargs; j++) {
-    if (sc->args[j].kwarg_only) return 0;
-    if (j == i) return pos <= last ? pos : 0;
-    pos++;
-  }
-  return 0;
 }
 
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
@@ -398,151 +439,211 @@ int lsk_frame_push_tensor(lua_State *L, const SkTensor *t) {
   return 0;
 }
 
-static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, int opts, const char *fname) {
-  lsk_gc_pay(L); /* before the op allocates: dead tensors give their blocks back first */
+/* srcs[i]: the Lua stack index argument i came from. What pushing the results
+** needs of op is read before the call: a finalizer run by an allocation
+** there may close the library that defined op. */
+static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, const int *srcs, const char *fname) {
+  const SkSchema *sc = &op->schema;
+  int alias_src[LSK_MAX_RETURNS] = {0};
+  for (int i = 0; i < sc->nrets && i < LSK_MAX_RETURNS; i++)
+    if (sc->rets[i].alias_of >= 0 && sc->rets[i].is_write) alias_src[i] = srcs[sc->rets[i].alias_of];
   LskFrame frame;
   lsk_frame_enter(&frame, L, first, last);
   int rc = sk_call_boxed(op, s);
   lsk_frame_leave(&frame);
   if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
-  const SkSchema *sc = &op->schema;
-  for (int i = 0; i < s->n; i++) {
-    const SkArg *r = i < sc->nrets ? &sc->rets[i] : NULL;
-    if (r && r->alias_of >= 0 && r->is_write) {
-      int src = arg_source(sc, r->alias_of, first, last);
-      if (src) lua_pushvalue(L, src);
-      else if (opts) push_option(L, opts, sc, r->alias_of);
-      else lsk_push_value(L, &s->v[i]);
-      continue;
-    }
-    lsk_push_value(L, &s->v[i]);
-  }
   int n = s->n;
+  if (!lua_checkstack(L, n)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
+  for (int i = 0; i < n; i++) {
+    if (i < LSK_MAX_RETURNS && alias_src[i]) lua_pushvalue(L, alias_src[i]);
+    else lsk_push_value(L, &s->v[i]);
+  }
   sk_stack_free(s);
   return n;
 }
 
 int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
+  lsk_gc_pay(L, lsk_state(L)); /* before anything is read: finalizers it runs see no half-made call */
   int last = lua_gettop(L), opts = 0;
   if (last >= first && lsk_is_options(L, last)) opts = last--;
+  LskOptions o;
+  lsk_read_options(L, opts, &o);
   SkStack s;
   sk_stack_init(&s);
   char err[512];
-  int bad;
-  if (lsk_parse_args(L, op, first, last, opts, &s, 0, &bad, err, sizeof err) &&
-      lsk_parse_args(L, op, first, last, opts, &s, 1, &bad, err, sizeof err)) {
+  int bad, srcs[LSK_MAX_ARGS];
+  if (lsk_parse_args(L, op, first, last, &o, &s, 0, &bad, srcs, err, sizeof err) &&
+      lsk_parse_args(L, op, first, last, &o, &s, 1, &bad, srcs, err, sizeof err)) {
     sk_stack_free(&s);
-    return luaL_error(L, "%s: %s", fname, err);
+    return lsk_raise(L, "%s: %s", fname, err);
   }
-  return call_parsed(L, op, &s, first, last, opts, fname);
+  return call_parsed(L, op, &s, first, last, srcs, fname);
 }
 
-/* {==== Overload sets ==== */
-#define LSK_MAX_OVERLOADS 12
-#define LSK_MAX_SETS 2048
-
+/* {==== Overload sets ====
+** An overload set is every op of one Lua-visible name; the closure calling it
+** holds a reference (a full userdata upvalue), and so does the table of names
+** while the set has ops. When its last op goes (a library closed), the set
+** leaves the table: closures kept from before say "this op was removed", and
+** an op defined later under the same name gets a new set. No caps. */
 typedef struct OverloadSet {
-  char fname[80];        /* "sk.add" or "Tensor:add" for messages */
-  int n;
-  SkOperator *ops[LSK_MAX_OVERLOADS];
+  int refs, n, cap;
+  SkOperator **ops;
+  char fname[];          /* "sk.add" or "Tensor:add" for messages */
 } OverloadSet;
 
-static int call_set(lua_State *L) {
-  const OverloadSet *set = lua_touserdata(L, lua_upvalueindex(1));
-  if (set->n == 0) return luaL_error(L, "%s: this op was removed (its library was closed)", set->fname);
+static OverloadSet **sets; /* the table of names */
+static int nsets, capsets;
+
+static void set_release(OverloadSet *set) {
+  if (--set->refs) return;
+  free(set->ops);
+  free(set);
+}
+
+/* Calls set with the Lua values on the stack as its arguments. */
+static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
+  lsk_gc_pay(L, st); /* first: what finalizers do is seen below */
+  if (set->n == 0) return lsk_raise(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L), opts = 0;
   if (last >= 1 && lsk_is_options(L, last)) opts = last--;
+  LskOptions o;
+  lsk_read_options(L, opts, &o);
   /* an option named `out`, or named like an out argument of one of the overloads, picks the out overloads */
-  int want_out = 0;
-  if (opts) {
-    lua_getfield(L, opts, "out");
-    want_out = !lua_isnil(L, -1);
-    lua_pop(L, 1);
-    for (int i = 0; i < set->n && !want_out; i++)
-      for (int j = 0; j < set->ops[i]->schema.nargs && !want_out; j++)
-        if (set->ops[i]->schema.args[j].is_out) {
-          lua_getfield(L, opts, set->ops[i]->schema.args[j].name);
-          want_out = !lua_isnil(L, -1);
-          lua_pop(L, 1);
-        }
-  }
+  int want_out = o.out != 0;
+  for (int i = 0; i < set->n && !want_out && o.n; i++)
+    for (int j = 0; j < set->ops[i]->schema.nargs && !want_out; j++)
+      if (set->ops[i]->schema.args[j].is_out)
+        for (int k = 0; k < o.n && !want_out; k++)
+          want_out = o.name[k] && strcmp(o.name[k], set->ops[i]->schema.args[j].name) == 0;
   SkStack s;
   sk_stack_init(&s);
   char err[512], best_err[512];
   err[0] = best_err[0] = 0;
-  int best = -2;
+  int best = -2, srcs[LSK_MAX_ARGS];
   for (int permissive = 0; permissive < 2; permissive++)
     for (int i = 0; i < set->n; i++) {
       SkOperator *op = set->ops[i];
       if ((op->schema.kind == SK_KIND_OUT) != want_out && set->n > 1) continue;
       int bad;
-      if (lsk_parse_args(L, op, 1, last, opts, &s, permissive, &bad, err, sizeof err) == 0)
-        return call_parsed(L, op, &s, 1, last, opts, set->fname);
+      if (lsk_parse_args(L, op, 1, last, &o, &s, permissive, &bad, srcs, err, sizeof err) == 0)
+        return call_parsed(L, op, &s, 1, last, srcs, set->fname);
       if (bad > best) { best = bad; memcpy(best_err, err, sizeof err); }
     }
   sk_stack_free(&s);
-  if (best == -2) return luaL_error(L, "%s: no variant of this op takes an 'out' option", set->fname);
-  return luaL_error(L, "%s: %s", set->fname, best_err);
+  if (best == -2) return lsk_raise(L, "%s: no variant of this op takes an 'out' option", set->fname);
+  return lsk_raise(L, "%s: %s", set->fname, best_err);
 }
 
-static OverloadSet *sets;
-static int nsets, capsets;
+static int call_set(lua_State *L) {
+  return call_set_with(L, *(OverloadSet **)lua_touserdata(L, lua_upvalueindex(1)), lua_touserdata(L, lua_upvalueindex(2)));
+}
+
+int lsk_call_function(lua_State *L, int fn) {
+  if (lua_tocfunction(L, fn) != call_set) return lsk_raise(L, "internal: not an op function");
+  lua_getupvalue(L, fn, 1);
+  OverloadSet *set = *(OverloadSet **)lua_touserdata(L, -1);
+  lua_getupvalue(L, fn, 2);
+  LskState *st = lua_touserdata(L, -1);
+  lua_pop(L, 2); /* both stay alive: fn holds them, and fn is an upvalue of the caller */
+  return call_set_with(L, set, st);
+}
 
 static OverloadSet *find_set(const char *fname) {
-  for (int i = 0; i < nsets; i++) if (strcmp(sets[i].fname, fname) == 0) return &sets[i];
+  for (int i = 0; i < nsets; i++) if (strcmp(sets[i]->fname, fname) == 0) return sets[i];
   return NULL;
 }
 
-/* Adds op to the set `fname`, creating it; sets live as long as the process. */
+/* Adds op to the set `fname`, creating it; NULL with the error set on out of memory. */
 static OverloadSet *add_to_set(const char *fname, SkOperator *op) {
   OverloadSet *set = find_set(fname);
   if (!set) {
-    if (!sets) { /* one block for the process: closures point into it, so it never moves */
-      sets = calloc(LSK_MAX_SETS, sizeof *sets);
-      if (!sets) return NULL;
-      capsets = LSK_MAX_SETS;
+    if (nsets == capsets) {
+      int cap = capsets ? 2 * capsets : 512;
+      OverloadSet **n = realloc(sets, (size_t)cap * sizeof *n);
+      if (!n) return sk_error("out of memory"), NULL;
+      sets = n;
+      capsets = cap;
     }
-    if (nsets == capsets) return NULL;
-    set = &sets[nsets++];
-    snprintf(set->fname, sizeof set->fname, "%s", fname);
+    size_t len = strlen(fname);
+    if (!(set = calloc(1, sizeof *set + len + 1))) return sk_error("out of memory"), NULL;
+    memcpy(set->fname, fname, len + 1);
+    set->refs = 1; /* the table's */
+    sets[nsets++] = set;
   }
   for (int i = 0; i < set->n; i++) if (set->ops[i] == op) return set; /* a second Lua state reuses sets */
-  if (set->n < LSK_MAX_OVERLOADS) set->ops[set->n++] = op;
+  if (set->n == set->cap) {
+    int cap = set->cap ? 2 * set->cap : 4;
+    SkOperator **n = realloc(set->ops, (size_t)cap * sizeof *n);
+    if (!n) return sk_error("out of memory"), NULL;
+    set->ops = n;
+    set->cap = cap;
+  }
+  set->ops[set->n++] = op;
   return set;
+}
+
+static int set_gc(lua_State *L) {
+  OverloadSet **h = lua_touserdata(L, 1);
+  if (*h) set_release(*h);
+  *h = NULL;
+  return 0;
+}
+
+static const char set_mt_key = 0;
+
+/* Pushes a closure calling set (upvalues: a handle holding a reference, the module state). */
+static void push_set_closure(lua_State *L, OverloadSet *set) {
+  OverloadSet **h = lua_newuserdatauv(L, sizeof *h, 0);
+  *h = NULL;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &set_mt_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 1);
+    lua_pushcfunction(L, set_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &set_mt_key);
+  }
+  lua_setmetatable(L, -2);
+  *h = set;
+  set->refs++;
+  lsk_push_state(L);
+  lua_pushcclosure(L, call_set, 2);
 }
 
 /* Pushes into the table at `tbl` the closure `name` calling its set. */
 static void register_in(lua_State *L, int tbl, const char *prefix, const char *name, SkOperator *op) {
-  char fname[80];
+  char fname[200];
   snprintf(fname, sizeof fname, "%s%s", prefix, name);
   OverloadSet *set = add_to_set(fname, op);
-  if (!set) return;
-  lua_getfield(L, tbl, name);
-  int present = !lua_isnil(L, -1);
+  if (!set) { lsk_error(L, "sk"); return; }
+  if (lua_getfield(L, tbl, name) != LUA_TNIL) { lua_pop(L, 1); return; }
   lua_pop(L, 1);
-  if (present) return;
-  lua_pushlightuserdata(L, set);
-  lua_pushcclosure(L, call_set, 1);
+  push_set_closure(L, set);
   lua_setfield(L, tbl, name);
 }
 
-void lsk_sets_add(const char *fname, SkOperator *op) { add_to_set(fname, op); }
+int lsk_sets_add(const char *fname, SkOperator *op) { return add_to_set(fname, op) ? 0 : -1; }
 
 int lsk_push_set_function(lua_State *L, const char *fname) {
   OverloadSet *set = find_set(fname);
   if (!set || set->n == 0) return 0;
-  lua_pushlightuserdata(L, set);
-  lua_pushcclosure(L, call_set, 1);
+  push_set_closure(L, set);
   return 1;
 }
 
 void lsk_sets_forget(const SkOperator *op) {
+  int keep = 0;
   for (int i = 0; i < nsets; i++) {
-    OverloadSet *set = &sets[i];
+    OverloadSet *set = sets[i];
     int k = 0;
     for (int j = 0; j < set->n; j++) if (set->ops[j] != op) set->ops[k++] = set->ops[j];
+    int emptied = k == 0 && set->n > 0;
     set->n = k;
+    if (emptied) set_release(set); /* retired: the name is free for a new set */
+    else sets[keep++] = set;
   }
+  nsets = keep;
 }
 
 /* The set name of op under sk.ops: "sk.ops.aten.add". */
@@ -559,13 +660,18 @@ void lsk_open_ops(lua_State *L) {
     if (!op) continue;
     if (e->function || op->schema.kind == SK_KIND_OUT) register_in(L, t + 1, "sk.", op->schema.name, op);
     if (e->method) register_in(L, t + 2, "Tensor:", op->schema.name, op);
-    char name[160];
+    char name[200];
     lsk_ops_set_name(op, name, sizeof name);
-    add_to_set(name, op);
+    if (!add_to_set(name, op)) lsk_error(L, "sk");
   }
   lua_setfield(L, t, "methods");
   lua_setfield(L, t, "functions");
 }
 /* }==== */
 
-__attribute__((destructor)) static void sets_free(void) { free(sets); sets = NULL; nsets = capsets = 0; }
+__attribute__((destructor)) static void sets_free(void) {
+  for (int i = 0; i < nsets; i++) set_release(sets[i]);
+  free(sets);
+  sets = NULL;
+  nsets = capsets = 0;
+}

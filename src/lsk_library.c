@@ -55,7 +55,7 @@ static int token_gc(lua_State *L) {
 
 static LuaFn *luafn_new(lua_State *L, int idx, int key, const char *fmt, const char *a, const char *b) {
   LuaFn *f = calloc(1, sizeof *f);
-  if (!f) { luaL_error(L, "out of memory"); return NULL; }
+  if (!f) { lsk_raise(L, "out of memory"); return NULL; }
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   f->L = lua_tothread(L, -1);
   lua_pop(L, 1);
@@ -223,7 +223,7 @@ static const char meta_cache_key = 0;
 
 static SkMeta *check_meta(lua_State *L) {
   MetaRef *r = luaL_checkudata(L, 1, "sk.Meta");
-  if (!r->m) luaL_error(L, "meta context used after its meta function returned");
+  if (!r->m) lsk_raise(L, "meta context used after its meta function returned");
   return r->m;
 }
 
@@ -234,25 +234,25 @@ static int m_set_output(lua_State *L) {
   luaL_checktype(L, 3, LUA_TTABLE);
   int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
   lua_Integer n = luaL_len(L, 3);
-  if (n > SK_MAX_DIMS) return luaL_error(L, "m:set_output: argument 'sizes' has %d dimensions, at most %d", (int)n, SK_MAX_DIMS);
+  if (n > SK_MAX_DIMS) return lsk_raise(L, "m:set_output: argument 'sizes' has %d dimensions, at most %d", (int)n, SK_MAX_DIMS);
   for (lua_Integer d = 1; d <= n; d++) {
     lua_rawgeti(L, 3, d);
     int ok;
     sizes[d - 1] = lua_tointegerx(L, -1, &ok);
     lua_pop(L, 1);
-    if (!ok) return luaL_error(L, "m:set_output: argument 'sizes' must hold integers");
+    if (!ok) return lsk_raise(L, "m:set_output: argument 'sizes' must hold integers");
   }
   SkDType dt;
-  if (sk_dtype_from_name(luaL_checkstring(L, 4), &dt)) return luaL_error(L, "m:set_output: unknown dtype '%s'", lua_tostring(L, 4));
+  if (sk_dtype_from_name(luaL_checkstring(L, 4), &dt)) return lsk_raise(L, "m:set_output: unknown dtype '%s'", lua_tostring(L, 4));
   int has_strides = lua_istable(L, 5);
   for (lua_Integer d = 1; has_strides && d <= n; d++) {
     lua_rawgeti(L, 5, d);
     strides[d - 1] = lua_tointeger(L, -1);
     lua_pop(L, 1);
   }
-  if (i < 0 || i >= m->noutputs) return luaL_error(L, "m:set_output: output index %d out of range [0, %d)", (int)i, m->noutputs);
+  if (i < 0 || i >= m->noutputs) return lsk_raise(L, "m:set_output: output index %d out of range [0, %d)", (int)i, m->noutputs);
   for (lua_Integer d = 0; d < n; d++)
-    if (sizes[d] < 0) return luaL_error(L, "m:set_output: negative size %d in dim %d", (int)sizes[d], (int)d);
+    if (sizes[d] < 0) return lsk_raise(L, "m:set_output: negative size %d in dim %d", (int)sizes[d], (int)d);
   if (sk_meta_set_output(m, (int)i, (int)n, sizes, has_strides ? strides : NULL, dt)) return lsk_error(L, "m:set_output");
   return 0;
 }
@@ -385,14 +385,18 @@ static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
 /* }==== */
 
 /* {==== Primitives for lua/sk/library.lua ==== */
+/* Evaluates a registration with L as the current state, so its warnings reach L's warning function. */
+#define registering(L, call) (lsk_frame_enter(&reg_frame, (L), 1, 0), reg_rc = (call), lsk_frame_leave(&reg_frame), reg_rc)
+static LskFrame reg_frame;
+static int reg_rc;
 static void refuse_while_running(lua_State *L, const char *what) {
-  if (running) luaL_error(L, "%s: cannot change registrations while a Lua kernel, meta function or fallback is running", what);
+  if (running) lsk_raise(L, "%s: cannot change registrations while a Lua kernel, meta function or fallback is running", what);
 }
 
 static SkOperator *check_op(lua_State *L, int idx, const char *fname) {
   const char *name = luaL_checkstring(L, idx);
   SkOperator *op = sk_op_find(name);
-  if (!op) luaL_error(L, "%s: no operator '%s' (define it first with lib:define)", fname, name);
+  if (!op) lsk_raise(L, "%s: no operator '%s' (define it first with lib:define)", fname, name);
   return op;
 }
 
@@ -400,7 +404,7 @@ static int check_key(lua_State *L, int idx, const char *fname) {
   const char *name = luaL_checkstring(L, idx);
   int k = sk_key_from_name(name);
   if (k <= 0 || k == SK_KEY_BACKEND_SELECT)
-    luaL_error(L, "%s: unknown dispatch key '%s' (expected CPU, CUDA, Meta, DefaultBackend, Math or a registered backend name)",
+    lsk_raise(L, "%s: unknown dispatch key '%s' (expected CPU, CUDA, Meta, DefaultBackend, Math or a registered backend name)",
                fname, name);
   return k;
 }
@@ -486,12 +490,12 @@ static int l_define(lua_State *L) {
   sc.nargs = (int)luaL_len(L, -1);
   lua_getfield(L, 1, "returns");
   sc.nrets = (int)luaL_len(L, -1);
-  if (sc.nargs > 64 || sc.nrets > 16) return luaL_error(L, "lib:define: too many arguments or returns");
+  if (sc.nargs > 64 || sc.nrets > 16) return lsk_raise(L, "lib:define: too many arguments or returns");
   for (int i = 0; i < sc.nargs; i++) {
     lua_rawgeti(L, -2, i + 1);
     read_arg(L, lua_gettop(L), &args[i]);
     lua_pop(L, 1);
-    if (args[i].type == 255) return luaL_error(L, "lib:define: argument '%s' has a type sk cannot pass", args[i].name);
+    if (args[i].type == 255) return lsk_raise(L, "lib:define: argument '%s' has a type sk cannot pass", args[i].name);
   }
   for (int i = 0; i < sc.nrets; i++) {
     lua_rawgeti(L, -1, i + 1);
@@ -509,7 +513,7 @@ static int l_define(lua_State *L) {
   if (!op) return lsk_error(L, "lib:define");
   char name[160];
   lsk_ops_set_name(op, name, sizeof name);
-  lsk_sets_add(name, op);
+  if (lsk_sets_add(name, op)) { sk_op_undefine(op); return lsk_error(L, "lib:define"); }
   lua_pushstring(L, op->qualname);
   return 1;
 }
@@ -517,7 +521,7 @@ static int l_define(lua_State *L) {
 static int l_undefine(lua_State *L) {
   refuse_while_running(L, "lib:close");
   SkOperator *op = check_op(L, 1, "lib:close");
-  if (sk_op_registrations(op)) return luaL_error(L, "lib:close: operator '%s' still has kernels registered", op->qualname);
+  if (sk_op_registrations(op)) return lsk_raise(L, "lib:close: operator '%s' still has kernels registered", op->qualname);
   lsk_sets_forget(op);
   if (sk_op_undefine(op)) return lsk_error(L, "lib:close");
   return 0;
@@ -538,7 +542,7 @@ static int register_luafn(lua_State *L, SkOperator *op, int key, SkBoxedFn fn, i
   const char *origin = luaL_optstring(L, idx + 1, "lua");
   LuaFn *f = luafn_new(L, idx, key, where, op->qualname, where_arg);
   SkKernel k = {NULL, fn, f, origin, 0};
-  int id = sk_op_register(op, key, &k, luafn_free);
+  int id = registering(L, sk_op_register(op, key, &k, luafn_free));
   if (id < 0) { luafn_free(f); return lsk_error(L, what); }
   lua_pushinteger(L, id);
   return 1;
@@ -579,14 +583,14 @@ static int l_register_structured(lua_State *L) {
   while (lua_next(L, 5)) {
     int key = check_key(L, -2, "lib:structured");
     if (!sk_key_is_backend(key) || key == SK_KEY_META)
-      return luaL_error(L, "lib:structured: impls are for backend keys, not '%s' (Meta and DefaultBackend come from meta)",
+      return lsk_raise(L, "lib:structured: impls are for backend keys, not '%s' (Meta and DefaultBackend come from meta)",
                         sk_key_name(key));
     if (!lua_isfunction(L, -1))
-      return luaL_error(L, "lib:structured: impl for '%s' expected a function, got %s", sk_key_name(key), luaL_typename(L, -1));
+      return lsk_raise(L, "lib:structured: impl for '%s' expected a function, got %s", sk_key_name(key), luaL_typename(L, -1));
     lua_pop(L, 1);
   }
   SkStructuredFamily *fam = calloc(1, sizeof *fam);
-  if (!fam) return luaL_error(L, "out of memory");
+  if (!fam) return lsk_raise(L, "out of memory");
   fam->out_op = out;
   for (int i = 0; i < out->schema.nargs; i++) fam->nouts += out->schema.args[i].is_out;
   fam->meta = lua_meta;
@@ -613,7 +617,7 @@ static int l_register_structured(lua_State *L) {
       SkStructuredKernel *sk = sk_structured_kernel_new(fam, keys[i], members[m].v);
       if (!sk) { rc = -1; break; }
       SkKernel k = {NULL, sk_structured_boxed, sk, origin, 0};
-      int id = sk_op_register(members[m].op, keys[i], &k, sk_structured_kernel_free);
+      int id = registering(L, sk_op_register(members[m].op, keys[i], &k, sk_structured_kernel_free));
       if (id < 0) { sk_structured_kernel_free(sk); rc = -1; break; }
       lua_createtable(L, 2, 0);
       lua_pushstring(L, members[m].op->qualname);
@@ -643,14 +647,14 @@ static int l_register_fallback(lua_State *L) {
   int id;
   if (lua_islightuserdata(L, 2) && lua_touserdata(L, 2) == (void *)sk_cpu_fallback) {
     if (!sk_key_is_backend(key) || key == SK_KEY_CPU || key == SK_KEY_META)
-      return luaL_error(L, "lib:fallback: sk.cpu_fallback serves backends other than CPU and Meta, not '%s'", sk_key_name(key));
-    id = sk_cpu_fallback_register(key);
+      return lsk_raise(L, "lib:fallback: sk.cpu_fallback serves backends other than CPU and Meta, not '%s'", sk_key_name(key));
+    id = registering(L, sk_cpu_fallback_register(key));
   }
   else {
     luaL_checktype(L, 2, LUA_TFUNCTION);
     const char *origin = luaL_optstring(L, 3, "lua"); /* read before f exists: an error here leaks nothing */
     LuaFn *f = luafn_new(L, 2, key, "Lua fallback on %s%s", sk_key_name(key), "");
-    id = sk_fallback_register(key, lua_fallback, f, origin, luafn_free);
+    id = registering(L, sk_fallback_register(key, lua_fallback, f, origin, luafn_free));
     if (id < 0) luafn_free(f);
   }
   if (id < 0) return lsk_error(L, "lib:fallback");
@@ -732,19 +736,22 @@ static int l_fallback_call(lua_State *L) {
   SkOperator *op = check_op(L, 1, "sk.fallback.call");
   int last = lua_gettop(L), key = -1, opts = 0;
   if (last >= 2 && lsk_is_options(L, last)) opts = last--;
-  for (int i = 2; i <= last + (opts > 0) && key < 0; i++) {
+  LskOptions o;
+  lsk_read_options(L, opts, &o);
+  int top = lua_gettop(L);
+  for (int i = 2; i <= top && key < 0; i++) { /* the positional arguments, then the option values */
+    if (i > last && i <= opts) continue;
     SkTensor *t = lsk_test_tensor(L, i);
-    if (!t && i == opts) { lua_getfield(L, opts, "out"); t = lsk_test_tensor(L, -1); lua_pop(L, 1); }
     if (t && t->device.type != SK_DEVICE_CPU && t->device.type != SK_DEVICE_META) key = sk_device_key(t->device);
   }
-  if (key < 0) return luaL_error(L, "sk.fallback.call: no tensor argument is on a backend the CPU fallback serves");
+  if (key < 0) return lsk_raise(L, "sk.fallback.call: no tensor argument is on a backend the CPU fallback serves");
   SkStack s;
   sk_stack_init(&s);
   char err[512];
   int bad;
-  if (lsk_parse_args(L, op, 2, last, opts, &s, 1, &bad, err, sizeof err)) {
+  if (lsk_parse_args(L, op, 2, last, &o, &s, 1, &bad, NULL, err, sizeof err)) {
     sk_stack_free(&s);
-    return luaL_error(L, "sk.fallback.call: %s", err);
+    return lsk_raise(L, "sk.fallback.call: %s", err);
   }
   LskFrame frame;
   lsk_frame_enter(&frame, L, 2, last);
@@ -825,11 +832,11 @@ static int l_load_backend(lua_State *L) {
   Dl_info info;
   /* its symbols must see sk's: make this module's symbols global first */
   if (!dladdr((void *)l_load_backend, &info) || !dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL))
-    return luaL_error(L, "sk.load_backend: cannot make sk's symbols visible: %s", dlerror());
+    return lsk_raise(L, "sk.load_backend: cannot make sk's symbols visible: %s", dlerror());
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!h) return luaL_error(L, "sk.load_backend: cannot load '%s': %s", path, dlerror());
+  if (!h) return lsk_raise(L, "sk.load_backend: cannot load '%s': %s", path, dlerror());
   int (*init)(void) = (int (*)(void))dlsym(h, "sk_backend_init");
-  if (!init) { dlclose(h); return luaL_error(L, "sk.load_backend: '%s' has no sk_backend_init function", path); }
+  if (!init) { dlclose(h); return lsk_raise(L, "sk.load_backend: '%s' has no sk_backend_init function", path); }
   if (init()) return lsk_error(L, "sk.load_backend"); /* kept loaded: it may have registered part of itself */
   return 0;
 }
@@ -837,7 +844,7 @@ static int l_load_backend(lua_State *L) {
 
 void lsk_open_library(lua_State *L) {
   StateToken *tok = calloc(1, sizeof *tok);
-  if (!tok) { luaL_error(L, "out of memory"); return; }
+  if (!tok) { lsk_raise(L, "out of memory"); return; }
   tok->alive = 1;
   tok->refs = 1;
   StateToken **ud = lua_newuserdatauv(L, sizeof *ud, 0);

@@ -18,9 +18,12 @@ static int ops_ready;
 
 static int l_manual_seed(lua_State *L) { sk_manual_seed((uint64_t)luaL_checkinteger(L, 1)); return 0; }
 static int l_set_num_threads(lua_State *L) {
-  lua_Integer n = luaL_checkinteger(L, 1);
-  if (n < 1) return luaL_error(L, "sk.set_num_threads: argument 'n' must be at least 1, got %d", (int)n);
-  sk_set_num_threads((int)n);
+  int ok;
+  lua_Integer n = lua_tointegerx(L, 1, &ok);
+  if (!ok) return lsk_raise(L, "sk.set_num_threads: argument 'n' expected an integer, got %s", luaL_typename(L, 1));
+  if (n < 1 || n > SK_MAX_THREADS)
+    return lsk_raise(L, "sk.set_num_threads: argument 'n' must be between 1 and %d, got %I", SK_MAX_THREADS, (lua_Integer)n);
+  if (sk_set_num_threads((int)n)) return lsk_error(L, "sk.set_num_threads");
   return 0;
 }
 static int l_get_num_threads(lua_State *L) { lua_pushinteger(L, sk_get_num_threads()); return 1; }
@@ -32,7 +35,7 @@ static int l_cached_bytes(lua_State *L) { lua_pushinteger(L, (lua_Integer)sk_cpu
 static int l_dispatch_table(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   SkOperator *op = sk_op_find(name);
-  if (!op) return luaL_error(L, "sk.dispatch_table: unknown operator '%s'", name);
+  if (!op) return lsk_raise(L, "sk.dispatch_table: unknown operator '%s'", name);
   SkKernelInfo info[SK_KEY_NUM_RUNTIME];
   int n = sk_op_table(op, info, SK_KEY_NUM_RUNTIME);
   lua_createtable(L, 0, n);
@@ -56,7 +59,7 @@ static int l_dispatch_table(lua_State *L) {
 static int l_call(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
   SkOperator *op = sk_op_find(name);
-  if (!op) return luaL_error(L, "sk.call: unknown operator '%s'", name);
+  if (!op) return lsk_raise(L, "sk.call: unknown operator '%s'", name);
   return lsk_call_op(L, op, 2, name);
 }
 
@@ -68,25 +71,20 @@ static int l_to(lua_State *L) {
   return lsk_call_op(L, op, 1, "Tensor:to");
 }
 
-/* -t: Lua passes the operand twice; neg takes one. */
+/* -t: Lua passes the operand twice; neg takes one. Both call the op in this
+** C frame, so its errors point at the line that wrote the operator. */
 static int l_unm(lua_State *L) {
   lua_settop(L, 1);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, 1, 1);
-  return 1;
+  return lsk_call_function(L, lua_upvalueindex(1));
 }
 
 /* a // b: div with rounding_mode "floor". */
 static int l_idiv(lua_State *L) {
   lua_settop(L, 2);
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "floor");
   lua_setfield(L, -2, "rounding_mode");
-  lua_call(L, 3, 1);
-  return 1;
+  return lsk_call_function(L, lua_upvalueindex(1));
 }
 
 /* core.op_function("myops", "softplus"): the overload set sk.ops.myops.softplus, or nil. */
@@ -139,12 +137,19 @@ static int l_cuda_memory_stats(lua_State *L) {
   return 1;
 }
 
-/* Before an allocator's one retry: a full collection gives dead tensors' memory back. */
-static void collect_garbage(void *ud) { lua_gc((lua_State *)ud, LUA_GCCOLLECT); }
+/* Before an allocator's one retry: a full collection gives dead tensors' memory back.
+** Handlers hold no lua_State: they act on the state whose call is running now. */
+static void collect_garbage(void *ud) {
+  (void)ud;
+  lua_State *L = lsk_current_state();
+  if (L) lua_gc(L, LUA_GCCOLLECT);
+}
 /* }==== */
 
 static void warn_to_lua(const char *msg, void *ud) {
-  lua_State *L = ud;
+  (void)ud;
+  lua_State *L = lsk_current_state();
+  if (!L) { fprintf(stderr, "sk warning: %s\n", msg); return; }
   lua_warning(L, "sk: ", 1);
   lua_warning(L, msg, 0);
 }
@@ -152,17 +157,18 @@ static void warn_to_lua(const char *msg, void *ud) {
 int luaopen_sk_core(lua_State *L);
 int luaopen_sk_core(lua_State *L) {
   if (!ops_ready) {
-    if (sk_ops_init()) return luaL_error(L, "sk: cannot register the built-in ops: %s", sk_error_message());
+    if (sk_ops_init()) return lsk_raise(L, "sk: cannot register the built-in ops: %s", sk_error_message());
     ops_ready = 1;
   }
-  sk_set_warn_handler(warn_to_lua, L);
-  sk_set_memory_pressure_handler(collect_garbage, L);
+  sk_set_warn_handler(warn_to_lua, NULL);
+  sk_set_memory_pressure_handler(collect_garbage, NULL);
   static const luaL_Reg fns[] = {
     {"manual_seed", l_manual_seed}, {"set_num_threads", l_set_num_threads}, {"get_num_threads", l_get_num_threads},
     {"empty_cache", l_empty_cache}, {"cpu_isa", l_cpu_isa}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
     {"call", l_call}, {"op_function", l_op_function}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lsk_open_tensor(L);
+  lsk_open_errors(L);
   lsk_open_ops(L);
   lua_pushcfunction(L, l_to);
   lua_setfield(L, -2, "to");

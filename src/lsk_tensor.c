@@ -8,71 +8,111 @@
 #include "sk_ops.h"
 
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
-/* The metatable lives in the registry under the address of mt_key. The last
-** state that opened sk also caches its address: a metatable at that address
-** is the tensor metatable (a fast check; other states take the registry path). */
-static const char mt_key = 0;
-static const void *cached_mt;
+/* {==== Boxes and the collector ====
+** A tensor userdata is an LskBox. It is recognised by its size and by a
+** check word keyed with a per-process secret, never by its metatable: a
+** script can give any userdata the metatable (debug.setmetatable) but
+** cannot write these bytes. A closed box holds NULL and the closed mark. */
+typedef struct LskBox { SkTensor *t; uintptr_t check; size_t charge; } LskBox;
+static uintptr_t secret;
+#define CLOSED_MARK (secret ^ 1u)
 
-/* Lua sees an 8-byte userdata but a tensor holds a header and often a
-** storage of its own: without telling the collector, thousands of dead
-** tensors pile up between cycles (cold memory, no block reuse). The memory
-** a new tensor holds is owed to the collector; once LSK_GC_DEBT bytes are
-** owed, the next op pays with a step of that size before it allocates, so
-** the blocks of tensors that died meanwhile are free to be reused. */
+/* Lua sees a small userdata, but a tensor holds a header and often a
+** storage of its own. The binding tells the collector in two ways, the
+** same in incremental and generational mode:
+** - every LSK_GC_DEBT bytes made, the next op pays a collector step of that
+**   size before it allocates (incremental mode collects dead tensors at the
+**   rate they are made; generational mode frees the young ones);
+** - the bytes held by live boxes are counted, and once they pass gc_limit a
+**   full collection runs. A tensor that outlived two minor collections is
+**   old, and only a major one frees it: without this bound, generational
+**   mode keeps every such tensor (the Lua heap barely grows, so Lua's own
+**   majors never come). After it, the limit is set to the live bytes plus
+**   as much again (the tensors and the Lua heap, at least LSK_GC_FLOOR), so
+**   full collections cost O(1) per byte made, like Lua's own pause of 200%.
+** A host that stopped the collector (collectgarbage("stop")) is obeyed. */
 #define LSK_GC_DEBT (256 << 10)
-static size_t gc_debt;
+#define LSK_GC_FLOOR ((size_t)32 << 20)
 
-void lsk_gc_pay(lua_State *L) {
-  if (gc_debt < LSK_GC_DEBT) return;
-  int kb = (int)(gc_debt >> 10);
-  gc_debt = 0;
+void lsk_gc_pay(lua_State *L, LskState *st) {
+  if (st->gc_debt < LSK_GC_DEBT && st->gc_live <= st->gc_limit) return;
+  if (!lua_gc(L, LUA_GCISRUNNING)) { st->gc_debt = 0; return; }
+  if (st->gc_live > st->gc_limit) {
+    lua_gc(L, LUA_GCCOLLECT);
+    size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT) << 10, grow = st->gc_live + heap;
+    st->gc_limit = st->gc_live + (grow > LSK_GC_FLOOR ? grow : LSK_GC_FLOOR);
+    st->gc_debt = 0;
+    return;
+  }
+  int kb = (int)(st->gc_debt >> 10);
+  st->gc_debt = 0;
   lua_gc(L, LUA_GCSTEP, kb);
 }
 
-void lsk_push_tensor(lua_State *L, SkTensor *t) {
-  SkTensor **ud = lua_newuserdatauv(L, sizeof *ud, 0);
-  *ud = t;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
-  lua_setmetatable(L, -2);
-  gc_debt += sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
+static const char state_key = 0;
+
+LskState *lsk_state(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
+  LskState *st = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return st;
 }
 
-static SkTensor **test_ud(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
-  const void *mt = lua_topointer(L, -1);
-  int ok = mt == cached_mt;
-  if (!ok) {
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &mt_key);
-    ok = lua_rawequal(L, -1, -2);
-    lua_pop(L, 1);
-  }
+void lsk_push_tensor(lua_State *L, SkTensor *t) {
+  LskBox *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->t = t;
+  b->check = (uintptr_t)t ^ secret;
+  b->charge = sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
+  LskState *st = lua_touserdata(L, -1);
+  lua_getiuservalue(L, -1, 1); /* the tensor metatable */
+  lua_setmetatable(L, -3);
   lua_pop(L, 1);
-  return ok ? lua_touserdata(L, idx) : NULL;
+  st->gc_debt += b->charge;
+  st->gc_live += b->charge;
+}
+
+static LskBox *test_box(lua_State *L, int idx) {
+  LskBox *b = lua_touserdata(L, idx);
+  if (!b || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof *b) return NULL;
+  return b->check == ((uintptr_t)b->t ^ secret) || (!b->t && b->check == CLOSED_MARK) ? b : NULL;
+}
+
+void lsk_push_state(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key); }
+
+int lsk_is_closed_tensor(lua_State *L, int idx) {
+  LskBox *b = test_box(L, idx);
+  return b && !b->t;
 }
 
 SkTensor *lsk_test_tensor(lua_State *L, int idx) {
-  SkTensor **ud = test_ud(L, idx);
-  return ud ? *ud : NULL;
+  LskBox *b = test_box(L, idx);
+  return b ? b->t : NULL;
 }
 
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg) {
-  SkTensor **ud = test_ud(L, idx);
-  if (!ud) luaL_error(L, "%s: argument '%s' expected a tensor, got %s", fname, arg, luaL_typename(L, idx));
-  if (!*ud) luaL_error(L, "%s: argument '%s' is a closed tensor", fname, arg);
-  return *ud;
+  LskBox *b = test_box(L, idx);
+  if (!b) lsk_raise(L, "%s: argument '%s' expected a tensor, got %s", fname, arg, luaL_typename(L, idx));
+  if (!b->t) lsk_raise(L, "%s: argument '%s' is a closed tensor", fname, arg);
+  return b->t;
 }
 
-int lsk_error(lua_State *L, const char *fname) { return luaL_error(L, "%s: %s", fname, sk_error_message()); }
-
+/* __gc and __close (upvalue: the state's LskState) */
 static int t_gc(lua_State *L) {
-  SkTensor **ud = test_ud(L, 1);
-  if (!ud) return luaL_error(L, "Tensor:close: argument 'self' expected a tensor, got %s", luaL_typename(L, 1));
-  sk_tensor_release(*ud);
-  *ud = NULL;
+  LskBox *b = test_box(L, 1);
+  if (!b) return lsk_raise(L, "Tensor:close: argument 'self' expected a tensor, got %s", luaL_typename(L, 1));
+  LskState *st = lua_touserdata(L, lua_upvalueindex(1));
+  if (!b->t) return 0;
+  st->gc_live -= b->charge;
+  sk_tensor_release(b->t);
+  b->t = NULL;
+  b->check = CLOSED_MARK;
   return 0;
 }
+/* }==== */
 
 #define SELF(fname) SkTensor *t = lsk_check_tensor(L, 1, fname, "self")
 
@@ -95,13 +135,13 @@ static int t_size(lua_State *L) {
   if (lua_isnoneornil(L, 2)) { push_ints(L, t->ndim, t->sizes); return 1; }
   int64_t d;
   if (sk_wrap_dim(luaL_checkinteger(L, 2), t->ndim, "dim", &d)) return lsk_error(L, "Tensor:size");
-  if (t->ndim == 0) return luaL_error(L, "Tensor:size: a 0-dim tensor has no dimension %d", (int)d);
+  if (t->ndim == 0) return lsk_raise(L, "Tensor:size: a 0-dim tensor has no dimension %d", (int)d);
   lua_pushinteger(L, t->sizes[d]);
   return 1;
 }
 static int t_len(lua_State *L) {
   SELF("#");
-  if (t->ndim == 0) return luaL_error(L, "#: len() of a 0-d tensor");
+  if (t->ndim == 0) return lsk_raise(L, "#: len() of a 0-d tensor");
   lua_pushinteger(L, t->sizes[0]);
   return 1;
 }
@@ -135,7 +175,7 @@ static void push_element(lua_State *L, const char *p, SkDType dt) {
 /* A CPU tensor with t's values (t itself, retained, when already on the CPU). */
 static SkTensor *on_cpu(lua_State *L, SkTensor *t, const char *fname) {
   if (t->device.type == SK_DEVICE_CPU) return sk_tensor_retain(t);
-  if (t->device.type == SK_DEVICE_META) { luaL_error(L, "%s: meta tensors have no data", fname); return NULL; }
+  if (t->device.type == SK_DEVICE_META) { lsk_raise(L, "%s: meta tensors have no data", fname); return NULL; }
   SkTensor *c = NULL;
   if (sk_to_device(&c, t, SK_CPU, -1, 0, 0, -1)) lsk_error(L, fname);
   return c;
@@ -163,7 +203,7 @@ static int t_totable(lua_State *L) {
 static int t_item(lua_State *L) {
   SELF("Tensor:item");
   if (t->numel != 1)
-    return luaL_error(L, "Tensor:item: a Tensor with %I elements cannot be converted to a number", (lua_Integer)t->numel);
+    return lsk_raise(L, "Tensor:item: a Tensor with %I elements cannot be converted to a number", (lua_Integer)t->numel);
   SkTensor *c = on_cpu(L, t, "Tensor:item");
   push_element(L, sk_tensor_data(c), c->dtype);
   sk_tensor_release(c);
@@ -177,11 +217,11 @@ typedef struct { int ndim; int64_t sizes[SK_MAX_DIMS]; int has_float, has_int, h
 static void scan(lua_State *L, int idx, int d, Shape *sh) {
   int lt = lua_type(L, idx);
   if (lt == LUA_TTABLE) {
-    if (d >= SK_MAX_DIMS) luaL_error(L, "sk.tensor: nesting deeper than %d dimensions", SK_MAX_DIMS);
+    if (d >= SK_MAX_DIMS) lsk_raise(L, "sk.tensor: nesting deeper than %d dimensions", SK_MAX_DIMS);
     lua_Integer n = luaL_len(L, idx);
     if (d == sh->ndim) { sh->ndim = d + 1; sh->sizes[d] = n; }
     else if (d > sh->ndim || sh->sizes[d] != n)
-      luaL_error(L, "sk.tensor: ragged nested table: expected a sequence of length %d at depth %d, got %d",
+      lsk_raise(L, "sk.tensor: ragged nested table: expected a sequence of length %d at depth %d, got %d",
                  (int)(d < sh->ndim ? sh->sizes[d] : 0), d + 1, (int)n);
     for (lua_Integer i = 1; i <= n; i++) {
       lua_rawgeti(L, idx, i);
@@ -190,10 +230,10 @@ static void scan(lua_State *L, int idx, int d, Shape *sh) {
     }
     return;
   }
-  if (d != sh->ndim) luaL_error(L, "sk.tensor: ragged nested table: a number at depth %d where a table was expected", d + 1);
+  if (d != sh->ndim) lsk_raise(L, "sk.tensor: ragged nested table: a number at depth %d where a table was expected", d + 1);
   if (lt == LUA_TNUMBER) { if (lua_isinteger(L, idx)) sh->has_int = 1; else sh->has_float = 1; }
   else if (lt == LUA_TBOOLEAN) sh->has_bool = 1;
-  else luaL_error(L, "sk.tensor: expected numbers, booleans or nested tables, got %s", luaL_typename(L, idx));
+  else lsk_raise(L, "sk.tensor: expected numbers, booleans or nested tables, got %s", luaL_typename(L, idx));
 }
 
 static void fill(lua_State *L, int idx, int d, const SkTensor *t, char **p) {
@@ -215,19 +255,19 @@ static int l_tensor(lua_State *L) {
   Shape sh;
   memset(&sh, 0, sizeof sh);
   luaL_checkany(L, 1);
-  if (lsk_test_tensor(L, 1)) return luaL_error(L, "sk.tensor: argument 'data' is already a tensor (use clone())");
+  if (lsk_test_tensor(L, 1)) return lsk_raise(L, "sk.tensor: argument 'data' is already a tensor (use clone())");
   scan(L, 1, 0, &sh);
-  if (sh.has_bool && (sh.has_int || sh.has_float)) return luaL_error(L, "sk.tensor: cannot mix booleans and numbers");
+  if (sh.has_bool && (sh.has_int || sh.has_float)) return lsk_raise(L, "sk.tensor: cannot mix booleans and numbers");
   SkDType dt = sh.has_float ? SK_DTYPE_FLOAT32 : sh.has_bool ? SK_DTYPE_BOOL : sh.has_int ? SK_DTYPE_INT64 : SK_DTYPE_FLOAT32;
   SkDevice dev = SK_CPU;
   if (lua_istable(L, 2)) {
     lua_getfield(L, 2, "dtype");
     if (!lua_isnil(L, -1) && sk_dtype_from_name(luaL_checkstring(L, -1), &dt))
-      return luaL_error(L, "sk.tensor: option 'dtype': unknown dtype '%s'", lua_tostring(L, -1));
+      return lsk_raise(L, "sk.tensor: option 'dtype': unknown dtype '%s'", lua_tostring(L, -1));
     lua_getfield(L, 2, "device");
     if (!lua_isnil(L, -1) && sk_device_parse(luaL_checkstring(L, -1), &dev)) return lsk_error(L, "sk.tensor: option 'device'");
     lua_pop(L, 2);
-  } else if (!lua_isnoneornil(L, 2)) return luaL_error(L, "sk.tensor: argument 'options' expected a table, got %s", luaL_typename(L, 2));
+  } else if (!lua_isnoneornil(L, 2)) return lsk_raise(L, "sk.tensor: argument 'options' expected a table, got %s", luaL_typename(L, 2));
   SkTensor *t = sk_tensor_empty(sh.ndim, sh.sizes, dt, SK_CPU);
   if (!t) return lsk_error(L, "sk.tensor");
   lsk_push_tensor(L, t); /* owned by Lua from here: an error below cannot leak it */
@@ -242,11 +282,11 @@ static int l_tensor(lua_State *L) {
 }
 /* }==== */
 
-/* Collected with its state: forget that state's metatable address. */
-static int forget_mt(lua_State *L) {
-  const void **owner = lua_touserdata(L, 1);
-  if (owner && *owner == cached_mt) cached_mt = NULL;
-  return 0;
+static void init_secret(void) {
+  if (secret) return;
+  uintptr_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) r = (uintptr_t)&r ^ (uintptr_t)time(NULL) * 0x9e3779b97f4a7c15u;
+  secret = r | 2u; /* never 0 or 1, so no check word equals a plain pointer or the closed mark of NULL */
 }
 
 void lsk_open_tensor(lua_State *L) {
@@ -254,29 +294,35 @@ void lsk_open_tensor(lua_State *L) {
     {"shape", t_shape}, {"size", t_size}, {"stride", t_stride}, {"dim", t_dim}, {"numel", t_numel},
     {"dtype", t_dtype}, {"device", t_device}, {"is_contiguous", t_is_contiguous}, {"version", t_version},
     {"storage_offset", t_storage_offset}, {"shares_storage", t_same_storage},
-    {"totable", t_totable}, {"item", t_item}, {"close", t_gc}, {NULL, NULL}};
+    {"totable", t_totable}, {"item", t_item}, {NULL, NULL}};
+  init_secret();
+  int mod = lua_gettop(L);
+  /* the module state of this lua_State: its user value is the tensor metatable */
+  LskState *st = lua_newuserdatauv(L, sizeof *st, 1);
+  memset(st, 0, sizeof *st);
+  st->gc_limit = LSK_GC_FLOOR;
+  int sti = lua_gettop(L);
   luaL_newmetatable(L, LSK_TENSOR_MT);
   lua_pushvalue(L, -1);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &mt_key);
-  cached_mt = lua_topointer(L, -1);
-  const void **sentinel = lua_newuserdatauv(L, sizeof *sentinel, 0);
-  *sentinel = cached_mt;
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, forget_mt);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &cached_mt);
-  lua_pushcfunction(L, t_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, t_gc);
+  lua_setiuservalue(L, sti, 1);
+  lua_pushvalue(L, sti);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
+  lua_pushvalue(L, sti);
+  lua_pushcclosure(L, t_gc, 1);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__gc");
   lua_setfield(L, -2, "__close");
   lua_pushcfunction(L, t_len);
   lua_setfield(L, -2, "__len");
   lua_pushliteral(L, "sk.Tensor");
   lua_setfield(L, -2, "__name");
-  lua_setfield(L, -2, "metatable");
+  lua_setfield(L, mod, "metatable");
   luaL_newlib(L, methods);
-  lua_setfield(L, -2, "tensor_methods");
+  lua_pushvalue(L, sti);
+  lua_pushcclosure(L, t_gc, 1);
+  lua_setfield(L, -2, "close");
+  lua_setfield(L, mod, "tensor_methods");
   lua_pushcfunction(L, l_tensor);
-  lua_setfield(L, -2, "tensor");
+  lua_setfield(L, mod, "tensor");
+  lua_settop(L, mod);
 }

@@ -4,14 +4,46 @@
 ** never forks again.
 */
 #include "sk_parallel.h"
+#include "sk_error.h"
+
+#include <pthread.h>
+#include <string.h>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-static int num_threads;
+static int num_threads, proven = 1; /* proven: a count known to start */
 
-void sk_set_num_threads(int n) { num_threads = n > 0 ? n : 1; }
+static pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+static void *wait_gate(void *p) {
+  (void)p;
+  pthread_mutex_lock(&gate);
+  pthread_mutex_unlock(&gate);
+  return NULL;
+}
+
+/* Starts n - 1 threads that live at the same time, then ends them. */
+static int probe_threads(int n) {
+  pthread_t th[SK_MAX_THREADS];
+  int started = 0, rc = 0;
+  pthread_mutex_lock(&gate);
+  while (started < n - 1 && (rc = pthread_create(&th[started], NULL, wait_gate, NULL)) == 0) started++;
+  pthread_mutex_unlock(&gate);
+  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  if (rc) return sk_error("cannot run %d threads (%d started): %s", n, started + 1, strerror(rc));
+  return 0;
+}
+
+int sk_set_num_threads(int n) {
+  if (n < 1 || n > SK_MAX_THREADS) return sk_error("the thread count must be between 1 and %d, got %d", SK_MAX_THREADS, n);
+  if (n > proven) {
+    if (probe_threads(n)) return -1;
+    proven = n;
+  }
+  num_threads = n;
+  return 0;
+}
 
 int sk_get_num_threads(void) {
 #ifdef _OPENMP

@@ -14,7 +14,11 @@ typedef void (*SkRangeFn)(void *ctx, int64_t begin, int64_t end);
 
 /* Runs fn over [begin, end) in chunks of at least grain elements. */
 void sk_parallel_for(int64_t begin, int64_t end, int64_t grain, SkRangeFn fn, void *ctx);
-void sk_set_num_threads(int n);
+/* Threads of the CPU kernels, 1..SK_MAX_THREADS. Raising the count first
+** starts that many threads at once and ends them: a count the process cannot
+** run (a memory limit) is an error here, not an exit inside libgomp later. */
+#define SK_MAX_THREADS 1024
+int sk_set_num_threads(int n);
 int sk_get_num_threads(void);
 int sk_in_parallel_region(void);
 

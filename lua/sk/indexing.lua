@@ -31,20 +31,10 @@ local M = {}
 
 local fmt = string.format
 local sk, tensor_mt
-local SRC = debug.getinfo(1, "S").source
 
--- Raises msg at the first caller outside this file (the line that indexed the tensor),
--- without the position an inner error picked up here.
+-- Raises msg at the user's line (the first frame outside sk), without the position an inner error picked up.
 local function raise(msg)
-  msg = tostring(msg):gsub("^[^\n]-indexing%.lua:%d+: ", "")
-  local level = 2
-  while true do
-    local info = debug.getinfo(level, "S")
-    if not info then level = 0 break end
-    if info.source ~= SRC and info.what ~= "C" then break end
-    level = level + 1
-  end
-  error(msg, level)
+  require("sk.core").raise((tostring(msg):gsub("^[^\n]-%.lua:%d+: ", "", 1)))
 end
 
 local function shape_str(s) return "[" .. table.concat(s, ", ") .. "]" end

@@ -2,6 +2,8 @@
 -- The C module (sk.core) owns tensors and ops; this file only arranges names.
 -- Invariant: sets no global; every op closure comes from the C overload sets.
 local core = require "sk.core"
+-- errors skip the frames of sk's own Lua files and point at the user's line
+core.hide_source((debug.getinfo(1, "S").source:gsub("init%.lua$", "")))
 local printing = require "sk.print"
 
 local sk = {}

@@ -7,18 +7,8 @@
 local schema = require "sk.schema"
 
 return function(core)
-  -- The C primitives, raising their errors at the caller of the library method
-  -- (level 3: primitive wrapper, method, caller) without a position inside this file.
-  local C = setmetatable({}, { __index = function(t, name)
-    local f = core.lib[name]
-    local function wrapped(...)
-      local r = table.pack(pcall(f, ...))
-      if not r[1] then error((tostring(r[2]):gsub("^[^:]*library%.lua:%d+: ", "")), 3) end
-      return table.unpack(r, 2, r.n)
-    end
-    rawset(t, name, wrapped)
-    return wrapped
-  end })
+  -- The C primitives raise at the user's line: frames of sk's own files are skipped.
+  local C, raise = core.lib, core.raise
   local Library = {}
   Library.__index = Library
   local pending = {} -- libraries collected while a kernel was running
@@ -29,7 +19,7 @@ return function(core)
   end
 
   local function check_open(self, what)
-    if self.closed then error(what .. ": library '" .. self.ns .. "' is closed", 3) end
+    if self.closed then raise(what .. ": library '" .. self.ns .. "' is closed") end
   end
 
   local function drain()
@@ -42,20 +32,20 @@ return function(core)
   function Library:define(text)
     check_open(self, "lib:define")
     drain()
-    if type(text) ~= "string" then error("lib:define: argument 'schema' expected a string, got " .. type(text), 2) end
+    if type(text) ~= "string" then raise("lib:define: argument 'schema' expected a string, got " .. type(text)) end
     local rec, err = schema.parse(text)
-    if not rec then error("lib:define: " .. err, 2) end
+    if not rec then raise("lib:define: " .. err) end
     if rec.namespace_explicit and rec.namespace ~= self.ns then
-      error(string.format("lib:define: schema namespace '%s' differs from the library's '%s'", rec.namespace, self.ns), 2)
+      raise(string.format("lib:define: schema namespace '%s' differs from the library's '%s'", rec.namespace, self.ns))
     end
     rec.namespace = self.ns
     local q = self.ns .. "::" .. rec.name .. (rec.overload ~= "" and "." .. rec.overload or "")
     local ok, _, existing = pcall(core.dispatch_table, q)
     if ok then
       if existing == text:gsub("^[%w_]+::", "") then
-        error(string.format("lib:define: operator '%s' is already defined", q), 2)
+        raise(string.format("lib:define: operator '%s' is already defined", q))
       end
-      error(string.format("lib:define: operator '%s' is already defined as '%s'", q, existing), 2)
+      raise(string.format("lib:define: operator '%s' is already defined as '%s'", q, existing))
     end
     rec.text = schema.print(setmetatable({ namespace_explicit = false }, { __index = rec }))
     local name = C.define(rec)
@@ -112,11 +102,11 @@ return function(core)
     check_open(self, "lib:structured")
     drain()
     if type(spec) ~= "table" or type(spec.out) ~= "string" or type(spec.meta) ~= "function" or type(spec.impl) ~= "table" then
-      error("lib:structured: expected { out = <schema string>, meta = <function>, impl = { <key> = <function> } }", 2)
+      raise("lib:structured: expected { out = <schema string>, meta = <function>, impl = { <key> = <function> } }")
     end
     local rec, err = schema.parse(spec.out)
-    if not rec then error("lib:structured: " .. err, 2) end
-    if rec.kind ~= "out" then error("lib:structured: '" .. spec.out .. "' is not an out op (it needs a kwarg-only Tensor(a!) out)", 2) end
+    if not rec then raise("lib:structured: " .. err) end
+    if rec.kind ~= "out" then raise("lib:structured: '" .. spec.out .. "' is not an out op (it needs a kwarg-only Tensor(a!) out)") end
     local functional, inplace = derived(rec)
     local ndefined = #self.defined
     local ok, e = pcall(function()
@@ -135,7 +125,7 @@ return function(core)
         self.defined[i] = nil
       end
       local msg = tostring(e):gsub("^.-lib:", "lib:")
-      error(msg:find("^lib:structured:") and msg or "lib:structured: " .. msg, 2)
+      raise(msg:find("^lib:structured:") and msg or "lib:structured: " .. msg)
     end
   end
 
@@ -154,7 +144,7 @@ return function(core)
     for _, q in ipairs(self.defined) do
       local ok, n = pcall(C.op_registrations, q)
       if ok and n > (own[q] or 0) then
-        error(string.format("lib:close: operator '%s' still has kernels registered by another library (close it first)", q), 2)
+        raise(string.format("lib:close: operator '%s' still has kernels registered by another library (close it first)", q))
       end
     end
     for i = #self.regs, 1, -1 do
@@ -179,7 +169,7 @@ return function(core)
 
   return function(ns)
     if type(ns) ~= "string" or not ns:match("^[%a_][%w_]*$") then
-      error("sk.library: argument 'ns' must be a namespace name such as \"myops\"", 2)
+      raise("sk.library: argument 'ns' must be a namespace name such as \"myops\"")
     end
     drain()
     return setmetatable({ ns = ns, regs = {}, fallbacks = {}, defined = {}, closed = false }, mt)
