@@ -32,5 +32,13 @@ row("matmul 1024x1024 float32", flops / t_mm / 1e9, "GFLOP/s")
 row("OpenBLAS sgemm 1024x1024 direct", flops / t_blas / 1e9, "GFLOP/s")
 row("matmul / direct OpenBLAS", 100 * t_blas / t_mm, "%", "target >= 90")
 
+-- peak RSS of a loop making 2.4 GB of 4 MiB temporaries, each collector mode in its own lua5.4
+for _, mode in ipairs { "generational", "incremental" } do
+  local p = assert(io.popen('LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;" lua5.4 bench/gc_loop.lua ' .. mode .. " 300 temps"))
+  local peak, secs = p:read("a"):match("^(%d+)%s+(%S+)")
+  p:close()
+  row("peak RSS, 300 x two 4 MiB temporaries, " .. mode, tonumber(peak) / 1024, "MiB", string.format("%.2f s", tonumber(secs)))
+end
+
 print(string.format("sk bench — %d thread(s)", sk.get_num_threads()))
 for _, r in ipairs(rows) do print(r) end

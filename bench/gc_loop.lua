@@ -1,0 +1,30 @@
+-- bench/gc_loop.lua — a loop of large temporaries, run as its own lua5.4 process
+-- (by bench/bench.lua and spec/memory_spec.lua): prints its peak RSS in KiB,
+-- the seconds the loop took, and the collector's mode at the end.
+-- usage: lua5.4 bench/gc_loop.lua [default|incremental|generational] [iterations] [kind]
+--   kind "temps": two 4 MiB temporaries per iteration; "mlp": a small MLP step with views and in-place updates.
+local mode, iters, kind = arg[1] or "default", tonumber(arg[2] or 300), arg[3] or "temps"
+if mode ~= "default" then collectgarbage(mode) end
+local sk = require "sk"
+sk.manual_seed(0)
+local t0 = os.clock()
+if kind == "temps" then
+  local h = sk.randn(1024, 1024)
+  for _ = 1, iters do local a = h * 2; local b = h * 2; local _ = a, b end
+else
+  local w1, w2 = sk.randn(256, 512) * 0.05, sk.randn(512, 64) * 0.05
+  local x = sk.randn(128, 256)
+  for _ = 1, iters do
+    local hdn = sk.relu(sk.matmul(x, w1))
+    local y = sk.matmul(hdn, w2)
+    local g = y:t():matmul(hdn):t() * 1e-4
+    w2:sub_(g)
+    local _ = y:sum():item()
+  end
+end
+local dt = os.clock() - t0
+local peak
+for l in io.lines("/proc/self/status") do peak = peak or tonumber(l:match("^VmHWM:%s*(%d+)")) end
+-- collectgarbage(mode) returns the previous mode: the mode the loop ran in
+local now = collectgarbage("incremental")
+print(peak, dt, now)
