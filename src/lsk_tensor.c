@@ -61,18 +61,33 @@ LskState *lsk_state(lua_State *L) {
   return st;
 }
 
-void lsk_push_tensor(lua_State *L, SkTensor *t) {
+/* A closed box with the tensor metatable, to be given its tensor by box_set. */
+static LskBox *new_box(lua_State *L, LskState **st) {
   LskBox *b = lua_newuserdatauv(L, sizeof *b, 0);
-  b->t = t;
-  b->check = (uintptr_t)t ^ secret;
-  b->charge = sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
+  b->t = NULL;
+  b->check = CLOSED_MARK;
+  b->charge = 0;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
-  LskState *st = lua_touserdata(L, -1);
+  *st = lua_touserdata(L, -1);
   lua_getiuservalue(L, -1, 1); /* the tensor metatable */
   lua_setmetatable(L, -3);
   lua_pop(L, 1);
+  return b;
+}
+
+/* Gives the box its tensor (the box takes the reference) and charges the collector. */
+static void box_set(LskState *st, LskBox *b, SkTensor *t) {
+  b->t = t;
+  b->check = (uintptr_t)t ^ secret;
+  b->charge = sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
   st->gc_debt += b->charge;
   st->gc_live += b->charge;
+}
+
+void lsk_push_tensor(lua_State *L, SkTensor *t) {
+  LskState *st;
+  LskBox *b = new_box(L, &st);
+  box_set(st, b, t);
 }
 
 static LskBox *test_box(lua_State *L, int idx) {
@@ -211,68 +226,87 @@ static int t_item(lua_State *L) {
 }
 /* }==== */
 
-/* {==== sk.tensor(nested, {dtype=, device=}) ==== */
-typedef struct { int ndim; int64_t sizes[SK_MAX_DIMS]; int has_float, has_int, has_bool; } Shape;
+/* {==== sk.tensor(nested, {dtype=, device=}) ====
+** Read raw (no __index/__len) and with no Lua allocation between the scan of
+** the shape and the fill, so no Lua code can change the data in between; the
+** box that will own the tensor exists before either, so an error leaks nothing. */
+typedef struct { int ndim, leaf; int64_t sizes[SK_MAX_DIMS]; int has_float, has_int, has_bool; } Shape;
 
 static void scan(lua_State *L, int idx, int d, Shape *sh) {
   int lt = lua_type(L, idx);
   if (lt == LUA_TTABLE) {
     if (d >= SK_MAX_DIMS) lsk_raise(L, "sk.tensor: nesting deeper than %d dimensions", SK_MAX_DIMS);
-    lua_Integer n = luaL_len(L, idx);
-    if (d == sh->ndim) { sh->ndim = d + 1; sh->sizes[d] = n; }
-    else if (d > sh->ndim || sh->sizes[d] != n)
-      lsk_raise(L, "sk.tensor: ragged nested table: expected a sequence of length %d at depth %d, got %d",
-                 (int)(d < sh->ndim ? sh->sizes[d] : 0), d + 1, (int)n);
-    for (lua_Integer i = 1; i <= n; i++) {
-      lua_rawgeti(L, idx, i);
+    if (sh->leaf >= 0 && d >= sh->leaf)
+      lsk_raise(L, "sk.tensor: ragged nested table: a table at depth %d where a number was expected", d + 1);
+    lua_Unsigned n = lua_rawlen(L, idx);
+    if (n > (lua_Unsigned)INT64_MAX) lsk_raise(L, "sk.tensor: a table too long");
+    if (d == sh->ndim) { sh->ndim = d + 1; sh->sizes[d] = (int64_t)n; }
+    else if (sh->sizes[d] != (int64_t)n)
+      lsk_raise(L, "sk.tensor: ragged nested table: expected a sequence of length %I at depth %d, got %I",
+                (lua_Integer)sh->sizes[d], d + 1, (lua_Integer)n);
+    luaL_checkstack(L, 2, "sk.tensor: nesting too deep");
+    for (lua_Unsigned i = 1; i <= n; i++) {
+      lua_rawgeti(L, idx, (lua_Integer)i);
       scan(L, lua_gettop(L), d + 1, sh);
       lua_pop(L, 1);
     }
     return;
   }
+  if (sh->leaf < 0) sh->leaf = d;
   if (d != sh->ndim) lsk_raise(L, "sk.tensor: ragged nested table: a number at depth %d where a table was expected", d + 1);
   if (lt == LUA_TNUMBER) { if (lua_isinteger(L, idx)) sh->has_int = 1; else sh->has_float = 1; }
   else if (lt == LUA_TBOOLEAN) sh->has_bool = 1;
   else lsk_raise(L, "sk.tensor: expected numbers, booleans or nested tables, got %s", luaL_typename(L, idx));
 }
 
-static void fill(lua_State *L, int idx, int d, const SkTensor *t, char **p) {
+/* 0, or -1 with the sk error set (a value that does not fit the dtype). */
+static int fill(lua_State *L, int idx, int d, const SkTensor *t, char **p) {
   if (d == t->ndim) {
-    if (lua_isboolean(L, idx)) sk_store_int64(*p, t->dtype, lua_toboolean(L, idx));
-    else if (lua_isinteger(L, idx)) sk_store_int64(*p, t->dtype, lua_tointeger(L, idx));
-    else sk_store_double(*p, t->dtype, lua_tonumber(L, idx));
+    SkScalar v = lua_isboolean(L, idx) ? sk_scalar_bool(lua_toboolean(L, idx))
+               : lua_isinteger(L, idx) ? sk_scalar_int(lua_tointeger(L, idx)) : sk_scalar_float(lua_tonumber(L, idx));
+    if (sk_scalar_store(*p, t->dtype, v)) return -1;
     *p += sk_dtype_size(t->dtype);
-    return;
+    return 0;
   }
   for (lua_Integer i = 1; i <= t->sizes[d]; i++) {
     lua_rawgeti(L, idx, i);
-    fill(L, lua_gettop(L), d + 1, t, p);
+    int rc = fill(L, lua_gettop(L), d + 1, t, p);
     lua_pop(L, 1);
+    if (rc) return -1;
   }
+  return 0;
 }
 
 static int l_tensor(lua_State *L) {
-  Shape sh;
-  memset(&sh, 0, sizeof sh);
   luaL_checkany(L, 1);
   if (lsk_test_tensor(L, 1)) return lsk_raise(L, "sk.tensor: argument 'data' is already a tensor (use clone())");
-  scan(L, 1, 0, &sh);
-  if (sh.has_bool && (sh.has_int || sh.has_float)) return lsk_raise(L, "sk.tensor: cannot mix booleans and numbers");
-  SkDType dt = sh.has_float ? SK_DTYPE_FLOAT32 : sh.has_bool ? SK_DTYPE_BOOL : sh.has_int ? SK_DTYPE_INT64 : SK_DTYPE_FLOAT32;
+  SkDType dt = SK_DTYPE_COUNT;
   SkDevice dev = SK_CPU;
   if (lua_istable(L, 2)) {
-    lua_getfield(L, 2, "dtype");
-    if (!lua_isnil(L, -1) && sk_dtype_from_name(luaL_checkstring(L, -1), &dt))
-      return lsk_raise(L, "sk.tensor: option 'dtype': unknown dtype '%s'", lua_tostring(L, -1));
-    lua_getfield(L, 2, "device");
-    if (!lua_isnil(L, -1) && sk_device_parse(luaL_checkstring(L, -1), &dev)) return lsk_error(L, "sk.tensor: option 'device'");
+    lua_pushliteral(L, "dtype");
+    if (lua_rawget(L, 2) != LUA_TNIL && (lua_type(L, -1) != LUA_TSTRING || sk_dtype_from_name(lua_tostring(L, -1), &dt)))
+      return lsk_raise(L, "sk.tensor: option 'dtype': unknown dtype '%s'", luaL_tolstring(L, -1, NULL));
+    lua_pushliteral(L, "device");
+    if (lua_rawget(L, 2) != LUA_TNIL && (lua_type(L, -1) != LUA_TSTRING || sk_device_parse(lua_tostring(L, -1), &dev)))
+      return lua_type(L, -1) != LUA_TSTRING ? lsk_raise(L, "sk.tensor: option 'device' expected a string")
+                                            : lsk_error(L, "sk.tensor: option 'device'");
     lua_pop(L, 2);
   } else if (!lua_isnoneornil(L, 2)) return lsk_raise(L, "sk.tensor: argument 'options' expected a table, got %s", luaL_typename(L, 2));
+  lua_settop(L, 1);
+  LskState *st;
+  LskBox *b = new_box(L, &st);
+  Shape sh;
+  memset(&sh, 0, sizeof sh);
+  sh.leaf = -1;
+  scan(L, 1, 0, &sh);
+  if (sh.has_bool && (sh.has_int || sh.has_float)) return lsk_raise(L, "sk.tensor: cannot mix booleans and numbers");
+  if (dt == SK_DTYPE_COUNT)
+    dt = sh.has_float ? SK_DTYPE_FLOAT32 : sh.has_bool ? SK_DTYPE_BOOL : sh.has_int ? SK_DTYPE_INT64 : SK_DTYPE_FLOAT32;
   SkTensor *t = sk_tensor_empty(sh.ndim, sh.sizes, dt, SK_CPU);
   if (!t) return lsk_error(L, "sk.tensor");
-  lsk_push_tensor(L, t); /* owned by Lua from here: an error below cannot leak it */
+  box_set(st, b, t); /* owned by Lua from here: an error below cannot leak it */
   char *p = sk_tensor_data(t);
-  if (t->numel) fill(L, 1, 0, t, &p);
+  if (t->numel && fill(L, 1, 0, t, &p)) return lsk_error(L, "sk.tensor");
   if (dev.type != SK_DEVICE_CPU) {
     SkTensor *moved = NULL;
     if (sk_to_device(&moved, t, dev, -1, 0, 0, -1)) return lsk_error(L, "sk.tensor");

@@ -258,6 +258,38 @@ int64_t sk_load_int64(const void *p, SkDType t) { return sk_elem_load_int64(p, t
 void sk_store_double(void *p, SkDType t, double v) { sk_elem_store_double(p, t, v); }
 void sk_store_int64(void *p, SkDType t, int64_t v) { sk_elem_store_int64(p, t, v); }
 
+/* PyTorch's checked_convert: a float fits an integer dtype when it is a number in
+** [lowest, max] (NaN and inf do not); a float dtype takes inf and NaN but no
+** finite value past its largest; an unsigned dtype also takes negative integers
+** down to -max (they wrap, as `a - b` needs); bool takes anything. */
+int sk_scalar_check(SkScalar v, SkDType dt) {
+  static const double lim[][2] = {
+    [SK_DTYPE_UINT8] = {0, 255}, [SK_DTYPE_INT8] = {-128, 127}, [SK_DTYPE_INT16] = {-32768, 32767},
+    [SK_DTYPE_INT32] = {-2147483648.0, 2147483647.0}, [SK_DTYPE_INT64] = {-9223372036854775808.0, 9223372036854775807.0},
+    [SK_DTYPE_FLOAT16] = {-65504, 65504}, [SK_DTYPE_BFLOAT16] = {-3.3895313892515355e38, 3.3895313892515355e38},
+    [SK_DTYPE_FLOAT32] = {-3.4028234663852886e38, 3.4028234663852886e38}};
+  if (dt == SK_DTYPE_BOOL || dt == SK_DTYPE_FLOAT64 || v.kind == SK_SCALAR_BOOL || v.kind == SK_SCALAR_NONE) return 0;
+  int ok;
+  if (v.kind == SK_SCALAR_FLOAT) {
+    double f = v.v.f;
+    if (sk_dtype_is_floating(dt)) ok = f != f || f == 1.0 / 0.0 || f == -1.0 / 0.0 || (f >= lim[dt][0] && f <= lim[dt][1]);
+    else ok = f >= lim[dt][0] && (dt == SK_DTYPE_INT64 ? f < 9223372036854775808.0 : f <= lim[dt][1]);
+  } else {
+    int64_t i = v.v.i;
+    if (dt == SK_DTYPE_INT64 || sk_dtype_is_floating(dt)) ok = (double)i >= lim[dt][0] && (double)i <= lim[dt][1];
+    else if (dt == SK_DTYPE_UINT8) ok = i >= -255 && i <= 255;
+    else ok = i >= (int64_t)lim[dt][0] && i <= (int64_t)lim[dt][1];
+  }
+  return ok ? 0 : sk_error("value cannot be converted to type %s without overflow", sk_dtype_name(dt));
+}
+
+int sk_scalar_store(void *p, SkDType dt, SkScalar v) {
+  if (sk_scalar_check(v, dt)) return -1;
+  if (v.kind == SK_SCALAR_FLOAT) sk_store_double(p, dt, v.v.f);
+  else sk_store_int64(p, dt, v.v.i);
+  return 0;
+}
+
 void sk_convert_element(void *dst, SkDType dt, const void *src, SkDType st) {
   if (sk_dtype_is_floating(dt) || sk_dtype_is_floating(st)) {
     if (dt == SK_DTYPE_BOOL) *(uint8_t *)dst = sk_load_double(src, st) != 0;

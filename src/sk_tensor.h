@@ -83,6 +83,10 @@ double sk_load_double(const void *p, SkDType t);
 int64_t sk_load_int64(const void *p, SkDType t);
 void sk_store_double(void *p, SkDType t, double v);
 void sk_store_int64(void *p, SkDType t, int64_t v);
+/* A Lua number becoming an element of dtype dt: an error ("value cannot be
+** converted to type int8 without overflow") when it does not fit, as in PyTorch. */
+int sk_scalar_check(SkScalar v, SkDType dt);
+int sk_scalar_store(void *p, SkDType dt, SkScalar v); /* checks, then stores */
 /* Converts one element between dtypes with C cast semantics (float->int truncates). */
 void sk_convert_element(void *dst, SkDType dt, const void *src, SkDType st);
 /* }==== */

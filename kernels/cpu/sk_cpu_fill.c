@@ -42,8 +42,7 @@ int sk_cpu_fill_(SkTensor *self, SkScalar value) {
   FillCtx f;
   f.size = sk_dtype_size(self->dtype);
   f.v.d = 0;
-  if (value.kind == SK_SCALAR_FLOAT) sk_store_double(&f.v, self->dtype, value.v.f);
-  else sk_store_int64(&f.v, self->dtype, value.v.i);
+  if (sk_scalar_store(&f.v, self->dtype, value)) return -1;
   if (self->numel == 0) return 0;
   sk_walk_init(&f.w, self, 1);
   sk_parallel_for(0, f.w.numel, SK_GRAIN, fill_range, &f);

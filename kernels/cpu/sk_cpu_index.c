@@ -269,14 +269,14 @@ static void put_row(char *const *p, const int64_t *st, int64_t n, int64_t first,
 
 static int scatter(const SkMeta *m, const SkTensor *self, int dim, const SkTensor *index, const SkTensor *src,
                    SkScalar value, PutOp op, SkTensor *out) {
+  if (!src && sk_scalar_check(value, out->dtype)) return -1; /* before anything is written */
   if (m->variant != SK_VARIANT_INPLACE && out != self && sk_copy_cpu(out, self)) return -1;
   if (index->numel == 0) return 0;
   if (check_bounds(index, geom_size(self, dim), 0, dim)) return -1;
   char vbuf[8];
   PutCtx c = {geom_size(index, dim), 0, 0, 0, (int64_t)sk_tensor_itemsize(out), op, out->dtype, NULL};
   if (!src) {
-    if (value.kind == SK_SCALAR_FLOAT) sk_store_double(vbuf, out->dtype, value.v.f);
-    else sk_store_int64(vbuf, out->dtype, value.v.i);
+    sk_scalar_store(vbuf, out->dtype, value);
     c.value = vbuf;
   }
   int nd = geom_ndim(index);
@@ -560,8 +560,7 @@ int sk_cpu_masked_fill__Scalar(SkTensor *self, const SkTensor *mask, SkScalar va
                       "memory location; clone() it first");
   FillCtx c;
   c.z = (int64_t)sk_tensor_itemsize(self);
-  if (value.kind == SK_SCALAR_FLOAT) sk_store_double(c.v, self->dtype, value.v.f);
-  else sk_store_int64(c.v, self->dtype, value.v.i);
+  if (sk_scalar_store(c.v, self->dtype, value)) return -1;
   int64_t st[2][SK_MAX_DIMS];
   byte_strides(self, st[0]);
   expanded_strides(mask, self->ndim, self->sizes, st[1]);

@@ -237,6 +237,7 @@ __global__ void random_kernel(Walk w, int64_t n, uint64_t seed, uint64_t base, d
 }
 
 extern "C" int sk_cuda_fill_(SkTensor *self, SkScalar value) {
+  if (sk_scalar_check(value, self->dtype)) return -1;
   if (self->numel == 0) return 0;
   int integer = !sk_dtype_is_floating(self->dtype);
   fill_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, sk_scalar_to_double(value),

@@ -208,12 +208,15 @@ int sk_meta_clamp_Tensor_bound(SkMeta *m, const SkTensor *self, const SkTensor *
 
 static const char *const self_min[] = {"self", "min"}, *const self_max[] = {"self", "max"};
 
+/* A scalar bound is stored in the compute dtype: it must fit, as in PyTorch. */
 int sk_meta_clamp_min(SkMeta *m, const SkTensor *self, SkScalar min) {
-  return binary_scalar(m, self, min, self_min, "clamp_min_scalar_cpu", ALLOW_INT | ALLOW_FLOAT, 0);
+  int rc = binary_scalar(m, self, min, self_min, "clamp_min_scalar_cpu", ALLOW_INT | ALLOW_FLOAT, 0);
+  return rc ? rc : sk_scalar_check(min, m->iter->common_dtype);
 }
 
 int sk_meta_clamp_max(SkMeta *m, const SkTensor *self, SkScalar max) {
-  return binary_scalar(m, self, max, self_max, "clamp_max_scalar_cpu", ALLOW_INT | ALLOW_FLOAT, 0);
+  int rc = binary_scalar(m, self, max, self_max, "clamp_max_scalar_cpu", ALLOW_INT | ALLOW_FLOAT, 0);
+  return rc ? rc : sk_scalar_check(max, m->iter->common_dtype);
 }
 
 int sk_meta_clamp_min_Tensor_bound(SkMeta *m, const SkTensor *self, const SkTensor *min) {

@@ -106,6 +106,7 @@ int sk_meta_clamp(SkMeta *m, const SkTensor *self, SkScalar min, SkScalar max) {
     SkIterConfig c = sk_iter_config();
     rc = sk_iter_build(m->iter, m, &c, 1, n, in, names);
   }
+  for (int i = 0; i < 2 && !rc; i++) rc = sk_scalar_check(bounds[i], m->iter->common_dtype); /* stored in that dtype */
   sk_tensor_release(wrapped[0]);
   sk_tensor_release(wrapped[1]);
   return rc;
