@@ -115,4 +115,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) build/examples/sk_cbackend.d

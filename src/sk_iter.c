@@ -137,11 +137,6 @@ static SkTensor *cast_copy(const SkTensor *t, SkDType dtype) {
   return c;
 }
 
-static int identical_layout(const SkTensor *a, const SkTensor *b) {
-  return sk_tensor_data(a) == sk_tensor_data(b) && a->dtype == b->dtype && sk_tensor_same_shape(a, b) &&
-         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
-}
-
 int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout, int nin,
                   const SkTensor *const *inputs, const char *const *names) {
   if (nout + nin > SK_ITER_MAX_OPERANDS) return sk_error("internal: too many iterator operands");
@@ -162,6 +157,7 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
   }
   if (cfg->int_to_float && !sk_dtype_is_floating(it->common_dtype)) it->common_dtype = SK_DTYPE_FLOAT32;
   SkDType kernel_out = cfg->bool_output ? SK_DTYPE_BOOL : it->common_dtype;
+  m->alias_ok = cfg->check_overlap; /* elementwise: an output may be the very view of an input */
   for (int i = 0; i < nout; i++) {
     const SkTensor *given = sk_meta_maybe_output(m, i);
     SkDType target = given ? given->dtype : kernel_out;
@@ -176,14 +172,11 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
 
   for (int i = 0; i < nout; i++) {
     SkTensor *o = m->outputs[i];
-    for (int d = 0; d < o->ndim; d++)
-      if (o->strides[d] == 0 && o->sizes[d] > 1)
-        return sk_error("unsupported operation: more than one element of the written-to tensor '%s' refers to a single "
-                        "memory location; clone() it first", m->out_names[i]);
-    for (int j = 0; j < nin && cfg->check_overlap; j++)
-      if (sk_tensor_may_overlap(o, inputs[j]) && !identical_layout(o, inputs[j]))
-        return sk_error("unsupported operation: some elements of the input tensor '%s' and the written-to tensor '%s' "
-                        "refer to a single memory location; clone() the input first", names[j], m->out_names[i]);
+    /* an out or self was checked against the op's inputs by sk_meta_set_output; a caller that
+    ** registered no inputs (sk_meta_set_inputs) gets the iterator's inputs checked here */
+    if (m->variant != SK_VARIANT_FUNCTIONAL && !m->ninputs && !m->nlists &&
+        sk_check_written(o, m->out_names[i], 0, nin, inputs, names, cfg->check_overlap))
+      return -1;
     if (o->dtype != kernel_out && host) {
       it->ops[i] = sk_tensor_empty(o->ndim, o->sizes, kernel_out, o->device);
       if (!it->ops[i]) return -1;

@@ -25,11 +25,12 @@ void sk_structured_kernel_free(void *ctx) {
   free(k);
 }
 
-/* The device of the first tensor argument (CPU when there is none). */
-static SkDevice device_of(const SkValue *a, int n) {
-  for (int i = 0; i < n; i++)
-    if (a[i].tag == SK_VAL_TENSOR && !(a[i].u.t->flags & SK_TENSOR_WRAPPED_NUMBER)) return a[i].u.t->device;
-  return SK_CPU;
+/* The tensor arguments among the first n (lists apart), with their names. */
+static int tensor_args(const SkOperator *op, const SkValue *a, int n, int skip, const SkTensor **ts, const char **names) {
+  int k = 0;
+  for (int i = 0; i < n && k < SK_META_MAX_INPUTS; i++)
+    if (i != skip && a[i].tag == SK_VAL_TENSOR) { ts[k] = a[i].u.t; names[k++] = op->schema.args[i].name; }
+  return k;
 }
 
 /* Replaces the arguments on s (from base) by the results of a successful call. */
@@ -52,9 +53,22 @@ int sk_structured_boxed(SkOperator *op, SkStack *s, void *ctx) {
   const SkValue *a = &s->v[base];
   int nin = k->variant == SK_VARIANT_OUT ? nargs - f->nouts : nargs;
   int backend = sk_key_is_backend(k->key) && k->key != SK_KEY_META;
-  SkDevice dev = k->key == SK_KEY_META ? SK_META : device_of(a, nin);
+  /* the same device rule and written checks as the generated wrappers */
+  const SkTensor *ts[SK_META_MAX_INPUTS], *all[SK_META_MAX_INPUTS];
+  const char *names[SK_META_MAX_INPUTS], *all_names[SK_META_MAX_INPUTS];
+  int nall = tensor_args(op, a, nargs, -1, all, all_names);
+  SkDevice dev = k->key == SK_KEY_META ? SK_META : sk_meta_device_of(nall, all, SK_CPU);
+  if (sk_meta_check_same_device(op->schema.name, dev, nall, all, all_names)) return -1;
+  for (int i = 0; i < nargs; i++)
+    if (a[i].tag == SK_VAL_TENSORLIST && sk_meta_check_list_device(op->schema.name, dev, sk_value_tensorlist(&a[i]),
+                                                                   op->schema.args[i].name)) return -1;
   SkMeta m;
   sk_meta_init(&m, op->schema.name, k->variant, dev, backend, k->variant == SK_VARIANT_INPLACE ? 1 : f->nouts);
+  if (k->variant != SK_VARIANT_FUNCTIONAL) {
+    sk_meta_set_inputs(&m, tensor_args(op, a, nin, k->variant == SK_VARIANT_INPLACE ? 0 : -1, ts, names), ts, names);
+    for (int i = 0; i < nin; i++)
+      if (a[i].tag == SK_VAL_TENSORLIST) sk_meta_add_input_list(&m, sk_value_tensorlist(&a[i]), op->schema.args[i].name);
+  }
   if (k->variant == SK_VARIANT_OUT)
     for (int i = 0; i < f->nouts; i++) {
       m.outputs[i] = a[nin + i].u.t;

@@ -328,14 +328,26 @@ local function emit_wrapper(key, f, o, out, regs)
   elseif s.kind == "inplace" then
     out[#out + 1] = fmt("  m.outputs[0] = %s;", ps[1].name)
   end
+  -- what the op reads, for the checks on what it writes (out and in-place; DefaultBackend calls the out op)
+  if s.kind ~= "functional" and key ~= "DefaultBackend" then
+    local ins, nm = {}, {}
+    for _, p in ipairs(tps) do
+      if not p.arg.is_out and not (s.kind == "inplace" and p == ps[1]) then ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
+    end
+    if #ins > 0 then
+      out[#out + 1] = fmt("  {\n    const SkTensor *const ins[] = {%s};\n    static const char *const in_names[] = {%s};\n" ..
+        "    sk_meta_set_inputs(&m, %d, ins, in_names);\n  }", table.concat(ins, ", "), table.concat(nm, ", "), #ins)
+    end
+    for _, p in ipairs(lists) do out[#out + 1] = fmt("  sk_meta_add_input_list(&m, %s, %s);", p.name, cstr(p.arg.name)) end
+  end
   out[#out + 1] = "  int rc = 0;"
-  if key ~= "DefaultBackend" and (f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck") and #tlist > 0 then
+  if (f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck") and #tlist > 0 then
     local nm = {}
     for _, p in ipairs(tps) do nm[#nm + 1] = cstr(p.arg.name) end
     out[#out + 1] = fmt("  {\n    const SkTensor *const dev[] = {%s};\n    static const char *const names[] = {%s};\n" ..
       "    rc = sk_meta_check_same_device(%s, m.device, %d, dev, names);\n  }", table.concat(tlist, ", "), table.concat(nm, ", "), cstr(s.name), #tlist)
   end
-  if key ~= "DefaultBackend" and (f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck") then
+  if f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck" then
     for _, p in ipairs(lists) do
       out[#out + 1] = fmt("  if (!rc) rc = sk_meta_check_list_device(%s, m.device, %s, %s);", cstr(s.name), p.name, cstr(p.arg.name))
     end

@@ -48,6 +48,7 @@ static int release_all(int rc, int n, SkTensor **ts) {
 static int softmax_meta(SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float) {
   int64_t d;
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  m->alias_ok = 1; /* the kernels read each row before writing it: out may be self */
   return sk_meta_set_output(m, 0, self->ndim, self->sizes, NULL, half_to_float ? SK_DTYPE_FLOAT32 : self->dtype);
 }
 
