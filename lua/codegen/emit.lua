@@ -408,7 +408,16 @@ local function emit_bump_wrapper(key, f, out, regs)
     return
   end
   local wname = fmt("bump_%s_%s", key, names.uid(s))
-  out[#out + 1] = fmt("static int %s(%s) {\n  int rc = %s(%s);", wname, decl_params(ps), kname, call_args(ps))
+  -- the written-tensor rules of sk_check_written before the kernel: each written tensor against the others
+  local ins, nm = {}, {}
+  for _, p in ipairs(tensor_params(ps)) do ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
+  out[#out + 1] = fmt("static int %s(%s) {\n  const SkTensor *const ins[] = {%s};\n  static const char *const in_names[] = {%s};",
+    wname, decl_params(ps), table.concat(ins, ", "), table.concat(nm, ", "))
+  out[#out + 1] = "  int rc = 0;"
+  for _, x in ipairs(mut) do
+    out[#out + 1] = fmt("  if (!rc) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", x, x, #ins)
+  end
+  out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", kname, call_args(ps))
   for _, x in ipairs(mut) do out[#out + 1] = fmt("  if (!rc) sk_tensor_bump_version(%s);", x) end
   out[#out + 1] = "  return rc;\n}\n"
   regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
