@@ -119,19 +119,46 @@ static void push_arg(lua_State *L, const SkValue *v) {
   }
 }
 
-/* Calls the function of f with the n values on top of L (function below them); 0 or -1 with the error set. */
-static int protected_call(lua_State *L, const LuaFn *f, int n, int nres) {
-  running++;
+/* Calls the function of f with the values push() pushes, all in protected mode: a
+** memory error while pushing is an error value like any other, and no longjmp
+** crosses the C frames of the call (what they own would leak). Results are
+** left on L above its old top (nres of them, or all with LUA_MULTRET).
+** Returns 0, or -1 with the error set. */
+typedef int (*PushFn)(lua_State *L, void *ud); /* pushes the arguments; returns how many */
+typedef struct Protected { const LuaFn *f; PushFn push; void *ud; } Protected;
+
+static int trampoline(lua_State *L) {
+  const Protected *p = lua_touserdata(L, 1);
+  lua_settop(L, 0);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, p->f->ref);
+  int n = p->push ? p->push(L, p->ud) : 0;
+  lua_call(L, n, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres) {
+  if (!lua_checkstack(L, 8)) return sk_error("%s: Lua stack overflow", f->where);
+  Protected p = {f, push, ud};
   LskFrame frame; /* its Lua values are not the caller's: no tensor lookups in this frame */
   lsk_frame_enter(&frame, L, 1, 0);
-  int st = lua_pcall(L, n, nres, 0);
+  lua_pushcfunction(L, trampoline);
+  lua_pushlightuserdata(L, &p);
+  int st = lua_pcall(L, 1, nres, 0);
   lsk_frame_leave(&frame);
-  running--;
   if (st == LUA_OK) return 0;
   const char *msg = lua_tostring(L, -1);
   sk_error("%s raised: %s", f->where, msg ? msg : "(an error object that is not a string)");
   lua_pop(L, 1);
   return -1;
+}
+
+/* Pushers for protected_call. */
+typedef struct Args { const SkValue *a; int n; } Args;
+static int push_args(lua_State *L, void *ud) {
+  const Args *x = ud;
+  luaL_checkstack(L, x->n + 4, "too many arguments");
+  for (int i = 0; i < x->n; i++) push_arg(L, &x->a[i]);
+  return x->n;
 }
 
 /* Versions of the tensor arguments a callee may not write, to catch writes through sk ops. */
@@ -183,20 +210,17 @@ static int take_results(lua_State *L, SkOperator *op, int top, int got, const Sk
   return 0;
 }
 
-static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
-  const LuaFn *f = ctx;
+static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   lua_State *L = state_for(f);
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   const SkSchema *sc = &op->schema;
   int nargs = sc->nargs, base = s->n - nargs, top = lua_gettop(L);
   const SkValue *a = &s->v[base];
-  if (!lua_checkstack(L, nargs + sc->nrets + 8)) return sk_error("%s: Lua stack overflow", f->where);
   uint64_t ver[64];
   if (nargs > 64) return sk_error("%s: too many arguments", f->where);
   snapshot_versions(op, a, nargs, ver);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-  for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
-  if (protected_call(L, f, nargs, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  Args args = {a, nargs};
+  if (protected_call(L, f, push_args, &args, LUA_MULTRET)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, a, f->key, f->where, &rs);
@@ -213,6 +237,16 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
     for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
   }
   sk_stack_free(&rs);
+  return rc;
+}
+
+/* Every Lua callback counts as running from its first Lua API call to its last:
+** a finalizer that runs meanwhile (any allocation may run one) cannot close the
+** library whose kernel this is. */
+static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
+  running++;
+  int rc = lua_kernel_run(op, s, ctx);
+  running--;
   return rc;
 }
 /* }==== */
@@ -272,41 +306,61 @@ static int m_variant(lua_State *L) {
   return 1;
 }
 
-static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
-  const LuaFn *f = ud;
-  lua_State *L = state_for(f);
-  if (!L) return sk_error("%s: its Lua state was closed", f->where);
-  int top = lua_gettop(L);
-  if (!lua_checkstack(L, nargs + 8)) return sk_error("%s: Lua stack overflow", f->where);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-  /* one context object per state, anchored in the registry; a nested meta call makes its own */
+typedef struct MetaArgs { SkMeta *m; Args args; MetaRef *r; int mref; } MetaArgs;
+
+/* Pushes the context object (one per state, anchored in the registry; a nested meta call makes its own), then the args. */
+static int push_meta_args(lua_State *L, void *ud) {
+  MetaArgs *x = ud;
+  luaL_checkstack(L, x->args.n + 8, "too many arguments");
   lua_rawgetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
   MetaRef *r = lua_touserdata(L, -1);
-  int mref = LUA_NOREF;
   if (!r || r->m) {
     int cached = r != NULL;
     lua_pop(L, 1);
     r = lua_newuserdatauv(L, sizeof *r, 0);
+    r->m = NULL;
     luaL_setmetatable(L, "sk.Meta");
     lua_pushvalue(L, -1);
     if (!cached) lua_rawsetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
-    else mref = luaL_ref(L, LUA_REGISTRYINDEX); /* keeps it alive until it is invalidated */
+    else x->mref = luaL_ref(L, LUA_REGISTRYINDEX); /* keeps it alive until it is invalidated */
   }
-  r->m = m;
-  for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
-  int rc = protected_call(L, f, nargs + 1, 0);
-  r->m = NULL;
-  luaL_unref(L, LUA_REGISTRYINDEX, mref);
+  r->m = x->m;
+  x->r = r;
+  return 1 + push_args(L, &x->args);
+}
+
+static int lua_meta_run(SkMeta *m, const SkValue *a, int nargs, const LuaFn *f) {
+  lua_State *L = state_for(f);
+  if (!L) return sk_error("%s: its Lua state was closed", f->where);
+  int top = lua_gettop(L);
+  MetaArgs x = {m, {a, nargs}, NULL, LUA_NOREF};
+  int rc = protected_call(L, f, push_meta_args, &x, 0);
+  if (x.r) x.r->m = NULL;
+  luaL_unref(L, LUA_REGISTRYINDEX, x.mref);
   lua_settop(L, top);
   for (int i = 0; i < m->noutputs && !rc; i++)
     if (!m->outputs[i]) rc = sk_error("%s did not declare output %d (call m:set_output(%d, sizes, dtype))", f->where, i, i);
   return rc;
 }
 
+static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
+  running++;
+  int rc = lua_meta_run(m, a, nargs, ud);
+  running--;
+  return rc;
+}
+
 /* In-place and out impls write into fresh tensors that are copied over the
 ** caller's only when the impl succeeded: a Lua error never leaves them half-written. */
-static int lua_impl(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud) {
-  const LuaFn *f = ud;
+typedef struct ImplArgs { SkTensor *const *outs; int nouts; Args args; } ImplArgs;
+static int push_impl_args(lua_State *L, void *ud) {
+  const ImplArgs *x = ud;
+  luaL_checkstack(L, x->nouts + x->args.n + 4, "too many arguments");
+  for (int i = 0; i < x->nouts; i++) lsk_push_tensor(L, sk_tensor_retain(x->outs[i]));
+  return x->nouts + push_args(L, (void *)&x->args);
+}
+
+static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, const LuaFn *f) {
   lua_State *L = state_for(f);
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   int top = lua_gettop(L), rc = 0;
@@ -316,13 +370,10 @@ static int lua_impl(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *out
     if (!(proxy[i] = sk_tensor_empty(outs[i]->ndim, outs[i]->sizes, outs[i]->dtype, outs[i]->device))) rc = -1;
   uint64_t ver[64];
   if (nargs > 64) rc = sk_error("%s: too many arguments", f->where);
-  if (!rc && !lua_checkstack(L, nargs + nouts + 8)) rc = sk_error("%s: Lua stack overflow", f->where);
   if (!rc) {
     for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-    for (int i = 0; i < nouts; i++) lsk_push_tensor(L, sk_tensor_retain(use_proxy ? proxy[i] : outs[i]));
-    for (int i = 0; i < nargs; i++) push_arg(L, &a[i]);
-    rc = protected_call(L, f, nouts + nargs, 0);
+    ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs}};
+    rc = protected_call(L, f, push_impl_args, &x, 0);
     lua_settop(L, top);
     for (int i = 0; i < nargs && !rc; i++)
       if (a[i].tag == SK_VAL_TENSOR && a[i].u.t->storage->version != ver[i])
@@ -337,6 +388,13 @@ static int lua_impl(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *out
   return rc;
 }
 
+static int lua_impl(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud) {
+  running++;
+  int rc = lua_impl_run(m, a, nargs, outs, nouts, ud);
+  running--;
+  return rc;
+}
+
 static void family_release(SkStructuredFamily *fam) {
   luafn_free(fam->meta_ud);
   for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++) luafn_free(fam->impl_ud[k]);
@@ -348,29 +406,31 @@ static int meta_kernel(SkOperator *op, SkStack *s, void *ctx) { return sk_struct
 /* }==== */
 
 /* {==== Fallbacks from Lua ==== */
-static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
-  LuaFn *f = ctx;
+typedef struct FallbackArgs { const SkOperator *op; int key; Args args; } FallbackArgs;
+static int push_fallback_args(lua_State *L, void *ud) {
+  const FallbackArgs *x = ud;
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, x->op->qualname);
+  lua_setfield(L, -2, "name");
+  lua_pushstring(L, x->op->schema.text);
+  lua_setfield(L, -2, "schema");
+  lua_pushstring(L, sk_key_name(x->key));
+  lua_setfield(L, -2, "key");
+  lua_createtable(L, x->args.n, 0);
+  for (int i = 0; i < x->args.n; i++) { push_arg(L, &x->args.a[i]); lua_rawseti(L, -2, i + 1); }
+  return 2;
+}
+
+static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   lua_State *L = state_for(f);
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   const SkSchema *sc = &op->schema;
   int nargs = sc->nargs, base = s->n - nargs, top = lua_gettop(L);
   op->fallback_calls[f->key]++;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-  lua_createtable(L, 0, 3);
-  lua_pushstring(L, op->qualname);
-  lua_setfield(L, -2, "name");
-  lua_pushstring(L, sc->text);
-  lua_setfield(L, -2, "schema");
-  lua_pushstring(L, sk_key_name(f->key));
-  lua_setfield(L, -2, "key");
-  lua_createtable(L, nargs, 0);
-  for (int i = 0; i < nargs; i++) { push_arg(L, &s->v[base + i]); lua_rawseti(L, -2, i + 1); }
-  char where[256];
-  snprintf(where, sizeof where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
   LuaFn named = *f;
-  memcpy(named.where, where, sizeof named.where < sizeof where ? sizeof named.where : sizeof where);
-  named.where[sizeof named.where - 1] = 0;
-  if (protected_call(L, &named, 2, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  snprintf(named.where, sizeof named.where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
+  FallbackArgs x = {op, f->key, {&s->v[base], nargs}};
+  if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, &s->v[base], f->key, named.where, &rs);
@@ -380,6 +440,13 @@ static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
     for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
   }
   sk_stack_free(&rs);
+  return rc;
+}
+
+static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
+  running++;
+  int rc = lua_fallback_run(op, s, ctx);
+  running--;
   return rc;
 }
 /* }==== */
@@ -701,32 +768,42 @@ static int l_fallback_allow_views(lua_State *L) {
   return 0;
 }
 
-static int log_ref = LUA_NOREF;
-static lua_State *log_L;
+
+typedef struct TwoStrings { const char *a, *b; } TwoStrings;
+static int push_two_strings(lua_State *L, void *ud) {
+  const TwoStrings *x = ud;
+  lua_pushstring(L, x->a);
+  lua_pushstring(L, x->b);
+  return 2;
+}
+
+/* A hook's error becomes a warning; the hook runs as a Lua callback (protected, counted as running). */
+static void call_hook(lua_State *L, const LuaFn *f, PushFn push, void *ud, const char *what) {
+  running++;
+  int top = lua_gettop(L);
+  if (protected_call(L, f, push, ud, 0)) sk_warn("%s raised: %s", what, sk_error_message());
+  lua_settop(L, top);
+  running--;
+}
+
+static LuaFn *log_fn;
 
 static void log_to_lua(const SkOperator *op, int key, void *ud) {
   (void)ud;
-  lua_State *L = lsk_current_state() ? lsk_current_state() : log_L;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, log_ref);
-  lua_pushstring(L, op->qualname);
-  lua_pushstring(L, sk_key_name(key));
-  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-    sk_warn("the fallback log hook raised: %s", lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
+  lua_State *L = state_for(log_fn);
+  if (!L) return;
+  TwoStrings x = {op->qualname, sk_key_name(key)};
+  call_hook(L, log_fn, push_two_strings, &x, "the fallback log hook");
 }
 
 static int l_fallback_set_log(lua_State *L) {
-  if (log_L) luaL_unref(log_L, LUA_REGISTRYINDEX, log_ref);
-  log_L = NULL;
-  log_ref = LUA_NOREF;
-  if (lua_isnoneornil(L, 1)) { sk_cpu_fallback_set_log(NULL, NULL); return 0; }
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  log_L = lua_tothread(L, -1);
-  lua_pop(L, 1);
-  lua_pushvalue(L, 1);
-  log_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  refuse_while_running(L, "sk.fallback.set_log");
+  if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+  sk_cpu_fallback_set_log(NULL, NULL);
+  luafn_free(log_fn);
+  log_fn = NULL;
+  if (lua_isnoneornil(L, 1)) return 0;
+  log_fn = luafn_new(L, 1, 0, "the fallback log hook%s%s", "", "");
   sk_cpu_fallback_set_log(log_to_lua, NULL);
   return 0;
 }
@@ -769,18 +846,21 @@ static int l_fallback_call(lua_State *L) {
 typedef struct Observer { LuaFn *fn; } Observer;
 static Observer observers[SK_DEVICE_MAX_TYPES];
 
+typedef struct CopyArgs { int direction; size_t nbytes; } CopyArgs;
+static int push_copy_args(lua_State *L, void *ud) {
+  static const char *const dirs[] = {"to_cpu", "from_cpu", "within"};
+  const CopyArgs *x = ud;
+  lua_pushstring(L, dirs[x->direction]);
+  lua_pushinteger(L, (lua_Integer)x->nbytes);
+  return 2;
+}
+
 static void observe_copy(void *ud, int direction, size_t nbytes) {
   LuaFn *f = ud;
   lua_State *L = state_for(f);
   if (!L) return;
-  static const char *const dirs[] = {"to_cpu", "from_cpu", "within"};
-  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-  lua_pushstring(L, dirs[direction]);
-  lua_pushinteger(L, (lua_Integer)nbytes);
-  if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-    sk_warn("the copy hook of a backend raised: %s", lua_tostring(L, -1));
-    lua_pop(L, 1);
-  }
+  CopyArgs x = {direction, nbytes};
+  call_hook(L, f, push_copy_args, &x, "the copy hook of a backend");
 }
 
 static int device_type_of(lua_State *L, int idx, const char *fname) {
