@@ -287,7 +287,7 @@ int sk_default_slice(SkTensor **result, const SkTensor *self, int64_t dim, SkOpt
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   if (step <= 0) return sk_error("slice step must be positive");
   int64_t n = self->sizes[d];
-  int64_t lo = start.has && start.v != INT64_MAX ? start.v : 0;
+  int64_t lo = start.has ? start.v : 0;
   int64_t hi = end.has ? end.v : INT64_MAX;
   if (lo < 0) lo += n;
   if (hi < 0) hi += n;
