@@ -108,8 +108,8 @@ void sk_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
 int sk_span(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset, int64_t *lo, int64_t *hi) {
   int64_t a = offset, b = offset;
   for (int i = 0; i < ndim; i++) {
-    int64_t step;
-    if (sk_mul_overflow(sizes[i] - 1, strides[i], &step) || sk_add_overflow(strides[i] < 0 ? a : b, step, strides[i] < 0 ? &a : &b))
+    int64_t ext, *end = strides[i] < 0 ? &a : &b;
+    if (sk_mul_overflow(sizes[i] - 1, strides[i], &ext) || sk_add_overflow(*end, ext, end))
       return sk_error("storage offset overflows: offset %lld + (size - 1) * stride over the dims does not fit in int64",
                       (long long)offset);
   }
