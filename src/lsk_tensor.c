@@ -4,9 +4,11 @@
 ** it; a closed tensor holds NULL and every use of it is an error.
 */
 #include "lsk.h"
+#include "sk_checked.h"
 #include "sk_error.h"
 #include "sk_ops.h"
 
+#include <limits.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -196,21 +198,37 @@ static SkTensor *on_cpu(lua_State *L, SkTensor *t, const char *fname) {
   return c;
 }
 
-static void push_nested(lua_State *L, const SkTensor *t, int d, const char *p) {
-  if (d == t->ndim) { push_element(L, p, t->dtype); return; }
-  lua_createtable(L, (int)t->sizes[d], 0);
+/* Element offsets travel as integers: only a leaf (never reached when t is empty) forms a pointer. */
+static void push_nested(lua_State *L, const SkTensor *t, int d, int64_t off) {
   size_t sz = sk_dtype_size(t->dtype);
+  if (d == t->ndim) { push_element(L, (const char *)sk_tensor_data(t) + off * (int64_t)sz, t->dtype); return; }
+  lua_createtable(L, t->sizes[d] < INT_MAX ? (int)t->sizes[d] : INT_MAX, 0);
   for (int64_t i = 0; i < t->sizes[d]; i++) {
-    push_nested(L, t, d + 1, p + i * t->strides[d] * (int64_t)sz);
+    push_nested(L, t, d + 1, off + i * t->strides[d]);
     lua_rawseti(L, -2, i + 1);
   }
 }
 
+/* An empty tensor's tables stop at its first dim of size 0, but the dims before it may
+** still ask for more tables than memory holds: at most TOTABLE_EMPTY_MAX of them. */
+#define TOTABLE_EMPTY_MAX ((int64_t)1 << 20)
+static int empty_tables_fit(const SkTensor *t) {
+  int64_t level = 1, total = 1;
+  for (int d = 0; d < t->ndim && t->sizes[d] != 0; d++)
+    if (sk_mul_overflow(level, t->sizes[d], &level) || sk_add_overflow(total, level, &total) || total > TOTABLE_EMPTY_MAX)
+      return 0;
+  return 1;
+}
+
 static int t_totable(lua_State *L) {
   SELF("Tensor:totable");
+  char buf[256];
+  if (t->numel == 0 && !empty_tables_fit(t))
+    return luaL_error(L, "Tensor:totable: a tensor of shape %s has no elements but would need more than %I nested "
+                      "tables", sk_shape_str(t->ndim, t->sizes, buf, sizeof buf), (lua_Integer)TOTABLE_EMPTY_MAX);
   SkTensor *c = on_cpu(L, t, "Tensor:totable");
   luaL_checkstack(L, c->ndim + 8, "tensor too deep");
-  push_nested(L, c, 0, sk_tensor_data(c));
+  push_nested(L, c, 0, 0);
   sk_tensor_release(c);
   return 1;
 }

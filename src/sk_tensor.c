@@ -7,6 +7,7 @@
 ** creates and releases tensors.
 */
 #include "sk_tensor.h"
+#include "sk_checked.h"
 #include "sk_elem.h"
 #include "sk_error.h"
 
@@ -84,34 +85,54 @@ static int storage_grow(SkStorage *s, size_t nbytes) {
 }
 /* }==== */
 
-/* {==== Tensor lifetime ==== */
+/* {==== Checked sizes ==== */
 int64_t sk_numel(int ndim, const int64_t *sizes) {
   int64_t n = 1;
-  for (int i = 0; i < ndim; i++) n *= sizes[i];
-  return n;
+  int empty = 0;
+  for (int i = 0; i < ndim; i++) {
+    if (sizes[i] < 0) return sk_error("negative dimension %lld in size (dim %d)", (long long)sizes[i], i);
+    if (sizes[i] == 0) empty = 1;
+    else if (sk_mul_overflow(n, sizes[i], &n)) return sk_error("numel: integer multiplication overflow");
+  }
+  return empty ? 0 : n;
 }
 
 void sk_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
   int64_t st = 1;
-  for (int i = ndim - 1; i >= 0; i--) {
+  for (int i = ndim - 1; i >= 0; i--) { /* products of nonzero sizes: no overflow (sk_numel) */
     strides[i] = st;
     st *= sizes[i] > 1 ? sizes[i] : 1;
   }
 }
 
-/* Checks sizes and returns the element count, or -1 with an error. */
-static int64_t checked_numel(int ndim, const int64_t *sizes) {
-  if (ndim < 0 || ndim > SK_MAX_DIMS) return sk_error("tensors have at most %d dimensions, got %d", SK_MAX_DIMS, ndim);
-  int64_t n = 1;
+int sk_span(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset, int64_t *lo, int64_t *hi) {
+  int64_t a = offset, b = offset;
   for (int i = 0; i < ndim; i++) {
-    if (sizes[i] < 0) return sk_error("negative dimension %lld in size (dim %d)", (long long)sizes[i], i);
-    if (sizes[i] && n > INT64_MAX / 16 / sizes[i]) return sk_error("tensor size overflows (dim %d)", i);
-    n *= sizes[i];
+    int64_t ext, *end = strides[i] < 0 ? &a : &b;
+    if (sk_mul_overflow(sizes[i] - 1, strides[i], &ext) || sk_add_overflow(*end, ext, end))
+      return sk_error("storage offset overflows: offset %lld + (size - 1) * stride over the dims does not fit in int64",
+                      (long long)offset);
   }
-  return n;
+  *lo = a, *hi = b;
+  return 0;
 }
 
-static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, SkDType dtype) {
+int sk_nbytes(int64_t nelem, size_t itemsize, size_t *out) {
+  int64_t n;
+  int bad = sk_mul_overflow(nelem, (int64_t)itemsize, &n) || (uint64_t)n > SIZE_MAX;
+  *out = bad ? 0 : (size_t)n;
+  return bad ? sk_error("storage size calculation overflowed: %lld elements of %zu bytes", (long long)nelem, itemsize) : 0;
+}
+
+static int check_ndim(int ndim) {
+  if (ndim < 0 || ndim > SK_MAX_DIMS) return sk_error("tensors have at most %d dimensions, got %d", SK_MAX_DIMS, ndim);
+  return 0;
+}
+/* }==== */
+
+/* {==== Tensor lifetime ==== */
+/* A header over s with sizes checked by sk_numel; strides and offset are the caller's. */
+static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, int64_t numel, SkDType dtype) {
   SkTensor *t = block_get(&tensor_blocks);
   if (!t) return sk_error("out of memory"), NULL;
   t->refcount = 1;
@@ -122,7 +143,7 @@ static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, SkD
   t->ndim = ndim;
   t->flags = 0;
   if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
-  t->numel = sk_numel(ndim, sizes);
+  t->numel = numel;
   return t;
 }
 
@@ -131,18 +152,19 @@ SkTensor *sk_tensor_empty(int ndim, const int64_t *sizes, SkDType dtype, SkDevic
 }
 
 SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, SkDevice device) {
-  int64_t n = checked_numel(ndim, sizes);
+  if (check_ndim(ndim)) return NULL;
+  int64_t n = sk_numel(ndim, sizes), span = n, lo, hi; /* span: elements the strides reach */
+  size_t nbytes;
   if (n < 0) return NULL;
-  int64_t span = n ? 1 : 0; /* elements the strides reach */
-  if (strides && n)
-    for (int i = 0; i < ndim; i++) {
+  if (strides && n) {
+    for (int i = 0; i < ndim; i++)
       if (strides[i] < 0) return sk_error("negative stride %lld (dim %d)", (long long)strides[i], i), NULL;
-      span += (sizes[i] - 1) * strides[i];
-    }
-  if (!strides) span = n;
-  SkStorage *s = storage_new((size_t)span * sk_dtype_size(dtype), device);
+    if (sk_span(ndim, sizes, strides, 0, &lo, &hi) || sk_add_overflow(hi, 1, &span)) return NULL;
+  }
+  if (sk_nbytes(span, sk_dtype_size(dtype), &nbytes)) return NULL;
+  SkStorage *s = storage_new(nbytes, device);
   if (!s) return NULL;
-  SkTensor *t = tensor_header(s, ndim, sizes, dtype);
+  SkTensor *t = tensor_header(s, ndim, sizes, n, dtype);
   if (!t) { storage_release(s); return NULL; }
   if (strides) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
   else sk_contiguous_strides(ndim, sizes, t->strides);
@@ -150,8 +172,16 @@ SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t 
 }
 
 SkTensor *sk_tensor_alias(const SkTensor *base, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset) {
-  if (ndim > SK_MAX_DIMS) return sk_error("tensors have at most %d dimensions, got %d", SK_MAX_DIMS, ndim), NULL;
-  SkTensor *t = tensor_header(base->storage, ndim, sizes, base->dtype);
+  if (check_ndim(ndim)) return NULL;
+  int64_t n = sk_numel(ndim, sizes), lo, hi;
+  if (n < 0) return NULL;
+  if (n > 0) { /* the invariant: a non-empty view stays inside its storage */
+    if (sk_span(ndim, sizes, strides, offset, &lo, &hi)) return NULL;
+    if (lo < 0 || (uint64_t)hi >= base->storage->nbytes / sk_dtype_size(base->dtype))
+      return sk_error("view reaches elements [%lld, %lld], outside its storage of %zu elements", (long long)lo,
+                      (long long)hi, base->storage->nbytes / sk_dtype_size(base->dtype)), NULL;
+  }
+  SkTensor *t = tensor_header(base->storage, ndim, sizes, n, base->dtype);
   if (!t) return NULL;
   base->storage->refcount++;
   t->device = base->device;
@@ -220,13 +250,10 @@ int sk_wrap_dim(int64_t dim, int ndim, const char *argname, int64_t *out) {
   return 0;
 }
 
+/* Bytes [lo, hi) of a non-empty tensor; its span fits (the invariant), so sk_span cannot fail. */
 static void byte_range(const SkTensor *t, int64_t *lo, int64_t *hi) {
-  int64_t a = t->offset, b = t->offset;
-  for (int i = 0; i < t->ndim; i++) {
-    if (t->strides[i] >= 0) b += (t->sizes[i] - 1) * t->strides[i];
-    else a += (t->sizes[i] - 1) * t->strides[i];
-  }
-  int64_t sz = (int64_t)sk_dtype_size(t->dtype);
+  int64_t a, b, sz = (int64_t)sk_dtype_size(t->dtype);
+  sk_span(t->ndim, t->sizes, t->strides, t->offset, &a, &b);
   *lo = a * sz;
   *hi = (b + 1) * sz;
 }
@@ -241,9 +268,10 @@ int sk_tensor_may_overlap(const SkTensor *a, const SkTensor *b) {
 /* }==== */
 
 int sk_tensor_resize(SkTensor *t, int ndim, const int64_t *sizes) {
-  int64_t n = checked_numel(ndim, sizes);
-  if (n < 0) return -1;
-  size_t need = (size_t)(n + (n ? t->offset : 0)) * sk_dtype_size(t->dtype);
+  if (check_ndim(ndim)) return -1;
+  int64_t n = sk_numel(ndim, sizes), end;
+  size_t need;
+  if (n < 0 || sk_add_overflow(n, n ? t->offset : 0, &end) || sk_nbytes(end, sk_dtype_size(t->dtype), &need)) return -1;
   if (storage_grow(t->storage, need)) return -1;
   t->ndim = ndim;
   if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);

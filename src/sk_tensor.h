@@ -2,8 +2,12 @@
 ** sk_tensor.h — storages and tensors
 ** A storage is a refcounted buffer on one device with the version counter
 ** that all its views share. A tensor is (storage, offset, sizes[], strides[]),
-** offset and strides in elements. Invariant: for a non-empty tensor,
-** offset + Σ (sizes[i]-1)·strides[i] lies inside the storage.
+** offset and strides in elements. Invariants: sizes are >= 0 and the
+** product of the nonzero sizes fits in int64 (so every partial product and
+** every contiguous stride does too); the storage's bytes fit in int64 and
+** size_t; for a non-empty tensor, offset + Σ (sizes[i]-1)·strides[i] lies
+** inside the storage. sk_numel, sk_span and sk_nbytes are the one place
+** these are checked (with sk_checked.h for the arithmetic of the ops).
 ** Tensors are refcounted too; a function returning SkTensor* hands over one
 ** reference, and "borrowed" arguments are never released by the callee.
 */
@@ -62,7 +66,13 @@ static inline void *sk_tensor_data(const SkTensor *t) {
 }
 int sk_tensor_is_contiguous(const SkTensor *t);
 int sk_tensor_same_shape(const SkTensor *a, const SkTensor *b);
+/* The element count of sizes; -1 with an error for a negative size or when the
+** product of the nonzero sizes overflows ("numel: integer multiplication overflow"). */
 int64_t sk_numel(int ndim, const int64_t *sizes);
+/* The lowest and highest element offsets [lo, hi] a non-empty view reaches; -1 with an error on overflow. */
+int sk_span(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset, int64_t *lo, int64_t *hi);
+/* nelem * itemsize as a byte count; -1 with an error when it exceeds int64 or size_t. */
+int sk_nbytes(int64_t nelem, size_t itemsize, size_t *out);
 void sk_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 static inline void sk_tensor_bump_version(SkTensor *t) { t->storage->version++; }
 /* Formats "[2, 3]" into buf. */

@@ -99,7 +99,7 @@ typedef struct DrawCtx {
   SkWalk w;
   uint64_t seed, base;
   int64_t from;
-  uint64_t range;       /* random_: values from + [0, range) */
+  uint64_t range;       /* random_: values from + [0, range), 0 standing for 2^64 */
   double p;             /* bernoulli_.float */
   const double *probs;  /* bernoulli_.Tensor: one probability per element, logical order */
   SkDType dt;
@@ -112,8 +112,11 @@ static void store_int(char *p, SkDType dt, int64_t v) {
 
 static void random_row(char *p, int64_t n, int64_t st, int64_t first, void *ctx) {
   const DrawCtx *c = ctx;
-  for (int64_t i = 0; i < n; i++, p += st)
-    store_int(p, c->dt, c->from + (int64_t)(bits64(c->seed, c->base + (uint64_t)(first + i)) % c->range));
+  for (int64_t i = 0; i < n; i++, p += st) { /* unsigned: from + r may pass INT64_MAX only on the way to a value in range */
+    uint64_t r = bits64(c->seed, c->base + (uint64_t)(first + i));
+    if (c->range) r %= c->range;
+    store_int(p, c->dt, (int64_t)((uint64_t)c->from + r));
+  }
 }
 
 static void bernoulli_row(char *p, int64_t n, int64_t st, int64_t first, void *ctx) {
@@ -166,17 +169,16 @@ static int64_t random_upper(SkDType dt) {
 
 int sk_cpu_random_from_(SkTensor *self, int64_t from, SkOptInt to, void *generator) {
   (void)generator;
-  int64_t hi = to.has ? to.v - 1 : random_upper(self->dtype);
   if (to.has && from >= to.v)
     return sk_error("random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to.v);
+  int64_t hi = to.has ? to.v - 1 : random_upper(self->dtype); /* to > from, so to - 1 fits */
   if (hi > random_upper(self->dtype) || (self->dtype != SK_DTYPE_INT64 && from < -random_upper(self->dtype) - 1))
     return sk_error("random_: the range [%lld, %lld] does not fit in %s", (long long)from, (long long)hi, sk_dtype_name(self->dtype));
   if (check_writable(self)) return -1;
   if (self->numel == 0) return 0;
   DrawCtx c = {0};
   c.from = from;
-  c.range = (uint64_t)hi - (uint64_t)from + 1;
-  if (c.range == 0) c.range = UINT64_MAX; /* the full int64 range */
+  c.range = (uint64_t)hi - (uint64_t)from + 1; /* wraps to 0 for the full int64 range */
   draw_all(self, &c, random_row);
   return 0;
 }

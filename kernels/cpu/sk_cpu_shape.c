@@ -215,7 +215,7 @@ static int triangle(const SkTensor *self, int64_t k, SkTensor *out, int upper) {
   t.dst = sk_tensor_data(out);
   t.rows = self->sizes[nd - 2];
   t.cols = self->sizes[nd - 1];
-  t.k = k;
+  t.k = k < -t.rows ? -t.rows : k > t.cols ? t.cols : k; /* the same rows kept for any k beyond; i + k + 1 fits */
   t.z = (int64_t)sk_tensor_itemsize(self);
   t.upper = upper;
   t.nb = nd - 2;
@@ -239,17 +239,17 @@ int sk_cpu_triu_out(const SkMeta *m, const SkTensor *self, int64_t diagonal, SkT
 int sk_cpu_diag_out(const SkMeta *m, const SkTensor *self, int64_t diagonal, SkTensor *out) {
   (void)m;
   int64_t z = (int64_t)sk_tensor_itemsize(self), sst[SK_MAX_DIMS], ost[SK_MAX_DIMS];
+  if (out->numel == 0) return 0;
+  /* out is non-empty, so |diagonal| is below its (1-D) or self's (2-D) size: -diagonal fits */
   int64_t row = diagonal < 0 ? -diagonal : 0, col = diagonal > 0 ? diagonal : 0;
   byte_strides(self, sst);
   byte_strides(out, ost);
   if (self->ndim == 1) { /* a vector onto the diagonal of a zero matrix */
-    if (out->numel == 0) return 0;
     zero_tensor(out);
     if (self->numel == 0) return 0;
     int64_t d[1] = {ost[0] + ost[1]}, sizes[1] = {self->sizes[0]};
     copy_bytes((char *)sk_tensor_data(out) + row * ost[0] + col * ost[1], d, sk_tensor_data(self), sst, 1, sizes, z);
   } else { /* the diagonal of a matrix */
-    if (out->numel == 0) return 0;
     int64_t s[1] = {sst[0] + sst[1]};
     copy_bytes(sk_tensor_data(out), ost, (const char *)sk_tensor_data(self) + row * sst[0] + col * sst[1], s, 1,
                out->sizes, z);

@@ -253,7 +253,9 @@ int sk_cpu_gelu_out(const SkMeta *m, const SkTensor *self, const char *approxima
 int sk_cpu_round_decimals_out(const SkMeta *m, const SkTensor *self, int64_t decimals, SkTensor *out) {
   (void)self; (void)out;
   if (decimals == 0) return sk_cpu_run(m, round_float_loops, NULL, "round_vml_cpu");
-  SkOpParams p = {pow(10.0, (double)(decimals < 0 ? -decimals : decimals)), 0, decimals < 0, 0};
+  /* 10^|d| in floating point: |d| taken as a double, so INT64_MIN is not negated; a huge |d|
+  ** gives inf and the values nan, as in PyTorch */
+  SkOpParams p = {pow(10.0, fabs((double)decimals)), 0, decimals < 0, 0};
   return sk_cpu_run(m, round_dec_loops, &p, "round_cpu");
 }
 

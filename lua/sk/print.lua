@@ -3,7 +3,9 @@
 -- through the tensor API (select, item, totable), never from C memory.
 -- Like PyTorch, one format serves all shown values: integers as they are;
 -- floats with 4 decimals, trailing "." when all are whole, or scientific
--- notation when the magnitudes are very large or very small.
+-- notation when the magnitudes are very large or very small. A tensor with
+-- no elements prints as "[]" with its shape; a summarized one reads only
+-- the shown entries, so printing costs O(shown elements) for any sizes.
 local M = {}
 
 local THRESHOLD, EDGE = 1000, 3
@@ -63,6 +65,8 @@ function M.tostring(t)
   local shape, dtype = t:shape(), t:dtype()
   local suffix = string.format("shape={%s}, dtype=%s, device=%s", table.concat(shape, ", "), dtype, t:device())
   if t:device() == "meta" then return "tensor(..., " .. suffix .. ")" end
+  -- no elements: one "[]" whatever the sizes (PyTorch's tensor([], size=...)), in O(1)
+  if t:numel() == 0 then return "tensor([], " .. suffix .. ")" end
   local summarize = t:numel() > THRESHOLD
   local values = corners(t, summarize)
   local floating = dtype:find("float") ~= nil

@@ -128,6 +128,7 @@ static int matmul_batched(SkTensor **result, const SkTensor *a, const SkTensor *
     batch[i] = sa == 1 ? sb : sa;
   }
   int64_t nb_total = sk_numel(nbatch, batch);
+  if (nb_total < 0) return sk_error_context("matmul: the broadcast batch shape");
   int64_t flat[3];
   SkTensor *ae = NULL, *a3 = NULL, *be = NULL, *b3 = NULL, *r = NULL;
 
@@ -229,16 +230,11 @@ static const SkDeviceHooks *hooks_of(SkDevice d, int to_cpu) {
   return &dt->hooks;
 }
 
-/* Elements [lo, lo + n) of the storage that t reaches. */
+/* Elements [lo, lo + n) of the storage that t (non-empty) reaches; sk_span cannot fail on a tensor. */
 static void span_of(const SkTensor *t, int64_t *lo, int64_t *n) {
-  int64_t a = t->offset, b = t->offset;
-  for (int i = 0; i < t->ndim; i++) {
-    int64_t ext = (t->sizes[i] - 1) * t->strides[i];
-    if (ext >= 0) b += ext;
-    else a += ext;
-  }
-  *lo = a;
-  *n = b - a + 1;
+  int64_t hi;
+  sk_span(t->ndim, t->sizes, t->strides, t->offset, lo, &hi);
+  *n = hi - *lo + 1;
 }
 
 /* A CPU tensor with t's layout over a staging copy of the elements t reaches

@@ -113,10 +113,11 @@ static int arange_range(SkScalar start, SkScalar end, SkScalar step, SkDType dt,
     if (s == 0) return sk_error("step must be nonzero");
     if (!((s > 0 && b >= a) || (s < 0 && b <= a)))
       return sk_error("upper bound and larger bound inconsistent with step sign");
-    if (dt == SK_DTYPE_INT64) { /* exact: ceil((b - a) / s), b - a and s of the same sign */
-      if (fabs((double)b - (double)a) >= 9.0e18) return sk_error("invalid size, possible overflow?");
-      int64_t d = b - a;
-      r->n = d / s + (d % s != 0);
+    if (dt == SK_DTYPE_INT64) { /* exact: ceil(|b - a| / |s|) in unsigned, b - a and s of the same sign */
+      uint64_t d = s > 0 ? (uint64_t)b - (uint64_t)a : (uint64_t)a - (uint64_t)b;
+      uint64_t m = s > 0 ? (uint64_t)s : -(uint64_t)s, n = d / m + (d % m != 0);
+      if (n > INT64_MAX) return sk_error("invalid size, possible overflow?");
+      r->n = (int64_t)n;
     } else {
       double nd = ceil((sk_scalar_to_double(end) - sk_scalar_to_double(start)) / sk_scalar_to_double(step));
       if (!(nd >= 0 && nd <= 9.2e18)) return sk_error("invalid size, possible overflow?");
@@ -139,13 +140,19 @@ static int arange_range(SkScalar start, SkScalar end, SkScalar step, SkDType dt,
   return 0;
 }
 
+/* start + i*step in unsigned arithmetic: i*step alone may pass INT64_MAX where the sum does not
+** (int64); for the smaller integer types the value wraps, as the cast to them does anyway. */
+static inline int64_t arange_int(const ArangeRange *r, int64_t i) {
+  return (int64_t)((uint64_t)r->istart + (uint64_t)r->istep * (uint64_t)i);
+}
+
 /* Writes start + i*step into a contiguous CPU tensor. */
 static void arange_write(SkTensor *t, const ArangeRange *r) {
   void *p = sk_tensor_data(t);
   int64_t n = t->numel;
   switch (t->dtype) {
-  case SK_DTYPE_INT64: for (int64_t i = 0; i < n; i++) ((int64_t *)p)[i] = r->istart + r->istep * i; break;
-  case SK_DTYPE_INT32: for (int64_t i = 0; i < n; i++) ((int32_t *)p)[i] = (int32_t)(r->istart + r->istep * i); break;
+  case SK_DTYPE_INT64: for (int64_t i = 0; i < n; i++) ((int64_t *)p)[i] = arange_int(r, i); break;
+  case SK_DTYPE_INT32: for (int64_t i = 0; i < n; i++) ((int32_t *)p)[i] = (int32_t)arange_int(r, i); break;
   case SK_DTYPE_FLOAT32: for (int64_t i = 0; i < n; i++) ((float *)p)[i] = (float)(r->fstart + r->fstep * (double)i); break;
   case SK_DTYPE_FLOAT64: for (int64_t i = 0; i < n; i++) ((double *)p)[i] = r->fstart + r->fstep * (double)i; break;
   case SK_DTYPE_FLOAT16:
@@ -156,7 +163,7 @@ static void arange_write(SkTensor *t, const ArangeRange *r) {
     break;
   default: { /* the small integer types */
     size_t sz = sk_dtype_size(t->dtype);
-    for (int64_t i = 0; i < n; i++) sk_store_int64((char *)p + (size_t)i * sz, t->dtype, r->istart + r->istep * i);
+    for (int64_t i = 0; i < n; i++) sk_store_int64((char *)p + (size_t)i * sz, t->dtype, arange_int(r, i));
   }
   }
 }
@@ -307,7 +314,7 @@ int sk_math_eye_m(SkTensor **result, int64_t n, int64_t m, int dtype, int layout
   int64_t sizes[2] = {n, m};
   SkTensor *t = NULL;
   if (sk_math_zeros(&t, (SkIntList){sizes, 2}, dtype, layout, device, pin_memory)) return -1;
-  int64_t k = n < m ? n : m, stride = m + 1;
+  int64_t k = n < m ? n : m, stride = k > 1 ? m + 1 : 1; /* k > 1: n, m >= 2 and n * m fits, so m + 1 does */
   SkTensor *diag = sk_tensor_alias(t, 1, &k, &stride, t->offset); /* the diagonal as a view */
   int rc = diag ? sk_fill__Scalar(diag, sk_scalar_int(1)) : -1;
   sk_tensor_release(diag);

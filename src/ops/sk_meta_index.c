@@ -11,6 +11,7 @@
 ** nonzero cannot run on Meta at all: their Meta kernels say so.
 */
 #include "sk_kernels.h"
+#include "sk_checked.h"
 #include "sk_error.h"
 
 #include <stdio.h>
@@ -105,7 +106,9 @@ int sk_meta_cat(SkMeta *m, SkTensorList tensors, int64_t dim, sk_precompute_cat_
         return sk_error("Sizes of tensors must match except in dimension %lld. Expected size %lld but got size %lld "
                         "for tensor number %d in the list.", (long long)d, (long long)r->sizes[k],
                         (long long)t->sizes[k], i);
-    sizes[d] += t->sizes[d];
+    if (sk_add_overflow(sizes[d], t->sizes[d], &sizes[d]))
+      return sk_error("torch.cat(): the result's size at dimension %lld overflows at tensor number %d in the list",
+                      (long long)d, i);
   }
   if (given) {
     if (has_internal_overlap(given))
@@ -178,11 +181,15 @@ int sk_meta_diag(SkMeta *m, const SkTensor *self, int64_t diagonal) {
   const SkTensor *in[] = {self};
   static const char *const names[] = {"self"};
   if (check_written(m, 1, in, names)) return -1;
-  int64_t k = diagonal < 0 ? -diagonal : diagonal;
-  if (self->ndim == 1) {
-    int64_t n = self->sizes[0] + k, sizes[2] = {n, n};
+  if (self->ndim == 1) { /* n + |diagonal| squared, as sk_numel checks it */
+    int64_t n, sizes[2];
+    if (diagonal < 0 ? sk_sub_overflow(self->sizes[0], diagonal, &n) : sk_add_overflow(self->sizes[0], diagonal, &n))
+      return sk_error("diag(): the result size %lld + |%lld| overflows (argument 'diagonal')", (long long)self->sizes[0],
+                      (long long)diagonal);
+    sizes[0] = sizes[1] = n;
     return sk_meta_set_output(m, 0, 2, sizes, NULL, self->dtype);
   }
+  /* a size minus a non-negative diagonal, or plus a negative one: no overflow */
   int64_t rows = self->sizes[0], cols = self->sizes[1], len;
   if (diagonal >= 0) len = rows < cols - diagonal ? rows : cols - diagonal;
   else len = rows + diagonal < cols ? rows + diagonal : cols;

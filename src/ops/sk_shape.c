@@ -10,6 +10,7 @@
 ** of owned references, handed over only on success.
 */
 #include "sk_ops.h"
+#include "sk_checked.h"
 #include "sk_error.h"
 
 #include <stdlib.h>
@@ -90,7 +91,7 @@ int sk_default_split(SkTensorList *result, const SkTensor *self, int64_t split_s
   int64_t size = self->sizes[d];
   if (split_size == 0 && size != 0)
     return sk_error("split_size can only be 0 if dimension size is 0, but got dimension size of %lld", (long long)size);
-  int64_t n = split_size ? (size + split_size - 1) / split_size : 1;
+  int64_t n = split_size ? sk_ceil_div(size, split_size) : 1;
   if (n < 1) n = 1;
   if (n > INT32_MAX) return sk_error("split: %lld pieces are too many", (long long)n);
   SkTensor **a = list_new((int)n);
@@ -109,12 +110,13 @@ int sk_default_split_with_sizes(SkTensorList *result, const SkTensor *self, SkIn
   if (self->ndim == 0) return sk_error("split expects at least a 1-dimensional tensor");
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   const char *shown = sk_shape_str(split_sizes.n, split_sizes.data ? split_sizes.data : no_dims, buf, sizeof buf);
+  int overflow = 0;
   for (int i = 0; i < split_sizes.n; i++) {
     if (split_sizes.data[i] < 0)
       return sk_error("split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%s", shown);
-    sum += split_sizes.data[i];
+    overflow |= sk_add_overflow(sum, split_sizes.data[i], &sum);
   }
-  if (sum != self->sizes[d])
+  if (overflow || sum != self->sizes[d])
     return sk_error("split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension "
                     "%lld), but got split_sizes=%s", (long long)self->sizes[d], (long long)d, shown);
   SkTensor **a = list_new(split_sizes.n);
@@ -136,7 +138,7 @@ int sk_math_chunk(SkTensorList *result, const SkTensor *self, int64_t chunks, in
   if (self->ndim == 0) return sk_error("chunk expects at least a 1-dimensional tensor");
   if (chunks <= 0) return sk_error("chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
-  int64_t size = self->sizes[d], split_size = (size + chunks - 1) / chunks;
+  int64_t size = self->sizes[d], split_size = sk_ceil_div(size, chunks);
   if (split_size == 0 && size == 0) {
     if (chunks > 1 << 20) return sk_error("chunk: %lld chunks are too many", (long long)chunks);
     int64_t *zeros = calloc((size_t)chunks, sizeof *zeros);
@@ -172,7 +174,7 @@ int sk_math_flatten(SkTensor **result, const SkTensor *self, int64_t start_dim, 
   int n = 0;
   for (int d = 0; d < s; d++) sizes[n++] = self->sizes[d];
   sizes[n] = 1;
-  for (int64_t d = s; d <= e; d++) sizes[n] *= self->sizes[d];
+  for (int64_t d = s; d <= e; d++) sizes[n] *= self->sizes[d]; /* a partial numel of self: fits */
   n++;
   for (int64_t d = e + 1; d < self->ndim; d++) sizes[n++] = self->sizes[d];
   return sk_reshape(result, self, (SkIntList){sizes, n});
@@ -187,21 +189,21 @@ int sk_math_unflatten(SkTensor **result, const SkTensor *self, int64_t dim, SkIn
   if (self->ndim - 1 + sizes.n > SK_MAX_DIMS)
     return sk_error("unflatten: the result would have %d dimensions, at most %d are supported", self->ndim - 1 + sizes.n,
                     SK_MAX_DIMS);
-  int infer = -1;
-  int64_t prod = 1;
+  int infer = -1, n = 0;
+  for (int k = 0; k < d; k++) shape[n++] = self->sizes[k];
   for (int i = 0; i < sizes.n; i++) {
     if (sizes.data[i] == -1) {
       if (infer >= 0) return sk_error("unflatten: can only specify one unknown dimension size with -1 (argument 'sizes')");
       infer = i;
     } else if (sizes.data[i] < 0) {
       return sk_error("unflatten: invalid size %lld in argument 'sizes'", (long long)sizes.data[i]);
-    } else prod *= sizes.data[i];
+    }
+    shape[n++] = sizes.data[i] == -1 ? 1 : sizes.data[i];
   }
-  int64_t size = self->sizes[d];
-  int n = 0;
-  for (int k = 0; k < d; k++) shape[n++] = self->sizes[k];
-  for (int i = 0; i < sizes.n; i++) shape[n++] = sizes.data[i];
   for (int64_t k = d + 1; k < self->ndim; k++) shape[n++] = self->sizes[k];
+  int64_t size = self->sizes[d], prod = sk_numel(sizes.n, shape + d);
+  if (prod < 0)
+    return sk_error_context("unflatten: argument 'sizes' %s", sk_shape_str(sizes.n, sizes.data, buf, sizeof buf));
   if (infer >= 0 && prod > 0 && size % prod == 0) shape[d + infer] = size / prod;
   else if (infer >= 0 || prod != size)
     return sk_error("unflatten: Provided sizes %s don't multiply up to the size of dim %lld (%lld) in the input tensor",
@@ -257,10 +259,19 @@ int sk_default_repeat(SkTensor **result, const SkTensor *self, SkIntList repeats
     return sk_error("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
   if (repeats.n > SK_MAX_DIMS)
     return sk_error("argument 'repeats' has %d dimensions, but tensors have at most %d", repeats.n, SK_MAX_DIMS);
-  for (int i = 0; i < repeats.n; i++)
+  int64_t out[SK_MAX_DIMS];
+  int lead = repeats.n - self->ndim;
+  for (int i = 0; i < repeats.n; i++) {
     if (repeats.data[i] < 0)
       return sk_error("Trying to create tensor with negative dimension %lld: %s (argument 'repeats')",
                       (long long)repeats.data[i], sk_shape_str(repeats.n, repeats.data, buf, sizeof buf));
+    if (sk_mul_overflow(i < lead ? 1 : self->sizes[i - lead], repeats.data[i], &out[i]))
+      return sk_error("repeat: size %lld at dim %d times %lld repeats overflows (argument 'repeats')",
+                      (long long)self->sizes[i - lead], i, (long long)repeats.data[i]);
+  }
+  if (sk_numel(repeats.n, out) < 0)
+    return sk_error_context("repeat: the result size %s (argument 'repeats')", sk_shape_str(repeats.n, out, buf, sizeof buf));
+  /* every intermediate shape below has the result's numel, so none overflows */
   return repeat_dims(result, self, repeats.data ? repeats.data : no_dims, repeats.n);
 }
 

@@ -4,9 +4,12 @@
 ** sk_tensor_alias(); no element is read or written, so one kernel serves
 ** every backend, Meta included. reshape (Math) is the one op here that may
 ** copy: it views when the strides allow it, else clones and views that.
-** Invariant: a view never reaches outside the elements of its base.
+** Invariant: a view never reaches outside the elements of its base
+** (sk_tensor_alias checks it); sizes, strides and offsets are computed with
+** checked arithmetic, an overflow is an error naming the argument.
 */
 #include "sk_ops.h"
+#include "sk_checked.h"
 #include "sk_error.h"
 
 #include <stdint.h>
@@ -19,25 +22,25 @@ static int make_view(SkTensor **result, const SkTensor *self, int ndim, const in
 }
 
 /* {==== view and reshape ==== */
-/* PyTorch's infer_size: checks `shape` against numel, resolving one -1. */
+/* PyTorch's infer_size: checks `shape` against numel, resolving one -1. The
+** known sizes must have a representable numel (sk_numel), even when one is 0. */
 static int infer_size(SkIntList shape, int64_t numel, const char *arg, int64_t *out) {
   char buf[256];
   if (shape.n > SK_MAX_DIMS)
     return sk_error("argument '%s' has %d dimensions, but tensors have at most %d", arg, shape.n, SK_MAX_DIMS);
-  int64_t newsize = 1;
-  int infer = -1, overflow = 0;
+  int infer = -1;
   for (int d = 0; d < shape.n; d++) {
     int64_t s = shape.data[d];
     out[d] = s;
     if (s == -1) {
       if (infer >= 0) return sk_error("only one dimension can be inferred (argument '%s')", arg);
       infer = d;
-    } else if (s >= 0) {
-      if (s && newsize > INT64_MAX / s) overflow = 1;
-      else newsize *= s;
-    } else return sk_error("invalid shape dimension %lld (argument '%s')", (long long)s, arg);
+      out[d] = 1;
+    } else if (s < 0) return sk_error("invalid shape dimension %lld (argument '%s')", (long long)s, arg);
   }
-  if (!overflow && (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0))) {
+  int64_t newsize = sk_numel(shape.n, out);
+  if (newsize < 0) return sk_error_context("argument '%s' %s", arg, sk_shape_str(shape.n, shape.data, buf, sizeof buf));
+  if (numel == newsize || (infer >= 0 && newsize > 0 && numel % newsize == 0)) {
     if (infer >= 0) {
       if (newsize == 0)
         return sk_error("cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size "
@@ -67,13 +70,16 @@ static int compute_stride(const SkTensor *t, int nd, const int64_t *newshape, in
       newstride[d] = d == nd - 1 ? 1 : (newshape[d + 1] > 1 ? newshape[d + 1] : 1) * newstride[d + 1];
     return 1;
   }
+  /* the products of sizes are partial numels (no overflow); a size times a stride may
+  ** overflow only on a huge meta storage: no such stride exists, so the chunk ends */
   int view_d = nd - 1;
-  int64_t chunk_base_stride = t->strides[t->ndim - 1], tensor_numel = 1, view_numel = 1;
+  int64_t chunk_base_stride = t->strides[t->ndim - 1], tensor_numel = 1, view_numel = 1, st;
   for (int td = t->ndim - 1; td >= 0; td--) {
     tensor_numel *= t->sizes[td];
-    if (td == 0 || (t->sizes[td - 1] != 1 && t->strides[td - 1] != tensor_numel * chunk_base_stride)) {
+    if (td == 0 || (t->sizes[td - 1] != 1 && (sk_mul_overflow(tensor_numel, chunk_base_stride, &st) ||
+                                               t->strides[td - 1] != st))) {
       while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
-        newstride[view_d] = view_numel * chunk_base_stride;
+        if (sk_mul_overflow(view_numel, chunk_base_stride, &newstride[view_d])) return 0;
         view_numel *= newshape[view_d];
         view_d--;
       }
@@ -175,7 +181,10 @@ int sk_default_unsqueeze(SkTensor **result, const SkTensor *self, int64_t dim) {
   for (int i = 0, j = 0; i <= self->ndim; i++) {
     if (i == d) {
       sizes[i] = 1;
-      strides[i] = d < self->ndim ? self->sizes[d] * self->strides[d] : 1;
+      strides[i] = 1;
+      if (d < self->ndim && sk_mul_overflow(self->sizes[d], self->strides[d], &strides[i]))
+        return sk_error("unsqueeze: the stride of the new dimension %lld (size %lld * stride %lld) overflows",
+                        (long long)d, (long long)self->sizes[d], (long long)self->strides[d]);
     } else sizes[i] = self->sizes[j], strides[i] = self->strides[j], j++;
   }
   return make_view(result, self, self->ndim + 1, sizes, strides, self->offset);
@@ -197,7 +206,10 @@ int sk_default_expand(SkTensor **result, const SkTensor *self, SkIntList size, i
   for (int i = nd - 1; i >= 0; i--) {
     int dim = td - (nd - i);
     int64_t sz = dim >= 0 ? self->sizes[dim] : 1;
-    int64_t st = dim >= 0 ? self->strides[dim] : i + 1 < nd ? sizes[i + 1] * strides[i + 1] : 1;
+    int64_t st = dim >= 0 ? self->strides[dim] : 1;
+    if (dim < 0 && i + 1 < nd && sk_mul_overflow(sizes[i + 1], strides[i + 1], &st))
+      return sk_error("expand: the stride of the new dimension %d (size %lld * stride %lld) overflows", i,
+                      (long long)sizes[i + 1], (long long)strides[i + 1]);
     int64_t target = size.data[i];
     if (target == -1) {
       if (dim < 0)
@@ -221,6 +233,16 @@ int sk_default_expand(SkTensor **result, const SkTensor *self, SkIntList size, i
 /* }==== */
 
 /* {==== Indexing along one dim ==== */
+/* self's offset moved index steps along dim d. Inside the storage for a non-empty
+** result (the invariant); for an empty one the product may still overflow. */
+static int offset_at(const SkTensor *self, int64_t d, int64_t index, const char *op, int64_t *out) {
+  int64_t step;
+  if (sk_mul_overflow(index, self->strides[d], &step) | sk_add_overflow(self->offset, step, out))
+    return sk_error("%s(): storage offset %lld + %lld * stride %lld overflows", op, (long long)self->offset,
+                    (long long)index, (long long)self->strides[d]);
+  return 0;
+}
+
 int sk_default_narrow(SkTensor **result, const SkTensor *self, int64_t dim, int64_t start, int64_t length) {
   int64_t d, sizes[SK_MAX_DIMS];
   if (self->ndim == 0) return sk_error("narrow() cannot be applied to a 0-dim tensor.");
@@ -234,9 +256,11 @@ int sk_default_narrow(SkTensor **result, const SkTensor *self, int64_t dim, int6
   if (start > cur - length)
     return sk_error("start (%lld) + length (%lld) exceeds dimension size (%lld).", (long long)start, (long long)length,
                     (long long)cur);
+  int64_t offset;
+  if (offset_at(self, d, start, "narrow", &offset)) return -1;
   memcpy(sizes, self->sizes, sizeof sizes);
   sizes[d] = length;
-  return make_view(result, self, self->ndim, sizes, self->strides, self->offset + start * self->strides[d]);
+  return make_view(result, self, self->ndim, sizes, self->strides, offset);
 }
 
 int sk_default_select(SkTensor **result, const SkTensor *self, int64_t dim, int64_t index) {
@@ -249,10 +273,12 @@ int sk_default_select(SkTensor **result, const SkTensor *self, int64_t dim, int6
     return sk_error("select(): index %lld out of range for tensor of size %s at dimension %lld", (long long)index,
                     sk_shape_str(self->ndim, self->sizes, buf, sizeof buf), (long long)d);
   if (index < 0) index += size;
+  int64_t offset;
+  if (offset_at(self, d, index, "select", &offset)) return -1;
   int n = 0;
   for (int i = 0; i < self->ndim; i++)
     if (i != d) sizes[n] = self->sizes[i], strides[n++] = self->strides[i];
-  return make_view(result, self, n, sizes, strides, self->offset + index * self->strides[d]);
+  return make_view(result, self, n, sizes, strides, offset);
 }
 
 int sk_default_slice(SkTensor **result, const SkTensor *self, int64_t dim, SkOptInt start, SkOptInt end, int64_t step) {
@@ -261,7 +287,7 @@ int sk_default_slice(SkTensor **result, const SkTensor *self, int64_t dim, SkOpt
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   if (step <= 0) return sk_error("slice step must be positive");
   int64_t n = self->sizes[d];
-  int64_t lo = start.has && start.v != INT64_MAX ? start.v : 0;
+  int64_t lo = start.has ? start.v : 0;
   int64_t hi = end.has ? end.v : INT64_MAX;
   if (lo < 0) lo += n;
   if (hi < 0) hi += n;
@@ -269,11 +295,14 @@ int sk_default_slice(SkTensor **result, const SkTensor *self, int64_t dim, SkOpt
   else if (lo >= n) lo = n;
   if (hi < lo) hi = lo;
   else if (hi >= n) hi = n;
+  int64_t offset;
+  if (offset_at(self, d, lo, "slice", &offset)) return -1;
   memcpy(sizes, self->sizes, sizeof sizes);
   memcpy(strides, self->strides, sizeof strides);
-  int64_t len = hi - lo;
-  sizes[d] = len == 0 ? 0 : (len - 1) / step + 1;
-  strides[d] = self->strides[d] * step;
-  return make_view(result, self, self->ndim, sizes, strides, self->offset + lo * self->strides[d]);
+  sizes[d] = sk_ceil_div(hi - lo, step);
+  /* stride * step fits when the result has 2+ entries along d (the invariant); with
+  ** fewer the stride is never used, and self's stands in when the product overflows */
+  if (sk_mul_overflow(self->strides[d], step, &strides[d])) strides[d] = self->strides[d];
+  return make_view(result, self, self->ndim, sizes, strides, offset);
 }
 /* }==== */
