@@ -111,6 +111,8 @@ local function parse_entry(e, line, file)
   local get = reader(e, bad)
   local s, err = schema.parse(get("func", "string"))
   if not s then bad(err) end
+  local limit = schema.check_limits(s)
+  if limit then bad(limit) end
   local dispatch, written = parse_dispatch(get("dispatch", "table", {}), bad)
   local tags = type(e.tags) == "string" and { e.tags } or get("tags", "table", {})
   local r = {

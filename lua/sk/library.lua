@@ -35,6 +35,8 @@ return function(core)
     if type(text) ~= "string" then raise("lib:define: argument 'schema' expected a string, got " .. type(text)) end
     local rec, err = schema.parse(text)
     if not rec then raise("lib:define: " .. err) end
+    local limit = schema.check_limits(rec)
+    if limit then raise("lib:define: '" .. text .. "': " .. limit) end
     if rec.namespace_explicit and rec.namespace ~= self.ns then
       raise(string.format("lib:define: schema namespace '%s' differs from the library's '%s'", rec.namespace, self.ns))
     end

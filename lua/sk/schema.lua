@@ -259,6 +259,86 @@ function M.parse(text)
   return r
 end
 
+-- {==== What the runtime can hold ====
+-- The grammar accepts schemas that sk's binding and structured runtime cannot
+-- carry; check_limits refuses them (codegen and sk.library both call it), naming the limit.
+M.limits = { args = 64, returns = 64 // 4, list = 64, outs = 4 }
+local DTYPES = {}
+for d in ("bool uint8 int8 int16 int32 int64 float16 bfloat16 float32 float64 float double half long int short "
+          .. "byte char"):gmatch("%S+") do DTYPES[d] = true end
+
+local function number_text(d) return tonumber(d) ~= nil or d == "inf" or d == "-inf" or d == "nan" end
+local ELEMENT = {
+  int = function(d) return math.tointeger(tonumber(d)) ~= nil end,
+  float = number_text,
+  bool = function(d) return d == "True" or d == "False" end,
+}
+ELEMENT.SymInt = ELEMENT.int
+local SCALAR_DEFAULT = {
+  int = ELEMENT.int, SymInt = ELEMENT.int, float = number_text, bool = ELEMENT.bool,
+  Scalar = function(d) return number_text(d) or ELEMENT.bool(d) end,
+  str = function(d) return d:match('^".*"$') or d:match("^'.*'$") end,
+  ScalarType = function(d) return DTYPES[d] end,
+  Layout = function(d) return d:match("^[%a_]+$") end,
+  MemoryFormat = function(d) return d:match("^[%a_]+$") end,
+  Device = function(d) return d:match('^".*"$') end,
+}
+
+local function check_default(a)
+  local t, d = a.type, a.default
+  if d == "None" then
+    if not t.optional then return "default None for '" .. a.name .. "', which is not optional" end
+    return nil
+  end
+  if t.list then
+    local elem = ELEMENT[t.base]
+    if not elem then return "a default for the list '" .. a.name .. "' (only int[], float[] and bool[] lists have defaults)" end
+    local items = {}
+    if d:match("^%[.*%]$") then
+      for x in d:sub(2, -2):gmatch("[^,%s]+") do items[#items + 1] = x end
+    else
+      items[1] = d
+    end
+    if #items > M.limits.list then
+      return "a default of " .. #items .. " elements for '" .. a.name .. "', at most " .. M.limits.list
+    end
+    for _, x in ipairs(items) do
+      if not elem(x) then return "bad default '" .. d .. "' for " .. M.type_str(t) .. " '" .. a.name .. "'" end
+    end
+    return nil
+  end
+  local ok = SCALAR_DEFAULT[t.base]
+  if not ok or not ok(d) then return "bad default '" .. d .. "' for " .. M.type_str(t) .. " '" .. a.name .. "'" end
+end
+
+-- An error message when the record (from parse) is beyond what sk's runtime holds, else nil.
+function M.check_limits(r)
+  local L = M.limits
+  if #r.args > L.args then return #r.args .. " arguments, sk supports at most " .. L.args end
+  if #r.returns > L.returns then return #r.returns .. " returns, sk supports at most " .. L.returns end
+  local outs = 0
+  for _, a in ipairs(r.args) do
+    local t = a.type
+    if t.list and t.list.size and t.list.size > L.list then
+      return "argument '" .. a.name .. "' is " .. M.type_str(t) .. ", sk supports fixed-size lists of at most " .. L.list
+    end
+    if a.is_out then
+      outs = outs + 1
+      if a.default then return "out argument '" .. a.name .. "' has a default; an out argument cannot have one" end
+      if t.list then return "out argument '" .. a.name .. "' is a list; sk supports Tensor(a!) outs only" end
+    end
+    if r.inplace and a.name == "self" and t.list then
+      return "in-place self '" .. M.type_str(t) .. "' is a list; sk supports a single Tensor(a!) self"
+    end
+    if a.default then
+      local e = check_default(a)
+      if e then return e end
+    end
+  end
+  if outs > L.outs then return outs .. " out arguments, sk supports at most " .. L.outs end
+end
+-- }====
+
 function M.print(r)
   local parts, star = {}, false
   for _, a in ipairs(r.args) do
