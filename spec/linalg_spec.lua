@@ -84,7 +84,7 @@ describe("mv", function()
     assert.matches("sk.mv: argument 'self' must be a 2%-D tensor, got 1%-D", h.err(sk.mv, F(X), F(X)))
     assert.matches("argument 'vec' must be a 1%-D tensor, got 2%-D", h.err(sk.mv, F(A), F(A)))
     assert.matches("size mismatch, got self %(3x4%), vec %(3%)", h.err(sk.mv, F(A), F({ 1, 2, 3 })))
-    assert.matches("expected self and vec to have the same dtype, but got: float != double",
+    assert.matches("expected self and vec to have the same dtype, but got: float32 != float64",
       h.err(sk.mv, T(A, { dtype = "float32" }), T(X, { dtype = "float64" })))
   end)
 end)
@@ -133,7 +133,7 @@ describe("addmv", function()
     assert.matches("sk.addmv: argument 'self' %(shape %[2%]%) is not broadcastable to shape %[3%]",
       h.err(sk.addmv, T({ 1.0, 2.0 }), F(A), F(X)))
     assert.matches("argument 'self' %(shape %[3, 1%]%) is not broadcastable", h.err(sk.addmv, sk.ones({ 3, 1 }), F(A), F(X)))
-    assert.matches("expected self and mat to have the same dtype, but got: double != float",
+    assert.matches("expected self and mat to have the same dtype, but got: float64 != float32",
       h.err(sk.addmv, T({ 1.0 }, { dtype = "float64" }), F(A), F(X)))
     assert.matches("size mismatch, got mat %(3x4%), vec %(2%)", h.err(sk.addmv, T({ 1.0 }), F(A), T({ 1.0, 2.0 })))
   end)
@@ -256,9 +256,9 @@ describe("baddbmm", function()
       h.err(sk.baddbmm, T(1.0), F(B1), sk.ones({ 2, 2, 2 })))
     assert.matches("argument 'batch1' and 'batch2' must have the same batch size, got 2 and 1",
       h.err(sk.baddbmm, T(1.0), F(B1), sk.ones({ 1, 3, 2 })))
-    assert.matches("expected batch1 and batch2 to have the same dtype, but got: float != double",
+    assert.matches("expected batch1 and batch2 to have the same dtype, but got: float32 != float64",
       h.err(sk.baddbmm, T(1.0), F(B1), T(B2, { dtype = "float64" })))
-    assert.matches("expected self and batch1 to have the same dtype, but got: long int != float",
+    assert.matches("expected self and batch1 to have the same dtype, but got: int64 != float32",
       h.err(sk.baddbmm, T(1), F(B1), F(B2)))
     assert.matches("argument 'self' %(shape %[3%]%) is not broadcastable to shape %[2, 2, 2%]",
       h.err(sk.baddbmm, T({ 1.0, 2.0, 3.0 }), F(B1), F(B2)))

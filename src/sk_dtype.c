@@ -17,6 +17,12 @@ static const struct { const char *alias; SkDType t; } aliases[] = {
 size_t sk_dtype_size(SkDType t) { return info[t].size; }
 const char *sk_dtype_name(SkDType t) { return (unsigned)t < SK_DTYPE_COUNT ? info[t].name : "?"; }
 
+const char *sk_dtype_torch_name(SkDType t) {
+  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
+                                                    "Half", "BFloat16", "Float", "Double"};
+  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
+}
+
 int sk_dtype_from_name(const char *name, SkDType *out) {
   for (int i = 0; i < SK_DTYPE_COUNT; i++)
     if (strcmp(name, info[i].name) == 0) { *out = (SkDType)i; return 0; }

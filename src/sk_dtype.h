@@ -28,6 +28,8 @@ enum { SK_CAT_BOOL, SK_CAT_INT, SK_CAT_FLOAT };
 
 size_t sk_dtype_size(SkDType t);
 const char *sk_dtype_name(SkDType t);
+/* PyTorch's ScalarType name ("Float"), only for messages that quote a PyTorch kernel's text. */
+const char *sk_dtype_torch_name(SkDType t);
 int sk_dtype_from_name(const char *name, SkDType *out); /* 0 ok, -1 unknown (no error set) */
 int sk_dtype_category(SkDType t);
 SK_HD static inline int sk_dtype_is_floating(SkDType t) { return t >= SK_DTYPE_FLOAT16; }

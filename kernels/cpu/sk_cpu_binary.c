@@ -7,8 +7,8 @@
 ** meta functions have refused the dtypes a table lacks. Integers compute in
 ** unsigned arithmetic (wrapping, never C UB) or through int64 helpers that
 ** handle INT_MIN / -1; shifts mask their count before shifting; integer
-** division by zero and negative integer exponents are errors found by
-** scanning the operand before anything is written. NaN propagates through
+** division by zero is an error found by scanning the divisor before anything
+** is written (a negative integer exponent is not: PyTorch's powi). NaN propagates through
 ** maximum, minimum and every clamp, from the input and from a bound.
 */
 #include "sk_kernels.h"
@@ -82,8 +82,11 @@ DEF_LERP(double, d)
 #define ICLAMP_LO(a, lo) ((a) < (lo) ? (lo) : (a))
 #define ICLAMP_HI(a, hi) ((a) > (hi) ? (hi) : (a))
 
-/* e >= 0 (checked by the caller); wraps like repeated multiplication. */
+/* Wraps like repeated multiplication. A negative exponent (a Tensor exponent; the
+** Scalar overloads refuse one) gives PyTorch's powi: 1 / base^-e truncated toward
+** zero, i.e. 1 for base 1, -1 or 1 by parity for base -1, else 0. */
 static inline int64_t int_pow(int64_t base, int64_t e) {
+  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
   uint64_t r = 1, b = (uint64_t)base;
   for (uint64_t k = (uint64_t)e; k; k >>= 1, b *= b)
     if (k & 1) r *= b;
@@ -169,8 +172,11 @@ static const SkLoopFn xor_loops[SK_DTYPE_COUNT] = {SK_INT_TABLE(xor), [SK_DTYPE_
 static const SkLoopFn lshift_loops[SK_DTYPE_COUNT] = {SK_INT_TABLE(lshift)};
 static const SkLoopFn rshift_loops[SK_DTYPE_COUNT] = {SK_INT_TABLE(rshift)};
 static const SkLoopFn lerps_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(lerps)};
-static const SkLoopFn clampmin_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(clampmin), SK_INT_TABLE(clampmin)};
-static const SkLoopFn clampmax_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(clampmax), SK_INT_TABLE(clampmax)};
+/* Bool clamps by one tensor bound are maximum / minimum (PyTorch); Scalar bounds refuse bool in the meta. */
+static const SkLoopFn clampmin_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(clampmin), SK_INT_TABLE(clampmin),
+                                                        [SK_DTYPE_BOOL] = or_b};
+static const SkLoopFn clampmax_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(clampmax), SK_INT_TABLE(clampmax),
+                                                        [SK_DTYPE_BOOL] = and_b};
 /* }==== */
 
 /* {==== Ternary loops: lerp.Tensor, addcmul, addcdiv, clamp by two tensors ==== */
@@ -228,25 +234,6 @@ static int check_divisor(const SkMeta *m, const char *msg) {
   if (sk_dtype_is_integral(dt) && m->iter->numel > 0 && sk_cpu_any_zero(m->iter->ops[2])) return sk_error("%s", msg);
   return 0;
 }
-
-typedef struct { SkDType dt; int found; } NegScan;
-
-static void negative_row(char *p, int64_t n, int64_t st, int64_t first, void *ctx) {
-  NegScan *ns = ctx;
-  (void)first;
-  for (int64_t i = 0; i < n && !ns->found; i++, p += st) ns->found = sk_load_int64(p, ns->dt) < 0;
-}
-
-/* Integer pow needs exponents >= 0. */
-static int check_exponent(const SkMeta *m) {
-  const SkTensor *e = m->iter->ops[2];
-  NegScan ns = {e->dtype, 0};
-  if (!sk_dtype_is_integral(e->dtype) || e->dtype == SK_DTYPE_UINT8 || e->numel == 0) return 0;
-  SkWalk w;
-  sk_walk_init(&w, e, 1);
-  sk_walk_range(&w, w.data, 0, w.numel, negative_row, &ns);
-  return ns.found ? sk_error("Integers to negative integer powers are not allowed.") : 0;
-}
 /* }==== */
 
 /* {==== Kernels ==== */
@@ -282,20 +269,21 @@ int sk_cpu_div_out_mode(const SkMeta *m, const SkTensor *self, const SkTensor *o
   (void)self; (void)other; (void)out;
   if (!rounding_mode) return sk_cpu_run(m, div_loops, NULL, "div_true_cpu");
   int floor_mode = strcmp(rounding_mode, "floor") == 0;
-  if (check_divisor(m, "division by zero")) return -1;
+  if (check_divisor(m, floor_mode ? "ZeroDivisionError (integer floor division // by zero in argument 'other')"
+                                  : "ZeroDivisionError (integer division by zero in argument 'other')"))
+    return -1;
   return floor_mode ? sk_cpu_run(m, divfloor_loops, NULL, "div_floor_cpu")
                     : sk_cpu_run(m, divtrunc_loops, NULL, "div_trunc_cpu");
 }
 
 int sk_cpu_remainder_out(const SkMeta *m, const SkTensor *self, const SkTensor *other, SkTensor *out) {
   (void)self; (void)other; (void)out;
-  if (check_divisor(m, "division by zero")) return -1;
+  if (check_divisor(m, "ZeroDivisionError (integer remainder % by zero in argument 'other')")) return -1;
   return sk_cpu_run(m, rem_loops, NULL, "remainder_cpu");
 }
 
 int sk_cpu_pow_out(const SkMeta *m, const SkTensor *self, const SkTensor *exponent, SkTensor *out) {
   (void)self; (void)exponent; (void)out;
-  if (check_exponent(m)) return -1;
   return sk_cpu_run(m, pow_loops, NULL, "pow");
 }
 
@@ -327,7 +315,7 @@ TABLE_KERNEL(clamp_max_Tensor_bound_out, clampmax_loops, "clamp_max_cpu")
 /* The Scalar bound is iterator operand 2, a wrapped number (see sk_meta_clamp_min). */
 int sk_cpu_clamp_min_out(const SkMeta *m, const SkTensor *self, SkScalar min, SkTensor *out) {
   (void)self; (void)min; (void)out;
-  return sk_cpu_run(m, clampmin_loops, NULL, "clamp_min_scalar_cpu");
+  return sk_cpu_run(m, clampmin_loops, NULL, "clamp_min_cpu");
 }
 
 int sk_cpu_clamp_max_out(const SkMeta *m, const SkTensor *self, SkScalar max, SkTensor *out) {

@@ -563,7 +563,7 @@ static int reduce(const SkTensor *self, uint32_t mask, int kind, double prm, SkT
   RedCtx c;
   if (!rc) {
     c.r = &reducers[kind][in->dtype];
-    if (!c.r->row) rc = sk_error("reduction not implemented for '%s'", sk_cpu_torch_name(in->dtype));
+    if (!c.r->row) rc = sk_error("reduction not implemented for '%s'", sk_dtype_torch_name(in->dtype));
   }
   if (!rc && out->numel > 0) {
     split_dims(in, mask, &c.kw, &c.rw);

@@ -138,7 +138,7 @@ static int softmax(const SkTensor *self, int64_t dim, int half_to_float, SkTenso
   int last = self->ndim == 0 || d == self->ndim - 1;
   if (!sk_dtype_is_floating(self->dtype))
     return sk_error("\"%s%s_kernel_impl\" not implemented for '%s'", name, last ? "_lastdim" : "",
-                    sk_cpu_torch_name(self->dtype));
+                    sk_dtype_torch_name(self->dtype));
   if (out->numel == 0) return 0;
   /* float32 or float64 to compute in: half types go through float32 copies. */
   SkDType ct = self->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
@@ -195,12 +195,12 @@ int sk_cpu_nll_loss_forward_out(const SkMeta *m, const SkTensor *self, const SkT
                                 int64_t reduction, int64_t ignore_index, SkTensor *output, SkTensor *total_weight) {
   (void)m;
   if (!sk_dtype_is_floating(self->dtype))
-    return sk_error("\"nll_loss_out_frame\" not implemented for '%s'", sk_cpu_torch_name(self->dtype));
+    return sk_error("\"nll_loss_out_frame\" not implemented for '%s'", sk_dtype_torch_name(self->dtype));
   if (target->dtype != SK_DTYPE_INT64 && target->dtype != SK_DTYPE_UINT8)
-    return sk_error("expected scalar type Long but found %s (argument 'target')", sk_cpu_torch_name(target->dtype));
+    return sk_error("expected scalar type Long but found %s (argument 'target')", sk_dtype_torch_name(target->dtype));
   if (weight && weight->dtype != self->dtype)
-    return sk_error("expected scalar type %s but found %s (argument 'weight')", sk_cpu_torch_name(self->dtype),
-                    sk_cpu_torch_name(weight->dtype));
+    return sk_error("expected scalar type %s but found %s (argument 'weight')", sk_dtype_torch_name(self->dtype),
+                    sk_dtype_torch_name(weight->dtype));
   int64_t batch = self->ndim == 2 ? self->sizes[0] : 1, nc = self->sizes[self->ndim - 1];
   int64_t xs0 = self->ndim == 2 ? self->strides[0] : 0, xs1 = self->strides[self->ndim - 1];
   int64_t ts = target->ndim ? target->strides[0] : 0;

@@ -31,20 +31,13 @@
 #define SK_INT_TABLE(p) [SK_DTYPE_UINT8] = p##_u8, [SK_DTYPE_INT8] = p##_i8, \
   [SK_DTYPE_INT16] = p##_i16, [SK_DTYPE_INT32] = p##_i32, [SK_DTYPE_INT64] = p##_i64
 
-/* PyTorch's names of scalar types, for messages that quote PyTorch. */
-static inline const char *sk_cpu_torch_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
-                                                    "Half", "BFloat16", "Float", "Double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
 /* Parameters a loop reads from its context: one float and one integer view of each. */
 typedef struct SkOpParams { double f, f2; int64_t i, i2; } SkOpParams;
 
 /* Runs the iterator with the loop the table holds for its compute dtype. */
 static inline int sk_cpu_run(const SkMeta *m, const SkLoopFn *table, const SkOpParams *p, const char *kname) {
   SkDType dt = m->iter->common_dtype;
-  if (!table[dt]) return sk_error("\"%s\" not implemented for '%s'", kname, sk_cpu_torch_name(dt));
+  if (!table[dt]) return sk_error("\"%s\" not implemented for '%s'", kname, sk_dtype_torch_name(dt));
   sk_iter_for_each(m->iter, table[dt], (void *)p);
   return 0;
 }

@@ -20,9 +20,10 @@ SK_SCALAR_OVERLOAD(sk_default_fmod__Scalar(SkTensor *self, SkScalar other), othe
 SK_SCALAR_OVERLOAD(sk_default_fmod_Scalar_out(const SkTensor *self, SkScalar other, SkTensor *out), other,
                 sk_fmod_Tensor_out(self, w, out))
 
-SK_SCALAR_OVERLOAD(sk_default_pow__Scalar(SkTensor *self, SkScalar exponent), exponent, sk_pow_(self, w))
+SK_SCALAR_OVERLOAD(sk_default_pow__Scalar(SkTensor *self, SkScalar exponent), exponent,
+                   sk_check_pow_scalar_exponent(self, exponent) ? -1 : sk_pow_(self, w))
 SK_SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar_out(const SkTensor *self, SkScalar exponent, SkTensor *out), exponent,
-                sk_pow_Tensor_Tensor_out(self, w, out))
+                sk_check_pow_scalar_exponent(self, exponent) ? -1 : sk_pow_Tensor_Tensor_out(self, w, out))
 SK_SCALAR_OVERLOAD(sk_default_pow_Scalar_out(SkScalar self, const SkTensor *exponent, SkTensor *out), self,
                 sk_pow_Tensor_Tensor_out(w, exponent, out))
 

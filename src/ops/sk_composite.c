@@ -1,6 +1,6 @@
 /*
 ** sk_composite.c — composite ops: Scalar overloads, where, full reductions,
-** matmul, copy_, to, clone, contiguous, zero_
+** matmul, copy_, to, clone, contiguous, zero_, narrow.Tensor_start
 ** Everything here calls the dispatched public API (never a backend kernel),
 ** so each op works on any backend that provides the ops it is made of.
 ** copy_ is the exception that moves bytes itself: between two CPU tensors
@@ -37,7 +37,7 @@ SK_SCALAR_OVERLOAD(sk_default_div_Scalar(SkTensor **result, const SkTensor *self
 SK_SCALAR_OVERLOAD(sk_default_remainder_Scalar(SkTensor **result, const SkTensor *self, SkScalar other), other,
                 sk_remainder(result, self, w))
 SK_SCALAR_OVERLOAD(sk_default_pow_Tensor_Scalar(SkTensor **result, const SkTensor *self, SkScalar exponent), exponent,
-                sk_pow_Tensor_Tensor(result, self, w))
+                sk_check_pow_scalar_exponent(self, exponent) ? -1 : sk_pow_Tensor_Tensor(result, self, w))
 SK_SCALAR_OVERLOAD(sk_default_pow_Scalar(SkTensor **result, SkScalar self, const SkTensor *exponent), self,
                 sk_pow_Tensor_Tensor(result, w, exponent))
 /* }==== */
@@ -52,13 +52,25 @@ int sk_default_mean(SkTensor **result, const SkTensor *self, int dtype) {
 }
 /* }==== */
 
-/* {==== matmul ==== */
+/* {==== matmul ====
+** matmul checks its own arguments before calling mm or bmm, so that a bad call
+** names the user's 'self' and 'other' (and their shapes), not mm's 'mat2' or an
+** operand reshaped on the way; the inner kernels' checks then always pass. */
+static int check_matmul(const SkTensor *a, const SkTensor *b) {
+  int da = a->ndim, db = b->ndim;
+  if (da == 0 || db == 0)
+    return sk_error("both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db);
+  if (a->dtype != b->dtype)
+    return sk_error("expected self and other to have the same dtype, but got: %s != %s", sk_dtype_name(a->dtype),
+                    sk_dtype_name(b->dtype));
+  if (a->sizes[da - 1] == b->sizes[db > 1 ? db - 2 : 0]) return 0;
+  char sa[128], sb[128];
+  return sk_error("argument 'self' and 'other' shapes cannot be multiplied (%s and %s)",
+                  sk_shape_str(da, a->sizes, sa, sizeof sa), sk_shape_str(db, b->sizes, sb, sizeof sb));
+}
+
 /* 1-D · 1-D: [1,k] x [k,1] -> [1,1] -> 0-dim. */
 static int matmul_dot(SkTensor **result, const SkTensor *a, const SkTensor *b) {
-  if (a->sizes[0] != b->sizes[0])
-    return sk_error("inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
-                    "elements, but got %lld and %lld elements respectively", (long long)a->sizes[0],
-                    (long long)b->sizes[0], (long long)a->sizes[0], (long long)b->sizes[0]);
   SkTensor *row = NULL, *col = NULL, *m = NULL;
   int rc = sk_unsqueeze(&row, a, 0);
   if (!rc) rc = sk_unsqueeze(&col, b, 1);
@@ -123,8 +135,8 @@ static int matmul_batched(SkTensor **result, const SkTensor *a, const SkTensor *
     int ia = i - (nbatch - na), ib = i - (nbatch - nb);
     int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
     if (sa != sb && sa != 1 && sb != 1)
-      return sk_error("The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
-                      (long long)sa, (long long)sb, i);
+      return sk_error("The size of argument 'self' (%lld) must match the size of argument 'other' (%lld) at "
+                      "non-singleton batch dimension %d", (long long)sa, (long long)sb, i);
     batch[i] = sa == 1 ? sb : sa;
   }
   int64_t nb_total = sk_numel(nbatch, batch);
@@ -158,9 +170,8 @@ static int matmul_batched(SkTensor **result, const SkTensor *a, const SkTensor *
 }
 
 int sk_math_matmul(SkTensor **result, const SkTensor *self, const SkTensor *other) {
+  if (check_matmul(self, other)) return -1;
   int da = self->ndim, db = other->ndim;
-  if (da == 0 || db == 0)
-    return sk_error("both arguments to matmul need to be at least 1D, but they are %dD and %dD", da, db);
   if (da == 1 && db == 1) return matmul_dot(result, self, other);
   if (da <= 2 && db <= 2) return matmul_2d(result, self, other);
   if (db <= 2 && can_fold(self)) return matmul_folded(result, self, other);
@@ -348,6 +359,12 @@ int sk_math_to_device(SkTensor **result, const SkTensor *self, SkDevice device, 
   return copy_to_new(result, self, dt, dev, non_blocking);
 }
 
+/* dtype and device of other (PyTorch's to.other); other's data is never read. */
+int sk_math_to_other(SkTensor **result, const SkTensor *self, const SkTensor *other, int non_blocking, int copy,
+                     int memory_format) {
+  return sk_math_to_device(result, self, other->device, (int)other->dtype, non_blocking, copy, memory_format);
+}
+
 int sk_default_clone(SkTensor **result, const SkTensor *self, int memory_format) {
   if (check_memory_format("clone", memory_format, 1)) return -1;
   return copy_to_new(result, self, self->dtype, self->device, 0);
@@ -361,6 +378,21 @@ int sk_math_contiguous(SkTensor **result, const SkTensor *self, int memory_forma
 }
 
 int sk_default_zero_(SkTensor *self) { return sk_fill__Scalar(self, sk_scalar_int(0)); }
+/* }==== */
+
+/* {==== narrow.Tensor_start: the int overload with start read from a 0-dim integer tensor ====
+** PyTorch's narrow.Tensor, renamed: sk's C API gives a `.Tensor` overload the plain name sk_narrow. */
+int sk_math_narrow_Tensor_start(SkTensor **result, const SkTensor *self, int64_t dim, const SkTensor *start, int64_t length) {
+  if (start->ndim != 0 || !sk_dtype_is_integral(start->dtype))
+    return sk_error("start must be an 0-dim integral Tensor. (argument 'start' has dtype %s and %d dims)",
+                    sk_dtype_name(start->dtype), start->ndim);
+  if (start->device.type == SK_DEVICE_META) return sk_error("argument 'start' is a meta tensor: it has no value to read");
+  SkTensor *c = NULL;
+  if (sk_to_device(&c, start, SK_CPU, -1, 0, 0, -1)) return -1;
+  int64_t st = sk_load_int64(sk_tensor_data(c), c->dtype);
+  sk_tensor_release(c);
+  return sk_narrow(result, self, dim, st, length);
+}
 /* }==== */
 
 /* {==== Division aliases: true_divide is div; floor_divide is div with rounding_mode "floor" ==== */

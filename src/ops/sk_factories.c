@@ -275,18 +275,24 @@ FILLED_LIKE(randn_like, NO_PARAMS, sk_normal_(t, 0, 1, NULL))
 /* }==== */
 
 /* {==== linspace, logspace, eye ==== */
-/* steps values from start to end, computed in double from both ends (as PyTorch), optionally base ** v. */
+/* steps values from start to end, computed in double from both ends (as PyTorch), optionally base ** v.
+** Integer dtypes first truncate start and end (PyTorch's Scalar::to<scalar_t>), and each value
+** truncates when stored: PyTorch's scalar formula. (Its vectorized path truncates each vector's
+** first value before adding steps, so PyTorch's own values vary with its CPU capability.) */
 static int spaced(SkTensor **result, const char *op, SkScalar start, SkScalar end, int64_t steps, double base, int log,
                   int dtype, int layout, SkDevice device, int pin_memory) {
   if (steps < 0) return sk_error("%s: number of steps must be non-negative", op);
   SkDType dt;
   if (resolve_dtype(dtype, SK_DTYPE_FLOAT32, &dt)) return -1;
+  if (dt == SK_DTYPE_BOOL) return sk_error("%s: argument 'dtype' must not be bool", op);
   SkDevice dev = resolve_device(device);
   SkIntList size = {&steps, 1};
   if (dev.type == SK_DEVICE_META) return sk_empty_memory_format(result, size, (int)dt, layout, dev, pin_memory, -1);
   SkTensor *cpu = NULL;
   if (sk_empty_memory_format(&cpu, size, (int)dt, layout, SK_CPU, pin_memory, -1)) return -1;
-  double a = sk_scalar_to_double(start), b = sk_scalar_to_double(end);
+  int integral = sk_dtype_is_integral(dt);
+  double a = integral ? (double)sk_scalar_to_int(start) : sk_scalar_to_double(start);
+  double b = integral ? (double)sk_scalar_to_int(end) : sk_scalar_to_double(end);
   double step = steps > 1 ? (b - a) / (double)(steps - 1) : 0;
   char *p = sk_tensor_data(cpu);
   size_t sz = sk_dtype_size(dt);

@@ -13,20 +13,6 @@
 #include "sk_error.h"
 
 /* {==== Helpers ==== */
-/* PyTorch's names of scalar types, as its dispatch errors print them. */
-static const char *torch_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
-                                                    "Half", "BFloat16", "Float", "Double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
-/* The C++ type names PyTorch prints for a dtype (caffe2::TypeMeta). */
-static const char *cpp_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"bool", "unsigned char", "signed char", "short int", "int",
-                                                    "long int", "c10::Half", "c10::BFloat16", "float", "double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
 enum { ALLOW_BOOL = 1, ALLOW_INT = 2, ALLOW_FLOAT = 4, ALLOW_ALL = 7 };
 
 static int allowed(SkDType t, int mask) {
@@ -43,7 +29,7 @@ static int check_common(const SkMeta *m, const char *kname, int mask, int n, con
   int who = 0;
   for (int i = n - 1; i >= 0; i--)
     if (in[i] && sk_dtype_category(in[i]->dtype) == sk_dtype_category(dt)) who = i;
-  return sk_error("\"%s\" not implemented for '%s' (argument '%s' has dtype %s)", kname, torch_name(dt), names[who],
+  return sk_error("\"%s\" not implemented for '%s' (argument '%s' has dtype %s)", kname, sk_dtype_torch_name(dt), names[who],
                   sk_dtype_name(in[who]->dtype));
 }
 
@@ -146,7 +132,7 @@ CMP_SCALAR_META(ge)
 /* {==== lerp, addcmul, addcdiv ==== */
 static int same_dtype(const SkTensor *self, const SkTensor *t, const char *name) {
   if (self->dtype != t->dtype)
-    return sk_error("expected dtype %s for `%s` but got dtype %s", cpp_name(self->dtype), name, cpp_name(t->dtype));
+    return sk_error("expected dtype %s for `%s` but got dtype %s", sk_dtype_name(self->dtype), name, sk_dtype_name(t->dtype));
   return 0;
 }
 
@@ -194,7 +180,8 @@ int sk_meta_addcdiv(SkMeta *m, const SkTensor *self, const SkTensor *tensor1, co
 
 /* {==== Clamps by tensors and clamp_min / clamp_max ==== */
 /* The bounds present, in order, follow self among the inputs; the kernel
-** tells which they are from the arguments. */
+** tells which they are from the arguments. A Tensor bound allows bool when
+** it is the only one (maximum / minimum, as PyTorch); Scalar bounds never do. */
 int sk_meta_clamp_Tensor_bound(SkMeta *m, const SkTensor *self, const SkTensor *min, const SkTensor *max) {
   if (!min && !max) return sk_error("torch.clamp: At least one of 'min' or 'max' must not be None");
   const SkTensor *in[3] = {self};
@@ -203,14 +190,14 @@ int sk_meta_clamp_Tensor_bound(SkMeta *m, const SkTensor *self, const SkTensor *
   if (min) in[n] = min, names[n++] = "min";
   if (max) in[n] = max, names[n++] = "max";
   SkIterConfig c = sk_iter_config();
-  return build(m, &c, n, in, names, "clamp_cpu", ALLOW_INT | ALLOW_FLOAT);
+  return build(m, &c, n, in, names, "clamp_cpu", ALLOW_INT | ALLOW_FLOAT | (n == 2 ? ALLOW_BOOL : 0));
 }
 
 static const char *const self_min[] = {"self", "min"}, *const self_max[] = {"self", "max"};
 
 /* A scalar bound is stored in the compute dtype: it must fit, as in PyTorch. */
 int sk_meta_clamp_min(SkMeta *m, const SkTensor *self, SkScalar min) {
-  int rc = binary_scalar(m, self, min, self_min, "clamp_min_scalar_cpu", ALLOW_INT | ALLOW_FLOAT, 0);
+  int rc = binary_scalar(m, self, min, self_min, "clamp_min_cpu", ALLOW_INT | ALLOW_FLOAT, 0); /* PyTorch's name */
   return rc ? rc : sk_scalar_check(min, m->iter->common_dtype);
 }
 
@@ -222,12 +209,12 @@ int sk_meta_clamp_max(SkMeta *m, const SkTensor *self, SkScalar max) {
 int sk_meta_clamp_min_Tensor_bound(SkMeta *m, const SkTensor *self, const SkTensor *min) {
   SkIterConfig c = sk_iter_config();
   const SkTensor *in[] = {self, min};
-  return build(m, &c, 2, in, self_min, "clamp_min_cpu", ALLOW_INT | ALLOW_FLOAT);
+  return build(m, &c, 2, in, self_min, "clamp_min_cpu", ALLOW_ALL);
 }
 
 int sk_meta_clamp_max_Tensor_bound(SkMeta *m, const SkTensor *self, const SkTensor *max) {
   SkIterConfig c = sk_iter_config();
   const SkTensor *in[] = {self, max};
-  return build(m, &c, 2, in, self_max, "clamp_max_cpu", ALLOW_INT | ALLOW_FLOAT);
+  return build(m, &c, 2, in, self_max, "clamp_max_cpu", ALLOW_ALL);
 }
 /* }==== */

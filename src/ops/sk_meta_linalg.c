@@ -6,13 +6,6 @@
 #include "sk_kernels.h"
 #include "sk_error.h"
 
-/* The C++ type names PyTorch prints for a dtype (caffe2::TypeMeta). */
-static const char *cpp_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"bool", "unsigned char", "signed char", "short int", "int",
-                                                    "long int", "c10::Half", "c10::BFloat16", "float", "double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
 static int check_ndim(const SkTensor *t, const char *name, int nd) {
   if (t->ndim != nd) return sk_error("argument '%s' must be a %d-D tensor, got %d-D", name, nd, t->ndim);
   return 0;
@@ -21,13 +14,13 @@ static int check_ndim(const SkTensor *t, const char *name, int nd) {
 static int check_dtype(const SkTensor *a, const SkTensor *b, const char *an, const char *bn) {
   if (a->dtype != b->dtype)
     return sk_error("expected %s and %s to have the same dtype, but got: %s != %s", an, bn,
-                    cpp_name(a->dtype), cpp_name(b->dtype));
+                    sk_dtype_name(a->dtype), sk_dtype_name(b->dtype));
   return 0;
 }
 
 /* Checks a [.., n, k] x [.., k, p] product; names as in the schema. */
 static int check_product(const SkTensor *a, const SkTensor *b, const char *an, const char *bn, int nd) {
-  if (check_ndim(a, an, nd) || check_ndim(b, bn, nd) || check_dtype(a, b, "m1", "m2")) return -1;
+  if (check_ndim(a, an, nd) || check_ndim(b, bn, nd) || check_dtype(a, b, an, bn)) return -1;
   if (nd == 3 && a->sizes[0] != b->sizes[0])
     return sk_error("argument '%s' and '%s' must have the same batch size, got %lld and %lld", an, bn,
                     (long long)a->sizes[0], (long long)b->sizes[0]);
@@ -58,7 +51,7 @@ int sk_meta_addmm(SkMeta *m, const SkTensor *self, const SkTensor *mat1, const S
                   SkScalar alpha) {
   (void)beta;
   (void)alpha;
-  if (check_product(mat1, mat2, "mat1", "mat2", 2) || check_dtype(self, mat2, "self", "m2")) return -1;
+  if (check_product(mat1, mat2, "mat1", "mat2", 2) || check_dtype(self, mat2, "self", "mat2")) return -1;
   int64_t sizes[2] = {mat1->sizes[0], mat2->sizes[1]};
   int ok = self->ndim <= 2;
   for (int d = 0; d < self->ndim && ok; d++) {
@@ -76,13 +69,6 @@ int sk_meta_addmm(SkMeta *m, const SkTensor *self, const SkTensor *mat1, const S
 /* {==== mv, dot, addmv, baddbmm ====
 ** Same rules: one dtype for all operands. addmv's self broadcasts to [n]
 ** (PyTorch: 0-dim, [1] or [n]), baddbmm's to [b, n, p]. */
-/* PyTorch's scalar type names, as dot prints them. */
-static const char *torch_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
-                                                    "Half", "BFloat16", "Float", "Double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
 /* self (at most nd dims) broadcasts to sizes[nd]. */
 static int check_self_broadcasts(const SkTensor *self, int nd, const int64_t *sizes) {
   int ok = self->ndim <= nd;
@@ -125,8 +111,8 @@ int sk_meta_dot(SkMeta *m, const SkTensor *self, const SkTensor *tensor) {
   if (self->ndim != 1 || tensor->ndim != 1)
     return sk_error("1D tensors expected, but got %dD and %dD tensors", self->ndim, tensor->ndim);
   if (self->dtype != tensor->dtype)
-    return sk_error("dot : expected both vectors to have same dtype, but found %s and %s", torch_name(self->dtype),
-                    torch_name(tensor->dtype));
+    return sk_error("dot : expected both vectors to have same dtype, but found %s and %s", sk_dtype_torch_name(self->dtype),
+                    sk_dtype_torch_name(tensor->dtype));
   if (self->numel != tensor->numel)
     return sk_error("inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of "
                     "elements, but got %lld and %lld elements respectively", (long long)self->numel,

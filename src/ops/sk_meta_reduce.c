@@ -11,13 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-
-static const char *torch_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
-                                                    "Half", "BFloat16", "Float", "Double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
 /* {==== Shared checks ==== */
 /* Bit d of *mask set when dim d is reduced; dims None (data NULL) or [] reduce all. */
 static int reduce_mask(const SkTensor *self, SkIntList dim, uint32_t *mask) {
@@ -91,7 +84,7 @@ int sk_meta_mean(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, in
   SkDType in = dtype >= 0 ? (SkDType)dtype : self->dtype;
   if (!sk_dtype_is_floating(in))
     return sk_error("mean(): could not infer output dtype. %s dtype must be either a floating point or complex dtype. Got: %s",
-                    dtype >= 0 ? "Optional" : "Input", torch_name(in));
+                    dtype >= 0 ? "Optional" : "Input", sk_dtype_torch_name(in));
   uint32_t mask;
   if (reduce_mask(self, dim, &mask)) return -1;
   precompute->dim_mask = mask;
@@ -188,7 +181,7 @@ int sk_meta_std_correction(SkMeta *m, const SkTensor *self, SkIntList dim, SkSca
 int sk_meta_norm(SkMeta *m, const SkTensor *self, SkScalar p, SkIntList dim, int keepdim, sk_precompute_norm_out *precompute) {
   if (!sk_dtype_is_floating(self->dtype))
     return sk_error("norm(): input dtype should be either floating point or complex. Got %s instead.",
-                    torch_name(self->dtype));
+                    sk_dtype_torch_name(self->dtype));
   uint32_t mask;
   if (reduce_mask(self, dim, &mask)) return -1;
   double ord = p.kind == SK_SCALAR_NONE ? 2 : sk_scalar_to_double(p);
@@ -210,7 +203,7 @@ int sk_meta_norm(SkMeta *m, const SkTensor *self, SkScalar p, SkIntList dim, int
 int sk_meta_logsumexp(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, sk_precompute_logsumexp_out *precompute) {
   int out = given_out_dtype(m);
   if (out >= 0 && !sk_dtype_is_floating((SkDType)out))
-    return sk_error("logsumexp(): Expected floating point type for result tensor, but got: %s", torch_name((SkDType)out));
+    return sk_error("logsumexp(): Expected floating point type for result tensor, but got: %s", sk_dtype_torch_name((SkDType)out));
   uint32_t mask;
   if (reduce_mask(self, dim, &mask)) return -1;
   precompute->dim_mask = mask;
@@ -224,7 +217,7 @@ int sk_meta_logsumexp(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdi
 static int allany_meta(SkMeta *m, const SkTensor *self, uint32_t mask, int keepdim, const char *fn) {
   int out = given_out_dtype(m);
   if (out >= 0 && out != SK_DTYPE_BOOL && out != SK_DTYPE_UINT8)
-    return sk_error("%s only supports bool tensor for result, got: %s", fn, torch_name((SkDType)out));
+    return sk_error("%s only supports bool tensor for result, got: %s", fn, sk_dtype_torch_name((SkDType)out));
   if (out < 0) out = self->dtype == SK_DTYPE_UINT8 ? SK_DTYPE_UINT8 : SK_DTYPE_BOOL;
   return set_reduced_output(m, 0, self, mask, keepdim, (SkDType)out);
 }

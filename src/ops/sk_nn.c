@@ -23,12 +23,6 @@ static const int64_t no_dims[1] = {0}; /* data of an empty (not None) int list *
 
 enum { REDUCTION_NONE, REDUCTION_MEAN, REDUCTION_SUM };
 
-static const char *torch_name(SkDType t) {
-  static const char *const names[SK_DTYPE_COUNT] = {"Bool", "Byte", "Char", "Short", "Int", "Long",
-                                                    "Half", "BFloat16", "Float", "Double"};
-  return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
-}
-
 static int reduction_of(const char *s, int64_t *r) {
   if (!s || strcmp(s, "mean") == 0) *r = REDUCTION_MEAN;
   else if (strcmp(s, "sum") == 0) *r = REDUCTION_SUM;
@@ -120,7 +114,7 @@ static int layer_norm_check(const SkTensor *input, SkIntList shape, const SkTens
                     sk_shape_str(input->ndim, input->sizes, b, sizeof b));
   }
   if (!sk_dtype_is_floating(input->dtype))
-    return sk_error("\"LayerNormKernelImpl\" not implemented for '%s'", torch_name(input->dtype));
+    return sk_error("\"LayerNormKernelImpl\" not implemented for '%s'", sk_dtype_torch_name(input->dtype));
   return 0;
 }
 
@@ -309,7 +303,7 @@ int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTenso
   int class_dim = self->ndim == 1 ? 0 : 1;
   int probs = sk_tensor_same_shape(self, target);
   if (probs && !sk_dtype_is_floating(target->dtype))
-    return sk_error("Expected floating point type for target with class probabilities, got %s", torch_name(target->dtype));
+    return sk_error("Expected floating point type for target with class probabilities, got %s", sk_dtype_torch_name(target->dtype));
   if (probs && ignore_index >= 0) return sk_error("ignore_index is not supported for floating point target");
   if (label_smoothing > 1) return sk_error("label_smoothing must be between 0.0 and 1.0. Got: %g", label_smoothing);
   SkTensor *logp = NULL;
@@ -327,7 +321,7 @@ int sk_math_mse_loss(SkTensor **result, const SkTensor *self, const SkTensor *ta
   if (reduction_of(reduction, &red)) return -1;
   const SkTensor *both[2] = {self, target};
   SkDType dt = sk_result_type(2, both);
-  if (!sk_dtype_is_floating(dt)) return sk_error("\"mse_cpu\" not implemented for '%s'", torch_name(dt));
+  if (!sk_dtype_is_floating(dt)) return sk_error("\"mse_cpu\" not implemented for '%s'", sk_dtype_torch_name(dt));
   SkTensor *d = NULL, *sq = NULL;
   int rc = sk_sub(&d, self, target, sk_scalar_int(1));
   if (!rc) rc = sk_mul(red == REDUCTION_NONE ? result : &sq, d, d);
