@@ -67,6 +67,11 @@ CORE_OBJ = $(filter-out build/obj/src/lsk_% build/obj/gen/lsk_%,$(OBJ))
 build/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
+# Two lua_States in one process, each requiring sk (links Lua; loads build/sk/core.so).
+build/test_two_states: spec/c/test_two_states.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(OPT) -g $(WARN) -I$(LUA_INC) -o $@ $< -llua5.4
+
 # An out-of-tree backend: built against the headers only, loaded with sk.load_backend.
 build/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c build/gen/.stamp
 	@mkdir -p $(dir $@)
@@ -78,13 +83,16 @@ demo: deps all
 spec: all
 	$(RUN) busted --lua=$(LUA) spec
 
-memcheck: all build/test_dispatch build/examples/sk_cbackend.so
+memcheck: all build/test_dispatch build/test_two_states build/examples/sk_cbackend.so
 	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 build/test_dispatch
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
+	  build/test_two_states
 	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
 	  $(LUA) /usr/bin/busted spec
 
-test: deps all build/test_dispatch build/examples/sk_cbackend.so
+test: deps all build/test_dispatch build/test_two_states build/examples/sk_cbackend.so
 	build/test_dispatch
+	build/test_two_states
 	$(RUN) busted --lua=$(LUA) spec
 	$(MAKE) --no-print-directory memcheck
 

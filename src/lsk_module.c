@@ -78,12 +78,9 @@ static int l_unm(lua_State *L) {
   return lsk_call_function(L, lua_upvalueindex(1));
 }
 
-/* a // b: div with rounding_mode "floor". */
+/* a // b: floor_divide, PyTorch's __floordiv__. */
 static int l_idiv(lua_State *L) {
   lua_settop(L, 2);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "floor");
-  lua_setfield(L, -2, "rounding_mode");
   return lsk_call_function(L, lua_upvalueindex(1));
 }
 
@@ -179,7 +176,7 @@ int luaopen_sk_core(lua_State *L) {
   lua_getfield(L, -1, "bitwise_not"); /* ~t, with the same one-operand adapter */
   lua_pushcclosure(L, l_unm, 1);
   lua_setfield(L, -3, "bnot");
-  lua_getfield(L, -1, "div");
+  lua_getfield(L, -1, "floor_divide");
   lua_pushcclosure(L, l_idiv, 1);
   lua_setfield(L, -3, "idiv");
   lua_pop(L, 1);
