@@ -85,9 +85,9 @@ spec: all
 
 memcheck: all build/test_dispatch build/test_two_states build/examples/sk_cbackend.so
 	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 build/test_dispatch
-	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
-	  build/test_two_states
-	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=spec/valgrind.supp \
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no --error-exitcode=9 \
+	  --suppressions=spec/valgrind.supp build/test_two_states
+	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no --error-exitcode=9 --suppressions=spec/valgrind.supp \
 	  $(LUA) /usr/bin/busted spec
 
 test: deps all build/test_dispatch build/test_two_states build/examples/sk_cbackend.so

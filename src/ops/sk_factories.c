@@ -285,6 +285,8 @@ static int spaced(SkTensor **result, const char *op, SkScalar start, SkScalar en
   SkDType dt;
   if (resolve_dtype(dtype, SK_DTYPE_FLOAT32, &dt)) return -1;
   if (dt == SK_DTYPE_BOOL) return sk_error("%s: argument 'dtype' must not be bool", op);
+  /* linspace's ends become elements of dt and must fit it (PyTorch's Scalar::to); logspace's are exponents */
+  if (!log && (sk_scalar_check(start, dt) || sk_scalar_check(end, dt))) return -1;
   SkDevice dev = resolve_device(device);
   SkIntList size = {&steps, 1};
   if (dev.type == SK_DEVICE_META) return sk_empty_memory_format(result, size, (int)dt, layout, dev, pin_memory, -1);
