@@ -150,11 +150,17 @@ describe("devices", function()
     assert.matches("sk.add: " .. same .. ", cpu and safetydev:0", h.err(function() return sk.ones(4) + x end))
     assert.matches("sk.add: " .. same .. ", safetydev:0 and cpu", h.err(function() return x + sk.ones(4) end))
     assert.matches(same, h.err(sk.mul, sk.ones(4), x))
+    -- an unstructured op, through the CPU fallback
+    assert.matches("Tensor:masked_fill_: " .. same .. ", safetydev:0 and cpu %(argument 'mask'",
+                   h.err(function() return x:masked_fill_(T({true, false, true, false}), 1) end))
   end)
   it("lets a CPU 0-dim tensor join tensors of another device, which decide the result's device", function()
     assert.equal("safetydev:0", (x + T(2.0)):device())
     assert.equal("safetydev:0", (T(2.0) + x):device())
     assert.same({3, 3, 3, 3}, (T(2.0) + x):cpu():totable())
+    local y = sk.ones(2, {device = "safetydev"})
+    y:masked_fill_(T({true, false}):to("safetydev"), T(5.0))
+    assert.same({5, 1}, y:cpu():totable())
   end)
 end)
 

@@ -99,6 +99,13 @@ static int run(SkOperator *op, int key, SkStack *s) {
                     sk_key_name(key));
   SkDevice dev = SK_CPU;
   if (!find_device(a, nargs, key, &dev)) return sk_error("'%s': the CPU fallback for '%s' found no argument on it", op->qualname, sk_key_name(key));
+  for (int i = 0; i < nargs; i++) { /* the device rule of every wrapper: one device, CPU 0-dim tensors aside */
+    const char *name = op->schema.args[i].name;
+    if (a[i].tag == SK_VAL_TENSOR && sk_meta_check_same_device(op->schema.name, dev, 1, (const SkTensor *const *)&a[i].u.t, &name))
+      return -1;
+    if (a[i].tag == SK_VAL_TENSORLIST && sk_meta_check_list_device(op->schema.name, dev, sk_value_tensorlist(&a[i]), name))
+      return -1;
+  }
   if (log_fn) log_fn(op, key, log_ud);
   op->fallback_calls[key]++;
 
