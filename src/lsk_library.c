@@ -98,22 +98,8 @@ static void push_arg(lua_State *L, const SkValue *v) {
       lua_rawseti(L, -2, i + 1);
     }
     break;
-  case SK_VAL_DEVICE: {
-    char buf[48];
-    sk_device_format(v->u.device, buf, sizeof buf);
-    lua_pushstring(L, buf);
-    break;
-  }
-  case SK_VAL_BOOLLIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) { lua_pushboolean(L, (int)v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
-    break;
-  case SK_VAL_DOUBLELIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) { lua_pushnumber(L, v->u.doubles[i]); lua_rawseti(L, -2, i + 1); }
-    break;
   default: {
-    SkValue copy = *v; /* scalars, strings, dtypes, int lists: lsk_push_value reads without taking */
+    SkValue copy = *v; /* every other value: lsk_push_value reads it without taking */
     lsk_push_value(L, &copy);
   }
   }
