@@ -6,28 +6,29 @@ LUA_INC  ?= /usr/include/lua5.4
 LUA_LDIR ?= $(PREFIX)/share/lua/5.4
 LUA_CDIR ?= $(PREFIX)/lib/lua/5.4
 OPT      ?= -O2
+BUILD    ?= build
 WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wwrite-strings
 CFLAGS   += -std=gnu11 $(OPT) -fvect-cost-model=cheap -g -fPIC -fopenmp -fno-semantic-interposition $(WARN)
-CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -Ibuild/gen -I$(LUA_INC) -MMD -MP
+CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -I$(BUILD)/gen -I$(LUA_INC) -MMD -MP
 LDLIBS   = -lopenblas -lsleef -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
 
-GEN      = build/gen/sk_ops.c build/gen/sk_ops_cuda.c build/gen/sk_ops.h build/gen/sk_kernels.h build/gen/lsk_ops_table.c
+GEN      = $(BUILD)/gen/sk_ops.c $(BUILD)/gen/sk_ops_cuda.c $(BUILD)/gen/sk_ops.h $(BUILD)/gen/sk_kernels.h $(BUILD)/gen/lsk_ops_table.c
 CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua
-SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) build/gen/sk_ops.c build/gen/lsk_ops_table.c
-OBJ      = $(patsubst %.c,build/obj/%.o,$(SRC:build/gen/%=gen/%))
-MODULE   = build/sk/core.so
-RUN      = LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="build/?.so;;"
+SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) $(BUILD)/gen/sk_ops.c $(BUILD)/gen/lsk_ops_table.c
+OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC:$(BUILD)/gen/%=gen/%))
+MODULE   = $(BUILD)/sk/core.so
+RUN      = SK_BUILD=$(BUILD) LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
 
 # The CUDA module: built whenever nvcc is found (CUDA 13 with cuBLAS), never linked into the core.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
-CUDA_MODULE = $(if $(NVCC),build/sk/cuda.so)
-CUDA_OBJ = $(patsubst %.cu,build/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
-           $(patsubst %.c,build/obj/%.o,$(wildcard kernels/cuda/*.c)) build/obj/gen/sk_ops_cuda.o
+CUDA_MODULE = $(if $(NVCC),$(BUILD)/sk/cuda.so)
+CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
+           $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
-.PHONY: all deps demo test spec memcheck bench compare install clean
+.PHONY: all deps demo test spec memcheck sanitize fuzz bench compare install clean
 all: $(MODULE) $(CUDA_MODULE)
 
 deps:
@@ -35,45 +36,45 @@ deps:
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
-build/gen/.stamp: $(CODEGEN)
-	$(LUA) codegen.lua native_functions.yaml build/gen docs/ops.md
+$(BUILD)/gen/.stamp: $(CODEGEN)
+	$(LUA) codegen.lua native_functions.yaml $(BUILD)/gen docs/ops.md
 	@touch $@
-$(GEN): build/gen/.stamp
+$(GEN): $(BUILD)/gen/.stamp
 
-build/obj/gen/%.o: build/gen/%.c build/gen/.stamp
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-build/obj/%.o: %.c build/gen/.stamp
+$(BUILD)/obj/%.o: %.c $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-build/obj/kernels/cuda/%.o: kernels/cuda/%.cu build/gen/.stamp
+$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -Ibuild/gen -MMD -MP -c $< -o $@
-build/obj/kernels/cuda/%.o: kernels/cuda/%.c build/gen/.stamp
+	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -I$(BUILD)/gen -MMD -MP -c $< -o $@
+$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.c $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
-build/sk/cuda.so: $(CUDA_OBJ)
+$(BUILD)/sk/cuda.so: $(CUDA_OBJ)
 	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
 
 # nodelete: libgomp worker threads outlive lua_close, so the module (and its
 # libraries) must stay mapped until the process exits.
 $(MODULE): $(OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-z,nodelete -o $@ $(OBJ) $(LDLIBS)
+	$(CC) -shared $(LDFLAGS) -Wl,-z,nodelete -o $@ $(OBJ) $(LDLIBS)
 
 # The C-level spec links everything but the Lua binding: the core never needs Lua.
-CORE_OBJ = $(filter-out build/obj/src/lsk_% build/obj/gen/lsk_%,$(OBJ))
-build/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
+CORE_OBJ = $(filter-out $(BUILD)/obj/src/lsk_% $(BUILD)/obj/gen/lsk_%,$(OBJ))
+$(BUILD)/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 # Two lua_States in one process, each requiring sk (links Lua; loads build/sk/core.so).
-build/test_two_states: spec/c/test_two_states.c
+$(BUILD)/test_two_states: spec/c/test_two_states.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 $(OPT) -g $(WARN) -I$(LUA_INC) -o $@ $< -llua5.4
 
 # An out-of-tree backend: built against the headers only, loaded with sk.load_backend.
-build/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c build/gen/.stamp
+$(BUILD)/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC $(CFLAGS) $(CPPFLAGS) -o $@ $<
 
@@ -83,35 +84,62 @@ demo: deps all
 spec: all
 	$(RUN) busted --lua=$(LUA) spec
 
-memcheck: all build/test_dispatch build/test_two_states build/examples/sk_cbackend.so
-	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 build/test_dispatch
+memcheck: all $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
+	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 $(BUILD)/test_dispatch
 	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no --error-exitcode=9 \
-	  --suppressions=spec/valgrind.supp build/test_two_states
+	  --suppressions=spec/valgrind.supp $(BUILD)/test_two_states
 	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no --error-exitcode=9 --suppressions=spec/valgrind.supp \
 	  $(LUA) /usr/bin/busted spec
 
-test: deps all build/test_dispatch build/test_two_states build/examples/sk_cbackend.so
-	build/test_dispatch
-	build/test_two_states
+test: deps all $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
+	$(BUILD)/test_dispatch
+	$(BUILD)/test_two_states
 	$(RUN) busted --lua=$(LUA) spec
 	$(MAKE) --no-print-directory memcheck
 
-build/blas_direct.so: bench/blas_direct.c
+# {==== Sanitizers ====
+# `make sanitize`: the module, test_dispatch and the C backend with AddressSanitizer + UBSan
+# (every report fatal) in $(SAN)/, then test_dispatch and the busted suite against that module.
+# lua5.4 is not instrumented, so the runtimes are preloaded into it. Specs tagged #build run
+# make or use build/ directly (install, codegen's make rules, the backend_c example): excluded.
+SAN      = build-san
+SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# allocator_may_return_null: a huge size fails as in a plain build (an error), not an ASan abort.
+# Leaks: LeakSanitizer on, with spec/lsan.supp for the uninstrumented libraries' own allocations.
+SAN_RUN  = SK_BUILD=$(SAN) LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="$(SAN)/?.so;;" \
+           LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
+           ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:detect_leaks=1 \
+           LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
+           UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+SAN_MAKE = $(MAKE) --no-print-directory BUILD=$(SAN) OPT="-O1 $(SANFLAGS)" LDFLAGS="$(SANFLAGS)" NVCC=
+
+sanitize:
+	$(SAN_MAKE) $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/examples/sk_cbackend.so
+	$(SAN_RUN) $(SAN)/test_dispatch
+	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build spec
+
+# `make fuzz`: fuzz/sk_fuzz.lua under the sanitizer build (FUZZ_ARGS="--calls N --seed S").
+fuzz:
+	$(SAN_MAKE) $(SAN)/sk/core.so
+	$(SAN_RUN) $(LUA) fuzz/sk_fuzz.lua $(FUZZ_ARGS)
+# }====
+
+$(BUILD)/blas_direct.so: bench/blas_direct.c
 	$(CC) -shared -fPIC $(OPT) -I$(LUA_INC) -o $@ $< -lopenblas
 
-build/bench_dispatch: bench/bench_dispatch.c $(CORE_OBJ)
+$(BUILD)/bench_dispatch: bench/bench_dispatch.c $(CORE_OBJ)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
-bench: all build/blas_direct.so build/bench_dispatch
+bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench.lua
-	build/bench_dispatch
+	$(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
 
-build/cublas_direct: bench/cublas_direct.cu
+$(BUILD)/cublas_direct: bench/cublas_direct.cu
 	$(NVCC) -O2 $(CUDA_ARCH) -o $@ $< -lcublas
 
 # sk against PyTorch and NumPy (python3-torch, python3-numpy: optional, not needed by the tests)
-compare: all build/blas_direct.so
+compare: all $(BUILD)/blas_direct.so
 	$(RUN) $(LUA) bench/compare.lua
 
 install: all
@@ -121,6 +149,6 @@ install: all
 	$(if $(CUDA_MODULE),install -m 755 $(CUDA_MODULE) $(DESTDIR)$(LUA_CDIR)/sk/cuda.so)
 
 clean:
-	rm -rf build
+	rm -rf build $(SAN)
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) build/examples/sk_cbackend.d
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(BUILD)/examples/sk_cbackend.d

@@ -2,7 +2,7 @@
 local h = require "spec.helper"
 local sk = h.sk
 
-local SO = "build/examples/sk_cbackend.so"
+local SO = (os.getenv("SK_BUILD") or "build") .. "/examples/sk_cbackend.so"
 -- busted runs every spec file in one process and a backend loads once per
 -- process: load it here, or find it already registered by an earlier load.
 do

@@ -74,7 +74,7 @@ describe("codegen", function()
     assert.truthy(default:find("rc = sk_add_out(self, other, alpha, m.outputs[0]);", 1, true))
   end)
 
-  it("is rerun by make when a codegen module changes", function()
+  it("is rerun by make when a codegen module changes #build", function()
     assert.is_true(os.execute("make -s build/gen/.stamp >/dev/null"))
     assert.equal(0, select(3, os.execute("make -q build/gen/.stamp")))
     os.execute("touch lua/codegen/names.lua")

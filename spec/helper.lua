@@ -1,7 +1,10 @@
 -- spec/helper.lua — shared by the specs: load sk from the build tree, compare values.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
+-- SK_BUILD names another build tree (`make sanitize` runs the specs against build-san).
+local BUILD = os.getenv("SK_BUILD") or "build"
+package.cpath = BUILD .. "/?.so;" .. package.cpath
 local M = {}
+M.build = BUILD
 M.sk = require "sk"
 
 -- Deep comparison of nested tables of numbers with a tolerance.

@@ -1,5 +1,5 @@
 -- spec/install_spec.lua — `make install` puts sk where lua5.4 finds it from any folder
-describe("make install", function()
+describe("make install #build", function()
   it("installs the Lua files and the C module under PREFIX", function()
     local dest = os.tmpname()
     os.remove(dest)

@@ -346,7 +346,7 @@ end
 local function child_script()
   local lines = {
     'package.path = "lua/?.lua;lua/?/init.lua;" .. package.path',
-    'package.cpath = "build/?.so;" .. package.cpath',
+    'package.cpath = (os.getenv("SK_BUILD") or "build") .. "/?.so;" .. package.cpath',
     'local sk = require "sk"',
     'local out = { sk.cpu_isa and sk.cpu_isa() or "?" }',
     "local function run(key, dt, fn, xs)",

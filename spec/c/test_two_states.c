@@ -9,6 +9,7 @@
 #include <lualib.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int run(lua_State *L, const char *code) {
   if (luaL_dostring(L, code) == LUA_OK) return 0;
@@ -16,13 +17,16 @@ static int run(lua_State *L, const char *code) {
   return 1;
 }
 
+/* The module comes from $SK_BUILD (the Makefile's build folder), build/ by default. */
 static lua_State *open_sk(void) {
   lua_State *L = luaL_newstate();
   luaL_openlibs(L);
+  const char *dir = getenv("SK_BUILD");
+  lua_pushstring(L, dir && *dir ? dir : "build");
+  lua_setglobal(L, "SK_BUILD");
   if (run(L, "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path\n"
-             "package.cpath = 'build/?.so;' .. package.cpath\n"
-             "sk = require 'sk'\n"
-             "warnings = 0\n")) return NULL;
+             "package.cpath = SK_BUILD .. '/?.so;' .. package.cpath\n"
+             "sk = require 'sk'\n")) return NULL;
   return L;
 }
 
