@@ -5,8 +5,8 @@ local sk = h.sk
 local T = sk.tensor
 
 local function lua_child(code, limit_kb)
-  local cmd = string.format([[%sLUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;" lua5.4 -e %q 2>&1]],
-                            limit_kb and ("ulimit -v " .. limit_kb .. "; ") or "", code)
+  local cmd = string.format([[%sLUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" lua5.4 -e %q 2>&1]],
+                            limit_kb and ("ulimit -v " .. limit_kb .. "; ") or "", os.getenv("SK_BUILD") or "build", code)
   local p = assert(io.popen(cmd))
   local out = p:read("a")
   local ok, _, rc = p:close()
@@ -255,7 +255,7 @@ describe("process-level state", function()
     assert.same({101}, sk.ops.safety_keep.g(T({1.0})):totable())
     l2:close()
   end)
-  it("refuses thread counts out of range, and one the process cannot run, without exiting", function()
+  it("refuses thread counts out of range, and one the process cannot run, without exiting #rss", function()
     assert.matches("must be between 1 and 1024, got 0", h.err(sk.set_num_threads, 0))
     assert.matches("must be between 1 and 1024, got 2147483649", h.err(sk.set_num_threads, 2 ^ 31 + 1))
     assert.matches("expected an integer", h.err(sk.set_num_threads, 1.5))
