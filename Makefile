@@ -96,6 +96,8 @@ test: deps all $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples
 	$(BUILD)/test_two_states
 	$(RUN) busted --lua=$(LUA) spec
 	$(MAKE) --no-print-directory memcheck
+	$(MAKE) --no-print-directory sanitize
+	$(MAKE) --no-print-directory fuzz FUZZ_ARGS="--calls 300000"
 
 # {==== Sanitizers ====
 # `make sanitize`: the module, test_dispatch and the C backend with AddressSanitizer + UBSan

@@ -612,6 +612,9 @@ static int l_register_kernel(lua_State *L) {
 static int l_register_meta(lua_State *L) {
   refuse_while_running(L, "lib:meta");
   SkOperator *op = check_op(L, 1, "lib:meta");
+  if (op->schema.nrets > SK_MAX_OUTPUTS)
+    return lsk_raise(L, "lib:meta: '%s' returns %d values; a meta function declares at most %d outputs", op->qualname,
+                     op->schema.nrets, SK_MAX_OUTPUTS);
   return register_luafn(L, op, SK_KEY_META, meta_kernel, 2, "lib:meta", "meta function for '%s'%s", "");
 }
 

@@ -62,8 +62,17 @@ int sk_structured_boxed(SkOperator *op, SkStack *s, void *ctx) {
   for (int i = 0; i < nargs; i++)
     if (a[i].tag == SK_VAL_TENSORLIST && sk_meta_check_list_device(op->schema.name, dev, sk_value_tensorlist(&a[i]),
                                                                    op->schema.args[i].name)) return -1;
+  int nouts = k->variant == SK_VARIANT_INPLACE ? 1 : f->nouts;
+  if (nouts > SK_MAX_OUTPUTS)
+    return sk_error("'%s' has %d outputs; a structured op or a meta function declares at most %d", op->qualname, nouts,
+                    SK_MAX_OUTPUTS);
+  /* what the variant writes is a tensor the caller gave (an optional out left None is not one) */
+  for (int i = 0; i < (k->variant == SK_VARIANT_FUNCTIONAL ? 0 : nouts); i++) {
+    int j = k->variant == SK_VARIANT_OUT ? nin + i : 0;
+    if (a[j].tag != SK_VAL_TENSOR) return sk_error("argument '%s' must be a tensor to write into", op->schema.args[j].name);
+  }
   SkMeta m;
-  sk_meta_init(&m, op->schema.name, k->variant, dev, backend, k->variant == SK_VARIANT_INPLACE ? 1 : f->nouts);
+  sk_meta_init(&m, op->schema.name, k->variant, dev, backend, nouts);
   if (k->variant != SK_VARIANT_FUNCTIONAL) {
     sk_meta_set_inputs(&m, tensor_args(op, a, nin, k->variant == SK_VARIANT_INPLACE ? 0 : -1, ts, names), ts, names);
     for (int i = 0; i < nin; i++)
