@@ -111,26 +111,35 @@ static void push_arg(lua_State *L, const SkValue *v) {
 ** left on L above its old top (nres of them, or all with LUA_MULTRET).
 ** Returns 0, or -1 with the error set. */
 typedef int (*PushFn)(lua_State *L, void *ud); /* pushes the arguments; returns how many */
-typedef struct Protected { const LuaFn *f; PushFn push; void *ud; } Protected;
+typedef struct Protected { const LuaFn *f; PushFn push; void *ud; int ncopy; } Protected;
 
+/* The caller's Lua values arrive as arguments 2..ncopy+1: a tensor argument that
+** is one of them is passed as that very value (no new userdata), as
+** lsk_frame_push_tensor does for a frame of the running C function. */
 static int trampoline(lua_State *L) {
   const Protected *p = lua_touserdata(L, 1);
-  lua_settop(L, 0);
+  LskFrame copies;
+  lsk_frame_enter(&copies, L, 2, 1 + p->ncopy);
   lua_rawgeti(L, LUA_REGISTRYINDEX, p->f->ref);
   int n = p->push ? p->push(L, p->ud) : 0;
+  lsk_frame_leave(&copies);
   lua_call(L, n, LUA_MULTRET);
-  return lua_gettop(L);
+  return lua_gettop(L) - 1 - p->ncopy;
 }
 
 static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres) {
-  if (!lua_checkstack(L, 8)) return sk_error("%s: Lua stack overflow", f->where);
-  Protected p = {f, push, ud};
-  LskFrame frame; /* its Lua values are not the caller's: no tensor lookups in this frame */
-  lsk_frame_enter(&frame, L, 1, 0);
+  const LskFrame *outer = lsk_frame;
+  int ncopy = outer && outer->L == L && outer->last >= outer->first ? outer->last - outer->first + 1 : 0;
+  if (ncopy && outer->last > lua_gettop(L)) ncopy = 0;
+  if (!lua_checkstack(L, ncopy + 8)) return sk_error("%s: Lua stack overflow", f->where);
+  Protected p = {f, push, ud, ncopy};
   lua_pushcfunction(L, trampoline);
   lua_pushlightuserdata(L, &p);
-  int st = lua_pcall(L, 1, nres, 0);
-  lsk_frame_leave(&frame);
+  for (int i = 0; i < ncopy; i++) lua_pushvalue(L, outer->first + i); /* no allocation */
+  LskFrame frame; /* the Lua function's own values are not the caller's: no lookups while it runs */
+  lsk_frame_enter(&frame, L, 1, 0);
+  int st = lua_pcall(L, 1 + ncopy, nres, 0);
+  lsk_frame_leave(&frame); /* restores the outer frame even when a frame inside was left by an error */
   if (st == LUA_OK) return 0;
   const char *msg = lua_tostring(L, -1);
   sk_error("%s raised: %s", f->where, msg ? msg : "(an error object that is not a string)");
