@@ -448,9 +448,14 @@ static int lua_fallback(SkOperator *op, SkStack *s, void *ctx) {
 
 /* {==== Primitives for lua/sk/library.lua ==== */
 /* Evaluates a registration with L as the current state, so its warnings reach L's warning function. */
-#define registering(L, call) (lsk_frame_enter(&reg_frame, (L), 1, 0), reg_rc = (call), lsk_frame_leave(&reg_frame), reg_rc)
-static LskFrame reg_frame;
-static int reg_rc;
+#define registering(L, call)                                                                   \
+  __extension__({                                                                              \
+    LskFrame reg_frame_;                                                                       \
+    lsk_frame_enter(&reg_frame_, (L), 1, 0);                                                   \
+    int reg_rc_ = (call);                                                                      \
+    lsk_frame_leave(&reg_frame_);                                                              \
+    reg_rc_;                                                                                   \
+  })
 static void refuse_while_running(lua_State *L, const char *what) {
   if (running) lsk_raise(L, "%s: cannot change registrations while a Lua kernel, meta function or fallback is running", what);
 }
