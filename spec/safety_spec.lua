@@ -142,9 +142,10 @@ end)
 
 describe("devices", function()
   sk.backends.register("safetydev")
-  local lib = sk.library("safety_dev")
+  local lib = sk.library("safety_dev") -- referenced by the cases below, so it is not collected (and closed) meanwhile
   lib:fallback("safetydev", sk.cpu_fallback)
   local x = sk.ones(4, {device = "safetydev"})
+  local function kept() return lib end
   it("mixing a CPU tensor and a backend tensor is the same error in either order", function()
     local same = "expected all tensors to be on the same device, but found at least two devices"
     assert.matches("sk.add: " .. same .. ", cpu and safetydev:0", h.err(function() return sk.ones(4) + x end))
@@ -155,6 +156,7 @@ describe("devices", function()
                    h.err(function() return x:masked_fill_(T({true, false, true, false}), 1) end))
   end)
   it("lets a CPU 0-dim tensor join tensors of another device, which decide the result's device", function()
+    assert.is_false(kept().closed)
     assert.equal("safetydev:0", (x + T(2.0)):device())
     assert.equal("safetydev:0", (T(2.0) + x):device())
     assert.same({3, 3, 3, 3}, (T(2.0) + x):cpu():totable())

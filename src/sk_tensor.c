@@ -147,6 +147,16 @@ static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, int
   return t;
 }
 
+/* Invariant: every stride is a byte offset that fits in int64 once scaled by the
+** element size, so kernels compute byte strides without overflow. A dim of size
+** 2 or more satisfies it by the span invariant; one of size 0 or 1 is never
+** stepped along, so a stride too large (a slice with a huge step) becomes 1. */
+static void set_strides(SkTensor *t, const int64_t *strides) {
+  int64_t lim = INT64_MAX / (int64_t)sk_dtype_size(t->dtype);
+  for (int d = 0; d < t->ndim; d++)
+    t->strides[d] = t->sizes[d] <= 1 && (strides[d] > lim || strides[d] < -lim) ? 1 : strides[d];
+}
+
 SkTensor *sk_tensor_empty(int ndim, const int64_t *sizes, SkDType dtype, SkDevice device) {
   return sk_tensor_empty_strided(ndim, sizes, NULL, dtype, device);
 }
@@ -166,7 +176,7 @@ SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t 
   if (!s) return NULL;
   SkTensor *t = tensor_header(s, ndim, sizes, n, dtype);
   if (!t) { storage_release(s); return NULL; }
-  if (strides) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+  if (strides) set_strides(t, strides);
   else sk_contiguous_strides(ndim, sizes, t->strides);
   return t;
 }
@@ -186,7 +196,7 @@ SkTensor *sk_tensor_alias(const SkTensor *base, int ndim, const int64_t *sizes, 
   base->storage->refcount++;
   t->device = base->device;
   t->offset = offset;
-  if (ndim) memcpy(t->strides, strides, (size_t)ndim * sizeof *strides);
+  set_strides(t, strides);
   return t;
 }
 
