@@ -380,6 +380,10 @@ end
 local function prepare_call(rec, fn_name, how, func)
   local pos, kw, outs = {}, {}, {}
   local self_val
+  -- a factory (no tensor argument) allocates on the CPU unless told otherwise: its sizes are real
+  local factory = true
+  for _, a in ipairs(rec.args) do if a.type.base == "Tensor" then factory = false end end
+  if factory then ctx.real = true end
   for _, a in ipairs(rec.args) do
     if a.is_out then
       outs[#outs + 1] = a
