@@ -55,6 +55,7 @@ $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.c $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
 $(BUILD)/sk/cuda.so: $(CUDA_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
 
 # nodelete: libgomp worker threads outlive lua_close, so the module (and its
