@@ -662,7 +662,6 @@ static int l_register_structured(lua_State *L) {
   SkStructuredFamily *fam = calloc(1, sizeof *fam);
   if (!fam) return lsk_raise(L, "out of memory");
   fam->out_op = out;
-  for (int i = 0; i < out->schema.nargs; i++) fam->nouts += out->schema.args[i].is_out;
   fam->meta = lua_meta;
   fam->release = family_release;
   fam->refcount = 1; /* held here until the kernels take it */
@@ -677,6 +676,8 @@ static int l_register_structured(lua_State *L) {
   struct { SkOperator *op; SkVariant v; } members[3] = {{out, SK_VARIANT_OUT}, {fun, SK_VARIANT_FUNCTIONAL}, {inp, SK_VARIANT_INPLACE}};
   lua_newtable(L);
   int n = 0, rc = 0;
+  for (int m = 0; m < 3 && !rc; m++)
+    if (members[m].op) rc = sk_structured_desc_init(&fam->desc[members[m].v], &members[m].op->schema, 1);
   for (int m = 0; m < 3 && !rc; m++) {
     if (!members[m].op) continue;
     int keys[SK_KEY_COUNT], nk = 0;

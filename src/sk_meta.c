@@ -18,6 +18,7 @@ void sk_meta_init(SkMeta *m, const char *op, SkVariant v, SkDevice device, int c
   for (int i = 0; i < SK_MAX_OUTPUTS; i++) { m->outputs[i] = NULL; m->out_names[i] = "out"; }
   if (v == SK_VARIANT_INPLACE) m->out_names[0] = "self";
   m->iter = NULL;
+  m->pre = NULL;
   m->ninputs = m->nlists = m->alias_ok = 0;
   m->resized = 0;
 }

@@ -29,6 +29,7 @@ typedef struct SkMeta {
   SkTensor *outputs[SK_MAX_OUTPUTS];   /* functional: owned; in-place/out: the caller's */
   const char *out_names[SK_MAX_OUTPUTS];
   struct SkTensorIter *iter;           /* for ops built on TensorIterator */
+  void *pre;                           /* boxed built-in meta functions: their precomputed fields */
   /* What the op reads, for the checks on what it writes (sk_meta_set_inputs). */
   int ninputs, nlists;
   int alias_ok;                        /* an output may be the very view of an input (elementwise ops) */

@@ -1,14 +1,116 @@
 /*
-** sk_structured.c — the structured wrapper as one boxed kernel
+** sk_structured.c — the structured runtime's steps, and structured families as boxed kernels
 ** Invariant: on return the stack holds the op's results (success) or the
 ** arguments untouched (failure); nothing the call allocated survives a
 ** failure, and the caller's out/self are written only by a successful impl.
 */
 #include "sk_structured.h"
 #include "sk_error.h"
+#include "sk_iter.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+/* {==== The descriptor and the steps ==== */
+int sk_structured_desc_init(SkStructuredDesc *d, const SkSchema *s, int device_check) {
+  memset(d, 0, sizeof *d);
+  d->name = s->name;
+  d->variant = s->kind == SK_KIND_OUT ? SK_VARIANT_OUT : s->kind == SK_KIND_INPLACE ? SK_VARIANT_INPLACE
+                                                                                    : SK_VARIANT_FUNCTIONAL;
+  d->nargs = d->nin = s->nargs;
+  d->device_check = device_check;
+  int nouts = 0;
+  for (int i = 0; i < s->nargs; i++) {
+    const SkArg *a = &s->args[i];
+    if (a->type != SK_T_TENSOR) continue;
+    if (a->is_list) {
+      if (d->nlists == SK_META_MAX_LISTS)
+        return sk_error("'%s' has more than %d Tensor[] arguments; a structured op takes at most %d", s->name,
+                        SK_META_MAX_LISTS, SK_META_MAX_LISTS);
+      d->list_arg[d->nlists] = (short)i;
+      d->list_names[d->nlists++] = a->name;
+      continue;
+    }
+    if (d->ntensors == SK_STRUCTURED_MAX_TENSORS)
+      return sk_error("'%s' has more than %d tensor arguments; a structured op takes at most %d", s->name,
+                      SK_STRUCTURED_MAX_TENSORS, SK_STRUCTURED_MAX_TENSORS);
+    if (a->is_out) {
+      if (nouts == SK_MAX_OUTPUTS)
+        return sk_error("'%s' has more than %d outputs; a structured op declares at most %d", s->name, SK_MAX_OUTPUTS,
+                        SK_MAX_OUTPUTS);
+      if (!nouts) d->nin = i;
+      d->out_tensor[nouts++] = (short)d->ntensors;
+    }
+    d->tensor_arg[d->ntensors] = (short)i;
+    d->tensor_names[d->ntensors++] = a->name;
+  }
+  if (d->ntensors - nouts - (d->variant == SK_VARIANT_INPLACE) > SK_META_MAX_INPUTS)
+    return sk_error("'%s' reads more than %d tensors; a structured op reads at most %d", s->name, SK_META_MAX_INPUTS,
+                    SK_META_MAX_INPUTS);
+  if (d->variant == SK_VARIANT_OUT) d->nouts = nouts;
+  else if (d->variant == SK_VARIANT_INPLACE) d->nouts = 1; /* self, tensor 0 */
+  else d->nouts = s->nrets;
+  if (d->nouts > SK_MAX_OUTPUTS)
+    return sk_error("'%s' has %d outputs; a structured op declares at most %d", s->name, d->nouts, SK_MAX_OUTPUTS);
+  if (d->variant == SK_VARIANT_INPLACE && (d->ntensors == 0 || d->tensor_arg[0] != 0))
+    return sk_error("'%s': an in-place structured op writes its first argument, a Tensor", s->name);
+  if (d->variant == SK_VARIANT_OUT && nouts == 0) return sk_error("'%s': an out op has a Tensor(a!) out", s->name);
+  return 0;
+}
+
+static int is_written(const SkStructuredDesc *d, int i) {
+  if (d->variant == SK_VARIANT_INPLACE) return i == 0;
+  if (d->variant == SK_VARIANT_OUT)
+    for (int k = 0; k < d->nouts; k++) if (d->out_tensor[k] == i) return 1;
+  return 0;
+}
+
+int sk_structured_begin(SkStructuredCall *c, const SkStructuredDesc *d, int key, const SkTensor *const *ts,
+                        const SkTensorList *ls, struct SkTensorIter *it) {
+  /* the device: Meta's own, else the first tensor's (a CPU scalar only when nothing else decides) */
+  SkDevice dev = SK_CPU;
+  if (key == SK_KEY_META) dev = SK_META;
+  else {
+    for (int i = d->nlists - 1; i >= 0; i--) dev = sk_meta_device_of_list(ls[i], dev);
+    dev = sk_meta_device_of(d->ntensors, ts, dev);
+  }
+  c->key = key;
+  c->guard.active = 0;
+  SkMeta *m = &c->m;
+  sk_meta_init(m, d->name, d->variant, dev, sk_key_is_backend(key) && key != SK_KEY_META, d->nouts);
+  if (it) sk_meta_use_iter(m, it);
+  if (d->variant != SK_VARIANT_FUNCTIONAL) {
+    /* what the variant writes is a tensor the caller gave (an optional out left None is not one) */
+    for (int k = 0; k < d->nouts; k++) {
+      int i = d->variant == SK_VARIANT_OUT ? d->out_tensor[k] : 0;
+      if (!ts[i]) return sk_error("argument '%s' must be a tensor to write into", d->tensor_names[i]);
+      m->outputs[k] = (SkTensor *)ts[i]; /* written: the caller passed it as Tensor(a!) */
+      m->out_names[k] = d->tensor_names[i];
+    }
+    /* what it reads, for the checks on what it writes (DefaultBackend's out op makes its own) */
+    if (key != SK_KEY_DEFAULT_BACKEND) {
+      for (int i = 0; i < d->ntensors; i++)
+        if (!is_written(d, i)) sk_meta_set_inputs(m, 1, &ts[i], &d->tensor_names[i]);
+      for (int i = 0; i < d->nlists; i++) sk_meta_add_input_list(m, ls[i], d->list_names[i]);
+    }
+  }
+  if (d->device_check) {
+    if (sk_meta_check_same_device(d->name, dev, d->ntensors, ts, d->tensor_names)) return -1;
+    for (int i = 0; i < d->nlists; i++)
+      if (sk_meta_check_list_device(d->name, dev, ls[i], d->list_names[i])) return -1;
+  }
+  return dev.type == SK_DEVICE_CPU ? 0 : sk_device_guard_enter(&c->guard, dev);
+}
+
+int sk_structured_end(SkStructuredCall *c, int rc) {
+  if (!rc && c->key != SK_KEY_DEFAULT_BACKEND) rc = sk_meta_finish(&c->m);
+  sk_device_guard_exit(&c->guard);
+  sk_meta_cleanup(&c->m, rc != 0);
+  return rc;
+}
+/* }==== */
+
+/* {==== Boxed families ==== */
 SkStructuredKernel *sk_structured_kernel_new(SkStructuredFamily *f, int key, SkVariant v) {
   SkStructuredKernel *k = malloc(sizeof *k);
   if (!k) return sk_error("out of memory"), NULL;
@@ -25,14 +127,6 @@ void sk_structured_kernel_free(void *ctx) {
   free(k);
 }
 
-/* The tensor arguments among the first n (lists apart), with their names. */
-static int tensor_args(const SkOperator *op, const SkValue *a, int n, int skip, const SkTensor **ts, const char **names) {
-  int k = 0;
-  for (int i = 0; i < n && k < SK_META_MAX_INPUTS; i++)
-    if (i != skip && a[i].tag == SK_VAL_TENSOR) { ts[k] = a[i].u.t; names[k++] = op->schema.args[i].name; }
-  return k;
-}
-
 /* Replaces the arguments on s (from base) by the results of a successful call. */
 static int push_results(SkOperator *op, SkStack *s, int base, SkMeta *m) {
   SkTensor *res[SK_MAX_OUTPUTS];
@@ -46,72 +140,51 @@ static int push_results(SkOperator *op, SkStack *s, int base, SkMeta *m) {
   return rc ? -1 : 0;
 }
 
-int sk_structured_boxed(SkOperator *op, SkStack *s, void *ctx) {
-  const SkStructuredKernel *k = ctx;
-  SkStructuredFamily *f = k->family;
-  int nargs = op->schema.nargs, base = s->n - nargs;
+/* One boxed call of a family member: the steps over the values on the stack. */
+static int run_boxed(SkOperator *op, SkStack *s, const SkStructuredFamily *f, const SkStructuredDesc *d, int key) {
+  int base = s->n - d->nargs;
   const SkValue *a = &s->v[base];
-  int nin = k->variant == SK_VARIANT_OUT ? nargs - f->nouts : nargs;
-  int backend = sk_key_is_backend(k->key) && k->key != SK_KEY_META;
-  /* the same device rule and written checks as the generated wrappers */
-  const SkTensor *ts[SK_META_MAX_INPUTS], *all[SK_META_MAX_INPUTS];
-  const char *names[SK_META_MAX_INPUTS], *all_names[SK_META_MAX_INPUTS];
-  int nall = tensor_args(op, a, nargs, -1, all, all_names);
-  SkDevice dev = k->key == SK_KEY_META ? SK_META : sk_meta_device_of(nall, all, SK_CPU);
-  if (sk_meta_check_same_device(op->schema.name, dev, nall, all, all_names)) return -1;
-  for (int i = 0; i < nargs; i++)
-    if (a[i].tag == SK_VAL_TENSORLIST && sk_meta_check_list_device(op->schema.name, dev, sk_value_tensorlist(&a[i]),
-                                                                   op->schema.args[i].name)) return -1;
-  int nouts = k->variant == SK_VARIANT_INPLACE ? 1 : f->nouts;
-  if (nouts > SK_MAX_OUTPUTS)
-    return sk_error("'%s' has %d outputs; a structured op or a meta function declares at most %d", op->qualname, nouts,
-                    SK_MAX_OUTPUTS);
-  /* what the variant writes is a tensor the caller gave (an optional out left None is not one) */
-  for (int i = 0; i < (k->variant == SK_VARIANT_FUNCTIONAL ? 0 : nouts); i++) {
-    int j = k->variant == SK_VARIANT_OUT ? nin + i : 0;
-    if (a[j].tag != SK_VAL_TENSOR) return sk_error("argument '%s' must be a tensor to write into", op->schema.args[j].name);
+  const SkTensor *ts[SK_STRUCTURED_MAX_TENSORS];
+  SkTensorList ls[SK_META_MAX_LISTS];
+  for (int i = 0; i < d->ntensors; i++) ts[i] = a[d->tensor_arg[i]].tag == SK_VAL_TENSOR ? a[d->tensor_arg[i]].u.t : NULL;
+  for (int i = 0; i < d->nlists; i++) ls[i] = sk_value_tensorlist(&a[d->list_arg[i]]);
+  SkStructuredCall c;
+  SkTensorIter it;
+  _Alignas(16) unsigned char pre[SK_STRUCTURED_PRE_MAX];
+  int rc = sk_structured_begin(&c, d, key, ts, ls, f->iter ? &it : NULL);
+  if (f->pre_size) {
+    memset(pre, 0, f->pre_size);
+    c.m.pre = pre;
   }
-  SkMeta m;
-  sk_meta_init(&m, op->schema.name, k->variant, dev, backend, nouts);
-  if (k->variant != SK_VARIANT_FUNCTIONAL) {
-    sk_meta_set_inputs(&m, tensor_args(op, a, nin, k->variant == SK_VARIANT_INPLACE ? 0 : -1, ts, names), ts, names);
-    for (int i = 0; i < nin; i++)
-      if (a[i].tag == SK_VAL_TENSORLIST) sk_meta_add_input_list(&m, sk_value_tensorlist(&a[i]), op->schema.args[i].name);
-  }
-  if (k->variant == SK_VARIANT_OUT)
-    for (int i = 0; i < f->nouts; i++) {
-      m.outputs[i] = a[nin + i].u.t;
-      m.out_names[i] = op->schema.args[nin + i].name;
-    }
-  else if (k->variant == SK_VARIANT_INPLACE) m.outputs[0] = a[0].u.t;
-  SkDeviceGuard g = {0, 0, 0};
-  int rc = sk_device_guard_enter(&g, dev);
-  if (!rc) rc = f->meta(&m, a, nin, f->meta_ud);
-  if (!rc && backend) {
-    if (!f->impl[k->key]) rc = sk_error("internal: no impl of '%s' for %s", op->qualname, sk_key_name(k->key));
-    else rc = f->impl[k->key](&m, a, nin, m.outputs, m.noutputs, f->impl_ud[k->key]);
-    if (!rc) rc = sk_meta_finish(&m);
-  } else if (!rc && k->key == SK_KEY_DEFAULT_BACKEND) {
+  if (!rc) rc = f->meta(&c.m, a, d->nin, f->meta_ud);
+  if (!rc && c.m.compute) {
+    if (!f->impl[key]) rc = sk_error("internal: no impl of '%s' for %s", op->qualname, sk_key_name(key));
+    else rc = f->impl[key](&c.m, a, d->nin, c.m.outputs, c.m.noutputs, f->impl_ud[key]);
+  } else if (!rc && key == SK_KEY_DEFAULT_BACKEND) {
     /* through the dispatched out op: its own wrapper checks, writes and bumps */
     SkStack os;
     sk_stack_init(&os);
-    for (int i = 0; i < nin && !rc; i++) rc = sk_push_copy(&os, &a[i]);
-    for (int i = 0; i < m.noutputs && !rc; i++) rc = sk_push_tensor(&os, m.outputs[i]);
+    for (int i = 0; i < d->nin && !rc; i++) rc = sk_push_copy(&os, &a[i]);
+    for (int i = 0; i < c.m.noutputs && !rc; i++) rc = sk_push_tensor(&os, c.m.outputs[i]);
     if (!rc) rc = sk_call_boxed(f->out_op, &os);
     sk_stack_free(&os);
-  } else if (!rc) rc = sk_meta_finish(&m);
-  sk_device_guard_exit(&g);
-  if (!rc) rc = push_results(op, s, base, &m);
-  sk_meta_cleanup(&m, rc != 0);
-  return rc;
+  }
+  rc = sk_structured_end(&c, rc);
+  return rc ? rc : push_results(op, s, base, &c.m);
+}
+
+int sk_structured_boxed(SkOperator *op, SkStack *s, void *ctx) {
+  const SkStructuredKernel *k = ctx;
+  return run_boxed(op, s, k->family, &k->family->desc[k->variant], k->key);
 }
 
 int sk_structured_run_meta(SkOperator *op, SkStack *s, SkStructuredMetaFn meta, void *ud) {
-  int nargs = op->schema.nargs, nouts = 0;
-  for (int i = 0; i < nargs; i++) nouts += op->schema.args[i].is_out;
-  SkVariant v = op->schema.kind == SK_KIND_OUT ? SK_VARIANT_OUT : op->schema.kind == SK_KIND_INPLACE ? SK_VARIANT_INPLACE
-                                                                                                       : SK_VARIANT_FUNCTIONAL;
-  SkStructuredFamily f = {1, NULL, v == SK_VARIANT_FUNCTIONAL ? op->schema.nrets : nouts, meta, ud, {0}, {0}, NULL};
-  SkStructuredKernel k = {&f, SK_KEY_META, v};
-  return sk_structured_boxed(op, s, &k);
+  SkStructuredFamily f;
+  memset(&f, 0, sizeof f);
+  f.meta = meta;
+  f.meta_ud = ud;
+  SkStructuredDesc d;
+  if (sk_structured_desc_init(&d, &op->schema, 1)) return -1;
+  return run_boxed(op, s, &f, &d, SK_KEY_META);
 }
+/* }==== */

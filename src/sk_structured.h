@@ -1,11 +1,12 @@
 /*
-** sk_structured.h — structured ops defined at run time, as boxed kernels
-** The same steps the generated wrappers take, driven by data: meta
-** declares outputs through an SkMeta, the impl of the dispatch key fills
-** them; functional allocates, in-place checks self, out resizes an empty
-** out; versions are bumped and failures release what was made.
-** DefaultBackend variants call the out op through the dispatcher, so a
-** backend that implements only the out op gets the other two.
+** sk_structured.h — the structured runtime: one set of steps for every structured op
+** A structured call is: begin (device choice and check, outputs, inputs,
+** device guard), the meta function, the kernel (or, for DefaultBackend, the
+** out op through the dispatcher), end (write-back, version bumps, guard exit,
+** cleanup). Generated wrappers and ops defined with lib:structured run these
+** same two functions over the same descriptor, built from the op's schema by
+** sk_structured_desc_init; only how meta and kernel are called differs (typed
+** C calls, or boxed functions over the argument values).
 */
 #ifndef SK_STRUCTURED_H
 #define SK_STRUCTURED_H
@@ -13,6 +14,42 @@
 #include "sk_dispatch.h"
 #include "sk_meta.h"
 
+struct SkTensorIter;
+
+#define SK_STRUCTURED_MAX_TENSORS (SK_META_MAX_INPUTS + SK_MAX_OUTPUTS)
+
+/* What the steps need to know of one op (one variant of a family). */
+typedef struct SkStructuredDesc {
+  const char *name;                     /* op name, for messages */
+  SkVariant variant;
+  int nouts;                            /* outputs the meta function declares */
+  int nargs, nin;                       /* all arguments; those before the outs */
+  int device_check;                     /* 0: the op's device_check is NoCheck */
+  int ntensors, nlists;                 /* Tensor and Tensor? arguments; Tensor[] arguments (schema order) */
+  short tensor_arg[SK_STRUCTURED_MAX_TENSORS], list_arg[SK_META_MAX_LISTS];
+  const char *tensor_names[SK_STRUCTURED_MAX_TENSORS], *list_names[SK_META_MAX_LISTS];
+  short out_tensor[SK_MAX_OUTPUTS];     /* index in the tensors of each written tensor (out: the outs; in-place: self) */
+} SkStructuredDesc;
+
+/* Fills d from the schema of a structured op; an error names the op and the limit. */
+int sk_structured_desc_init(SkStructuredDesc *d, const SkSchema *s, int device_check);
+
+typedef struct SkStructuredCall {
+  SkMeta m;
+  SkDeviceGuard guard;
+  int key;
+} SkStructuredCall;
+
+/* ts: the tensor arguments (NULL for an absent Tensor?), ls: the list arguments,
+** both in desc order; it: an iterator for ops built on TensorIterator, else NULL.
+** On failure the call still needs sk_structured_end (it releases nothing yet). */
+int sk_structured_begin(SkStructuredCall *c, const SkStructuredDesc *d, int key, const SkTensor *const *ts,
+                        const SkTensorList *ls, struct SkTensorIter *it);
+/* rc: the result of meta and kernel. Finishes a successful compute (not for
+** DefaultBackend, whose out op finished), exits the guard, cleans up. */
+int sk_structured_end(SkStructuredCall *c, int rc);
+
+/* {==== Families defined at run time (lib:structured), run as boxed kernels ==== */
 /* args: the op's non-out arguments. */
 typedef int (*SkStructuredMetaFn)(SkMeta *m, const SkValue *args, int nargs, void *ud);
 /* outs: the outputs meta declared, already allocated/checked. */
@@ -22,13 +59,18 @@ typedef int (*SkStructuredImplFn)(SkMeta *m, const SkValue *args, int nargs, SkT
 typedef struct SkStructuredFamily {
   int refcount;
   SkOperator *out_op;
-  int nouts;
+  SkStructuredDesc desc[3];                    /* per SkVariant */
+  int iter;                                    /* meta builds a TensorIterator (built-in meta functions) */
+  size_t pre_size;                             /* bytes of the meta function's precomputed fields */
   SkStructuredMetaFn meta;
   void *meta_ud;
   SkStructuredImplFn impl[SK_KEY_NUM_RUNTIME]; /* per backend key; NULL = none */
   void *impl_ud[SK_KEY_NUM_RUNTIME];
   void (*release)(struct SkStructuredFamily *f); /* frees the uds when the last kernel goes */
 } SkStructuredFamily;
+
+/* Largest precomputed struct a boxed built-in meta function may fill (checked by codegen). */
+#define SK_STRUCTURED_PRE_MAX 256
 
 /* The kernel of one (variant, key): ctx of sk_structured_boxed. */
 typedef struct SkStructuredKernel {
@@ -45,5 +87,16 @@ void sk_structured_kernel_free(void *ctx);
 /* Runs a meta function alone for op on the Meta device: the Meta kernel of
 ** an op that has a meta function but no structured family. */
 int sk_structured_run_meta(SkOperator *op, SkStack *s, SkStructuredMetaFn meta, void *ud);
+
+/* The built-in meta function and CPU kernel of a generated structured out op,
+** as boxed functions, for re-declaring it at run time (sk_structured_builtin() in sk_ops.h). */
+typedef struct SkStructuredBuiltin {
+  const char *qualname;                 /* "aten::add.out" */
+  SkStructuredMetaFn meta;
+  SkStructuredImplFn cpu;
+  size_t pre_size;
+  int iter;
+} SkStructuredBuiltin;
+/* }==== */
 
 #endif

@@ -131,14 +131,17 @@ end
 local function emit_header(model, out)
   out[#out + 1] = GENERATED
   out[#out + 1] = "/* The dispatched C API: one typed entry point per op, its function-pointer type and handle. */"
-  out[#out + 1] = "#ifndef SK_OPS_H\n#define SK_OPS_H\n\n#include \"sk_dispatch.h\"\n#include \"sk_kernels.h\"\n"
-  out[#out + 1] = "int sk_ops_init(void);\n"
+  out[#out + 1] = "#ifndef SK_OPS_H\n#define SK_OPS_H\n\n#include \"sk_dispatch.h\"\n#include \"sk_kernels.h\"\n#include \"sk_structured.h\"\n"
+  out[#out + 1] = "int sk_ops_init(void);"
+  out[#out + 1] = "/* The built-in meta function and CPU kernel of a structured out op (\"aten::add.out\"), or NULL. */"
+  out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname);\n"
   for _, f in ipairs(model.functions) do
     local s = f.schema
     local ps = params(s)
     out[#out + 1] = fmt("/* %s */", s.text)
     out[#out + 1] = fmt("typedef int (*%s)(%s);", fn_type(s), decl_params(ps))
     out[#out + 1] = fmt("extern SkOperator *%s;", handle(s))
+    if f.structured or f.structured_delegate then out[#out + 1] = fmt("extern SkStructuredDesc %s;", names.desc(s)) end
     out[#out + 1] = fmt("int %s(%s);\n", names.cname(s), decl_params(ps))
   end
   out[#out + 1] = "#endif"
@@ -286,86 +289,44 @@ local function tensor_params(ps)
   return t
 end
 
+-- The descriptor of a structured op: filled at init from its schema by the
+-- structured runtime (sk_structured_desc_init), the one builder of it.
+local function device_check(f, o) return (f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck") and 1 or 0 end
+
+-- A typed wrapper: the runtime's steps around typed calls of meta and kernel.
 -- key: "CPU"/"CUDA"/"Meta"/"DefaultBackend"; f: the variant's record; o: the out op's record.
 local function emit_wrapper(key, f, o, out, regs)
   local s, os = f.schema, o.schema
   local ps = params(s)
   local uid = names.uid(s)
   local wname = fmt("wrap_%s_%s", key, uid)
-  local variant = s.kind == "out" and "SK_VARIANT_OUT" or s.kind == "inplace" and "SK_VARIANT_INPLACE" or "SK_VARIANT_FUNCTIONAL"
   local nouts = 0
   for _, a in ipairs(os.args) do if a.is_out then nouts = nouts + 1 end end
-  local tps = tensor_params(ps)
-  local compute = (key == "CPU" or key == "CUDA") and 1 or 0
+  local tps, lists = tensor_params(ps), {}
+  for _, p in ipairs(ps) do
+    if p.arg and p.arg.type.base == "Tensor" and p.arg.type.list then lists[#lists + 1] = p.name end
+  end
+  local compute = key == "CPU" or key == "CUDA"
   -- inlined into its direct boxed entry too (bx_), so a boxed call pays no second frame
   out[#out + 1] = fmt("static inline __attribute__((always_inline)) int %s(%s) {", wname, decl_params(ps))
-  out[#out + 1] = "  SkMeta m;"
+  out[#out + 1] = "  SkStructuredCall c;"
   if o.structured_inherits then out[#out + 1] = "  SkTensorIter it;" end
-  local tlist, lists = {}, {}
-  for _, p in ipairs(tps) do tlist[#tlist + 1] = p.name end
-  for _, p in ipairs(ps) do
-    if p.arg and p.arg.type.base == "Tensor" and p.arg.type.list then lists[#lists + 1] = p end
-  end
-  local device
-  if key == "CPU" then device = "SK_CPU" elseif key == "Meta" then device = "SK_META"
-  else
-    -- the first tensor's device: plain tensor arguments first, then the tensors in lists
-    device = "SK_CPU"
-    for i = #lists, 1, -1 do device = fmt("sk_meta_device_of_list(%s, %s)", lists[i].name, device) end
-    if #tlist > 0 then
-      out[#out + 1] = fmt("  const SkTensor *const ts[] = {%s};", table.concat(tlist, ", "))
-      device = fmt("sk_meta_device_of(%d, ts, %s)", #tlist, device)
-    end
-  end
-  out[#out + 1] = fmt("  sk_meta_init(&m, %s, %s, %s, %d, %d);", cstr(s.name), variant, device, compute, nouts)
-  if o.structured_inherits then out[#out + 1] = "  sk_meta_use_iter(&m, &it);" end
-  local outs = {}
-  if s.kind == "out" then
-    for _, p in ipairs(ps) do if p.arg and p.arg.is_out then outs[#outs + 1] = p end end
-    for i, p in ipairs(outs) do
-      out[#out + 1] = fmt("  m.outputs[%d] = %s;\n  m.out_names[%d] = %s;", i - 1, p.name, i - 1, cstr(p.arg.name))
-    end
-  elseif s.kind == "inplace" then
-    out[#out + 1] = fmt("  m.outputs[0] = %s;", ps[1].name)
-  end
-  -- what the op reads, for the checks on what it writes (out and in-place; DefaultBackend calls the out op)
-  if s.kind ~= "functional" and key ~= "DefaultBackend" then
-    local ins, nm = {}, {}
-    for _, p in ipairs(tps) do
-      if not p.arg.is_out and not (s.kind == "inplace" and p == ps[1]) then ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
-    end
-    if #ins > 0 then
-      out[#out + 1] = fmt("  {\n    const SkTensor *const ins[] = {%s};\n    static const char *const in_names[] = {%s};\n" ..
-        "    sk_meta_set_inputs(&m, %d, ins, in_names);\n  }", table.concat(ins, ", "), table.concat(nm, ", "), #ins)
-    end
-    for _, p in ipairs(lists) do out[#out + 1] = fmt("  sk_meta_add_input_list(&m, %s, %s);", p.name, cstr(p.arg.name)) end
-  end
-  out[#out + 1] = "  int rc = 0;"
-  if (f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck") and #tlist > 0 then
-    local nm = {}
-    for _, p in ipairs(tps) do nm[#nm + 1] = cstr(p.arg.name) end
-    out[#out + 1] = fmt("  {\n    const SkTensor *const dev[] = {%s};\n    static const char *const names[] = {%s};\n" ..
-      "    rc = sk_meta_check_same_device(%s, m.device, %d, dev, names);\n  }", table.concat(tlist, ", "), table.concat(nm, ", "), cstr(s.name), #tlist)
-  end
-  if f.device_check ~= "NoCheck" and o.device_check ~= "NoCheck" then
-    for _, p in ipairs(lists) do
-      out[#out + 1] = fmt("  if (!rc) rc = sk_meta_check_list_device(%s, m.device, %s, %s);", cstr(s.name), p.name, cstr(p.arg.name))
-    end
-  end
-  local guarded = key == "CUDA" or key == "DefaultBackend"
-  if guarded then out[#out + 1] = "  SkDeviceGuard g = {0, 0, 0};\n  if (!rc) rc = sk_device_guard_enter(&g, m.device);" end
-  local margs = {}
+  local tl = {}
+  for _, p in ipairs(tps) do tl[#tl + 1] = p.name end
+  if #tps > 0 then out[#out + 1] = fmt("  const SkTensor *const ts[] = {%s};", table.concat(tl, ", ")) end
+  if #lists > 0 then out[#out + 1] = fmt("  const SkTensorList ls[] = {%s};", table.concat(lists, ", ")) end
+  out[#out + 1] = fmt("  int rc = sk_structured_begin(&c, &%s, %s, %s, %s, %s);", names.desc(s), names.key_enum(key),
+    #tps > 0 and "ts" or "NULL", #lists > 0 and "ls" or "NULL", o.structured_inherits and "&it" or "NULL")
+  local margs = { "&c.m" }
   for _, p in ipairs(ps) do if p.arg and not p.arg.is_out then margs[#margs + 1] = p.name end end
-  local mcall = { "&m" }
-  for _, a in ipairs(margs) do mcall[#mcall + 1] = a end
   if o.precomputed then
     out[#out + 1] = fmt("  %s pre = {0};", pre_type(o))
-    mcall[#mcall + 1] = "&pre"
+    margs[#margs + 1] = "&pre"
   end
-  out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", names.meta_fn(os), table.concat(mcall, ", "))
+  out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", names.meta_fn(os), table.concat(margs, ", "))
   local outputs = {}
-  for i = 1, nouts do outputs[i] = fmt("m.outputs[%d]", i - 1) end
-  if compute == 1 then
+  for i = 1, nouts do outputs[i] = fmt("c.m.outputs[%d]", i - 1) end
+  if compute then
     local outi = 0
     local iargs = impl_args(o, ps, function(p)
       if p.arg.is_out then outi = outi + 1 return outputs[outi] end
@@ -374,25 +335,61 @@ local function emit_wrapper(key, f, o, out, regs)
     if s.kind ~= "out" then -- functional/in-place params have no out args: append the outputs
       for _, x in ipairs(outputs) do iargs[#iargs + 1] = x end
     end
-    table.insert(iargs, 1, "&m")
+    table.insert(iargs, 1, "&c.m")
     out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", names.kernel(key, o.dispatch[key]), table.concat(iargs, ", "))
-    out[#out + 1] = "  if (!rc) rc = sk_meta_finish(&m);"
   elseif key == "DefaultBackend" then
     local cargs = {}
-    for _, a in ipairs(margs) do cargs[#cargs + 1] = a end
+    for i = 2, #margs do if margs[i] ~= "&pre" then cargs[#cargs + 1] = margs[i] end end
     for _, x in ipairs(outputs) do cargs[#cargs + 1] = x end
     out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", names.cname(os), table.concat(cargs, ", "))
-  else
-    out[#out + 1] = "  if (!rc) rc = sk_meta_finish(&m);"
   end
-  if guarded then out[#out + 1] = "  sk_device_guard_exit(&g);" end
-  out[#out + 1] = "  sk_meta_cleanup(&m, rc != 0);"
+  out[#out + 1] = "  rc = sk_structured_end(&c, rc);"
   if s.kind == "functional" then
-    local res = returns_of(s)
-    for i, r in ipairs(res) do out[#out + 1] = fmt("  if (!rc) *%s = sk_meta_take_output(&m, %d);", r.name, i - 1) end
+    for i, r in ipairs((returns_of(s))) do out[#out + 1] = fmt("  if (!rc) *%s = sk_meta_take_output(&c.m, %d);", r.name, i - 1) end
   end
   out[#out + 1] = "  return rc;\n}\n"
   regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
+end
+
+-- The built-in meta function and CPU kernel of a structured out op as boxed
+-- functions (SkStructuredMetaFn / SkStructuredImplFn), for sk_structured_builtin.
+local function emit_builtin(o, out, rows)
+  local s = o.schema
+  local uid, ps = names.uid(s), params(s)
+  local idx = {}
+  for i, a in ipairs(s.args) do idx[a] = i - 1 end
+  local margs, vals = { "m" }, {}
+  for _, p in ipairs(ps) do
+    if p.arg and not p.arg.is_out then
+      vals[p] = ctypes.unbox(p.arg.type, fmt("a[%d]", idx[p.arg]))
+      margs[#margs + 1] = vals[p]
+    end
+  end
+  local pre = o.precomputed and fmt("(%s *)m->pre", pre_type(o))
+  if pre then
+    margs[#margs + 1] = "pre"
+    out[#out + 1] = fmt("_Static_assert(sizeof(%s) <= SK_STRUCTURED_PRE_MAX, \"%s's precomputed fields\");", pre_type(o), uid)
+  end
+  out[#out + 1] = fmt("static int smeta_%s(SkMeta *m, const SkValue *a, int nargs, void *ud) {", uid)
+  out[#out + 1] = "  (void)nargs;\n  (void)ud;"
+  if pre then out[#out + 1] = fmt("  %s *pre = %s;", pre_type(o), pre) end
+  out[#out + 1] = fmt("  return %s(%s);\n}", names.meta_fn(s), table.concat(margs, ", "))
+  local cpu = "NULL"
+  if o.dispatch.CPU then
+    cpu = "simpl_" .. uid
+    local outi = 0
+    local iargs = impl_args(o, ps, function(p)
+      if p.arg.is_out then outi = outi + 1 return fmt("outs[%d]", outi - 1) end
+      return vals[p]
+    end, function(fl) return "pre->" .. fl.name end)
+    table.insert(iargs, 1, "m")
+    out[#out + 1] = fmt("static int %s(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud) {", cpu)
+    out[#out + 1] = "  (void)nargs;\n  (void)nouts;\n  (void)ud;"
+    if pre then out[#out + 1] = fmt("  %s *pre = %s;", pre_type(o), pre) end
+    out[#out + 1] = fmt("  return %s(%s);\n}", names.kernel("CPU", o.dispatch.CPU), table.concat(iargs, ", "))
+  end
+  rows[#rows + 1] = fmt("    {%s, smeta_%s, %s, %s, %d},", cstr(names.qualname(s)), uid, cpu,
+    pre and fmt("sizeof(%s)", pre_type(o)) or "0", o.structured_inherits and 1 or 0)
 end
 
 local function emit_bump_wrapper(key, f, out, regs)
@@ -472,7 +469,7 @@ end
 -- built into the CUDA module only, so the core never links CUDA code).
 local function emit_source(model, out, cuda)
   out[#out + 1] = GENERATED
-  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n"
+  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n#include \"sk_iter.h\"\n\n#include <string.h>\n"
   cuda[#cuda + 1] = GENERATED
   cuda[#cuda + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n\nint sk_ops_cuda_register(void);\n"
   for _, f in ipairs(model.functions) do out[#out + 1] = fmt("SkOperator *%s;", handle(f.schema)) end
@@ -480,7 +477,7 @@ local function emit_source(model, out, cuda)
   for _, f in ipairs(model.functions) do emit_schema(f.schema, out) end
   out[#out + 1] = ""
   for _, f in ipairs(model.functions) do emit_adapters(f.schema, out) end
-  local regs, cuda_regs, siblings = {}, {}, {}
+  local regs, cuda_regs, siblings, descs, builtins = {}, {}, {}, {}, {}
   local function target(key) if key == "CUDA" then return cuda, cuda_regs end return out, regs end
   for _, f in ipairs(model.functions) do
     local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
@@ -490,6 +487,9 @@ local function emit_source(model, out, cuda)
       table.sort(keys)
       keys[#keys + 1] = "Meta"
       if f.schema.kind ~= "out" then keys[#keys + 1] = "DefaultBackend" end
+      out[#out + 1] = fmt("SkStructuredDesc %s;", names.desc(f.schema))
+      descs[#descs + 1] = fmt("    {&%s, &schema_%s, %d},", names.desc(f.schema), names.uid(f.schema), device_check(f, o))
+      if f == o then emit_builtin(o, out, builtins) end
       for _, key in ipairs(keys) do
         local o_, r_ = target(key)
         emit_wrapper(key, f, o, o_, r_)
@@ -508,6 +508,13 @@ local function emit_source(model, out, cuda)
   end
   emit_direct_boxed(regs, out)
   emit_direct_boxed(cuda_regs, cuda)
+  out[#out + 1] = "static const SkStructuredBuiltin builtins[] = {"
+  for _, b in ipairs(builtins) do out[#out + 1] = b end
+  out[#out + 1] = "};"
+  out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname) {"
+  out[#out + 1] = "  for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)"
+  out[#out + 1] = "    if (strcmp(builtins[i].qualname, qualname) == 0) return &builtins[i];"
+  out[#out + 1] = "  return NULL;\n}\n"
   out[#out + 1] = "int sk_ops_init(void) {"
   out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"
   for _, f in ipairs(model.functions) do
@@ -517,6 +524,11 @@ local function emit_source(model, out, cuda)
   out[#out + 1] = "  };"
   out[#out + 1] = "  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)"
   out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
+  out[#out + 1] = "  static const struct { SkStructuredDesc *d; const SkSchema *s; int check; } descs[] = {"
+  for _, d in ipairs(descs) do out[#out + 1] = d end
+  out[#out + 1] = "  };"
+  out[#out + 1] = "  for (size_t i = 0; i < sizeof descs / sizeof descs[0]; i++)"
+  out[#out + 1] = "    if (sk_structured_desc_init(descs[i].d, descs[i].s, descs[i].check)) return -1;"
   emit_registrations(regs, out)
   for _, sb in ipairs(siblings) do out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
   out[#out + 1] = "  return 0;\n}"

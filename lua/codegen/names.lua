@@ -11,6 +11,9 @@ function M.cname(s)
   return "sk_" .. s.name .. "_" .. s.overload
 end
 
+-- The structured runtime's descriptor of a structured op.
+function M.desc(s) return "sk_sd_" .. M.uid(s) end
+
 function M.qualname(s) return s.namespace .. "::" .. s.name .. (s.overload ~= "" and ("." .. s.overload) or "") end
 
 -- Meta function of a structured out op: the overload without its "out" parts.
