@@ -225,6 +225,34 @@ describe("lib:structured", function()
     assert.matches("meta function for 'st4::nodecl.out' did not declare output 0", h.err(sk.ops.st4.nodecl, T({1.0})))
     lib4:close()
   end)
+
+  it("re-declares a built-in op from its own meta function and CPU kernel (sk.structured_builtin)", function()
+    local lib6 = sk.library("st6")
+    local b = sk.structured_builtin("aten::amax.out") -- precomputed fields and a TensorIterator-free reduction
+    local a = sk.structured_builtin("aten::add.out")
+    lib6:structured { out = "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+                      meta = b, impl = { CPU = b } }
+    lib6:structured { out = "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+                      meta = a, impl = { CPU = a } }
+    local x = T({{1.0, 5.0, 2.0}, {7.0, -1.0, 0.5}})
+    assert.same({5, 7}, sk.ops.st6.amax(x, {dim = {1}}):totable())
+    assert.same({{7, 5, 2}}, sk.ops.st6.amax(x, {dim = {0}, keepdim = true}):totable())
+    assert.same({{3, 15, 6}, {21, -3, 1.5}}, sk.ops.st6.add(x, x, {alpha = 2}):totable())
+    local y = x:clone()
+    assert.equal(y, sk.ops.st6.add_(y, x))
+    assert.same({{2, 10, 4}, {14, -2, 1}}, y:totable())
+    -- the same errors as the built-in op, from the same meta function
+    local e1 = h.err(sk.amax, x, {dim = {2}})
+    local e2 = h.err(sk.ops.st6.amax, x, {dim = {2}})
+    assert.equal(e1:gsub("^.-sk%.amax: ", ""), (e2:gsub("^.-sk%.ops%.st6%.amax: ", "")))
+    assert.same({2, 3}, sk.ops.st6.add(x:to("meta"), x:to("meta")):shape())
+    -- refused: an unknown op, a built-in impl without its meta, a CPU kernel on device memory
+    assert.matches("'aten::nope.out' is not a built.in structured out op", h.err(sk.structured_builtin, "aten::nope.out"))
+    assert.matches("needs the built.in meta of the same op", h.err(lib6.structured, lib6, {
+      out = "twice.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+      meta = function(m, s) m:set_output(0, s:shape(), s:dtype()) end, impl = { CPU = a } }))
+    lib6:close()
+  end)
 end)
 
 describe("fallbacks and backends", function()

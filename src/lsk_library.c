@@ -639,56 +639,125 @@ static int l_deregister(lua_State *L) {
   return 0;
 }
 
-/* core.register_structured(out, functional|nil, inplace|nil, meta, impls, origin) -> { {op, id}, ... } */
+/* {==== Built-in meta functions and CPU kernels, to plug into lib:structured ==== */
+static const char BUILTIN_MT[] = "sk.structured_builtin";
+
+static const SkStructuredBuiltin *to_builtin(lua_State *L, int idx) {
+  const SkStructuredBuiltin **b = luaL_testudata(L, idx, BUILTIN_MT);
+  return b ? *b : NULL;
+}
+
+/* core.structured_builtin("aten::add.out") -> handle for lib:structured's meta and impls */
+static int l_structured_builtin(lua_State *L) {
+  const char *q = luaL_checkstring(L, 1);
+  const SkStructuredBuiltin *b = sk_structured_builtin(q);
+  if (!b) return lsk_raise(L, "sk.structured_builtin: '%s' is not a built-in structured out op", q);
+  const SkStructuredBuiltin **ud = lua_newuserdatauv(L, sizeof *ud, 0);
+  *ud = b;
+  luaL_setmetatable(L, BUILTIN_MT);
+  return 1;
+}
+
+static int builtin_tostring(lua_State *L) {
+  lua_pushfstring(L, "structured builtin '%s'", (*(const SkStructuredBuiltin **)luaL_checkudata(L, 1, BUILTIN_MT))->qualname);
+  return 1;
+}
+
+/* 1 when the tensors of key live in memory the CPU addresses (a built-in CPU kernel can run on them). */
+static int key_is_host(int key) {
+  if (key == SK_KEY_CPU) return 1;
+  for (int t = SK_DEVICE_FIRST_CUSTOM; t < SK_DEVICE_MAX_TYPES; t++) {
+    const SkDeviceType *dt = sk_device_type(t);
+    if (dt && dt->key == key) return !dt->hooks.device_memory;
+  }
+  return 0;
+}
+/* }==== */
+
+/* core.register_structured(members, meta, impls, origin) -> { {op, id}, ... }
+** members: { {qualname, {key names}}, ... }, the out op first; the keys of each
+** member come from sk.structured's one rule. meta and each impl: a Lua function
+** or a built-in handle (an impl handle needs the meta of the same built-in). */
 static int l_register_structured(lua_State *L) {
   refuse_while_running(L, "lib:structured");
-  SkOperator *out = check_op(L, 1, "lib:structured");
-  SkOperator *fun = lua_isnil(L, 2) ? NULL : check_op(L, 2, "lib:structured");
-  SkOperator *inp = lua_isnil(L, 3) ? NULL : check_op(L, 3, "lib:structured");
-  luaL_checktype(L, 4, LUA_TFUNCTION);
-  luaL_checktype(L, 5, LUA_TTABLE);
-  const char *origin = luaL_optstring(L, 6, "lua");
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  const char *origin = luaL_optstring(L, 4, "lua");
+  const SkStructuredBuiltin *bmeta = to_builtin(L, 2);
+  if (!bmeta) luaL_checktype(L, 2, LUA_TFUNCTION);
+  struct { SkOperator *op; SkVariant v; int keys[SK_KEY_COUNT], nk; } members[3];
+  int nm = (int)lua_rawlen(L, 1);
+  if (nm < 1 || nm > 3) return lsk_raise(L, "lib:structured: internal: %d members", nm);
+  for (int m = 0; m < nm; m++) {
+    lua_rawgeti(L, 1, m + 1);
+    lua_rawgeti(L, -1, 1);
+    members[m].op = check_op(L, -1, "lib:structured");
+    lua_rawgeti(L, -2, 2);
+    members[m].nk = (int)lua_rawlen(L, -1);
+    if (members[m].nk > SK_KEY_COUNT) return lsk_raise(L, "lib:structured: internal: too many keys");
+    for (int i = 0; i < members[m].nk; i++) {
+      lua_rawgeti(L, -1, i + 1);
+      members[m].keys[i] = check_key(L, -1, "lib:structured");
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 3);
+  }
+  SkOperator *out = members[0].op;
   /* every impl is checked before the family exists: a Lua error leaks nothing */
   lua_pushnil(L);
-  while (lua_next(L, 5)) {
+  while (lua_next(L, 3)) {
     int key = check_key(L, -2, "lib:structured");
     if (!sk_key_is_backend(key) || key == SK_KEY_META)
       return lsk_raise(L, "lib:structured: impls are for backend keys, not '%s' (Meta and DefaultBackend come from meta)",
                         sk_key_name(key));
-    if (!lua_isfunction(L, -1))
+    const SkStructuredBuiltin *b = to_builtin(L, -1);
+    if (b) {
+      if (b != bmeta)
+        return lsk_raise(L, "lib:structured: the built-in impl of '%s' needs the built-in meta of the same op", b->qualname);
+      if (!b->cpu) return lsk_raise(L, "lib:structured: '%s' has no built-in CPU kernel", b->qualname);
+      if (!key_is_host(key))
+        return lsk_raise(L, "lib:structured: the built-in CPU kernel of '%s' runs only on CPU memory, not on '%s'",
+                         b->qualname, sk_key_name(key));
+    } else if (!lua_isfunction(L, -1))
       return lsk_raise(L, "lib:structured: impl for '%s' expected a function, got %s", sk_key_name(key), luaL_typename(L, -1));
     lua_pop(L, 1);
   }
   SkStructuredFamily *fam = calloc(1, sizeof *fam);
   if (!fam) return lsk_raise(L, "out of memory");
   fam->out_op = out;
-  fam->meta = lua_meta;
   fam->release = family_release;
   fam->refcount = 1; /* held here until the kernels take it */
-  fam->meta_ud = luafn_new(L, 4, SK_KEY_META, "meta function for '%s'%s", out->qualname, "");
+  if (bmeta) {
+    fam->meta = bmeta->meta;
+    fam->iter = bmeta->iter;
+    fam->pre_size = bmeta->pre_size;
+  } else {
+    fam->meta = lua_meta;
+    fam->meta_ud = luafn_new(L, 2, SK_KEY_META, "meta function for '%s'%s", out->qualname, "");
+  }
   lua_pushnil(L);
-  while (lua_next(L, 5)) {
+  while (lua_next(L, 3)) {
     int key = check_key(L, -2, "lib:structured");
-    fam->impl[key] = lua_impl;
-    fam->impl_ud[key] = luafn_new(L, lua_gettop(L), key, "impl of '%s' on %s", out->qualname, sk_key_name(key));
+    if (to_builtin(L, -1)) fam->impl[key] = bmeta->cpu;
+    else {
+      fam->impl[key] = lua_impl;
+      fam->impl_ud[key] = luafn_new(L, lua_gettop(L), key, "impl of '%s' on %s", out->qualname, sk_key_name(key));
+    }
     lua_pop(L, 1);
   }
-  struct { SkOperator *op; SkVariant v; } members[3] = {{out, SK_VARIANT_OUT}, {fun, SK_VARIANT_FUNCTIONAL}, {inp, SK_VARIANT_INPLACE}};
   lua_newtable(L);
   int n = 0, rc = 0;
-  for (int m = 0; m < 3 && !rc; m++)
-    if (members[m].op) rc = sk_structured_desc_init(&fam->desc[members[m].v], &members[m].op->schema, 1);
-  for (int m = 0; m < 3 && !rc; m++) {
-    if (!members[m].op) continue;
-    int keys[SK_KEY_COUNT], nk = 0;
-    for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++) if (fam->impl[k]) keys[nk++] = k;
-    keys[nk++] = SK_KEY_META;
-    if (members[m].v != SK_VARIANT_OUT) keys[nk++] = SK_KEY_DEFAULT_BACKEND;
-    for (int i = 0; i < nk && !rc; i++) {
-      SkStructuredKernel *sk = sk_structured_kernel_new(fam, keys[i], members[m].v);
+  for (int m = 0; m < nm && !rc; m++) {
+    SkStructuredDesc d;
+    rc = sk_structured_desc_init(&d, &members[m].op->schema, 1);
+    if (!rc) fam->desc[members[m].v = d.variant] = d;
+  }
+  for (int m = 0; m < nm && !rc; m++) {
+    for (int i = 0; i < members[m].nk && !rc; i++) {
+      SkStructuredKernel *sk = sk_structured_kernel_new(fam, members[m].keys[i], members[m].v);
       if (!sk) { rc = -1; break; }
       SkKernel k = {NULL, sk_structured_boxed, sk, origin, 0};
-      int id = registering(L, sk_op_register(members[m].op, keys[i], &k, sk_structured_kernel_free));
+      int id = registering(L, sk_op_register(members[m].op, members[m].keys[i], &k, sk_structured_kernel_free));
       if (id < 0) { sk_structured_kernel_free(sk); rc = -1; break; }
       lua_createtable(L, 2, 0);
       lua_pushstring(L, members[m].op->qualname);
@@ -943,6 +1012,10 @@ void lsk_open_library(lua_State *L) {
   luaL_newlib(L, meta_methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  luaL_newmetatable(L, BUILTIN_MT);
+  lua_pushcfunction(L, builtin_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
   static const luaL_Reg fns[] = {
     {"define", l_define}, {"undefine", l_undefine}, {"op_registrations", l_op_registrations}, {"register_kernel", l_register_kernel},
     {"register_meta", l_register_meta}, {"deregister", l_deregister}, {"register_structured", l_register_structured},
@@ -951,7 +1024,7 @@ void lsk_open_library(lua_State *L) {
     {"fallback_allow_views", l_fallback_allow_views}, {"fallback_set_log", l_fallback_set_log},
     {"fallback_call", l_fallback_call}, {"register_backend", l_register_backend},
     {"unregister_backend", l_unregister_backend}, {"backend_stats", l_backend_stats}, {"load_backend", l_load_backend},
-    {NULL, NULL}};
+    {"structured_builtin", l_structured_builtin}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_pushlightuserdata(L, (void *)sk_cpu_fallback);
   lua_setfield(L, -2, "cpu_fallback");

@@ -4,6 +4,7 @@
 local ctypes = require "codegen.ctypes"
 local names = require "codegen.names"
 local schema = require "sk.schema"
+local structured = require "sk.structured"
 
 local M = {}
 local fmt = string.format
@@ -482,11 +483,10 @@ local function emit_source(model, out, cuda)
   for _, f in ipairs(model.functions) do
     local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
     if o then
-      local keys = {}
-      for key in pairs(o.dispatch) do if key == "CPU" or key == "CUDA" then keys[#keys + 1] = key end end
-      table.sort(keys)
-      keys[#keys + 1] = "Meta"
-      if f.schema.kind ~= "out" then keys[#keys + 1] = "DefaultBackend" end
+      local impl_keys = {}
+      for key in pairs(o.dispatch) do if key == "CPU" or key == "CUDA" then impl_keys[#impl_keys + 1] = key end end
+      table.sort(impl_keys)
+      local keys = structured.kernel_keys(f.schema.kind, impl_keys)
       out[#out + 1] = fmt("SkStructuredDesc %s;", names.desc(f.schema))
       descs[#descs + 1] = fmt("    {&%s, &schema_%s, %d},", names.desc(f.schema), names.uid(f.schema), device_check(f, o))
       if f == o then emit_builtin(o, out, builtins) end

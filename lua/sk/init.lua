@@ -33,6 +33,8 @@ sk.cuda = core.cuda
 sk.library = require("sk.library")(core)
 sk.cpu_fallback = core.lib.cpu_fallback
 sk.load_backend = core.lib.load_backend
+-- sk.structured_builtin("aten::add.out"): a built-in op's meta function and CPU kernel, to re-declare it with lib:structured
+sk.structured_builtin = core.lib.structured_builtin
 
 -- sk.ops.<namespace>.<name>: every op by its schema name, built-in (aten) or defined at run time.
 sk.ops = setmetatable({}, { __index = function(_, ns)

@@ -5,6 +5,7 @@
 -- in reverse order on close (restoring what they shadowed); a library
 -- collected while a Lua kernel runs is closed at the next safe point.
 local schema = require "sk.schema"
+local structured = require "sk.structured"
 
 return function(core)
   -- The C primitives raise at the user's line: frames of sk's own files are skipped.
@@ -103,7 +104,8 @@ return function(core)
   function Library:structured(spec)
     check_open(self, "lib:structured")
     drain()
-    if type(spec) ~= "table" or type(spec.out) ~= "string" or type(spec.meta) ~= "function" or type(spec.impl) ~= "table" then
+    if type(spec) ~= "table" or type(spec.out) ~= "string" or (type(spec.meta) ~= "function" and type(spec.meta) ~= "userdata")
+       or type(spec.impl) ~= "table" then
       raise("lib:structured: expected { out = <schema string>, meta = <function>, impl = { <key> = <function> } }")
     end
     local rec, err = schema.parse(spec.out)
@@ -115,8 +117,14 @@ return function(core)
       local out_q = self:define(spec.out)
       local fun_q = self:define(functional)
       local inp_q = inplace and self:define(inplace)
-      for _, r in ipairs(C.register_structured(out_q, fun_q, inp_q or nil, spec.meta, spec.impl,
-                                               "sk.library('" .. self.ns .. "')")) do
+      local impl_keys = {}
+      for k in pairs(spec.impl) do impl_keys[#impl_keys + 1] = tostring(k) end
+      table.sort(impl_keys)
+      local members = {}
+      for _, m in ipairs { { out_q, "out" }, { fun_q, "functional" }, { inp_q, "inplace" } } do
+        if m[1] then members[#members + 1] = { m[1], structured.kernel_keys(m[2], impl_keys) } end
+      end
+      for _, r in ipairs(C.register_structured(members, spec.meta, spec.impl, "sk.library('" .. self.ns .. "')")) do
         add(self, r[1], r[2])
       end
     end)
