@@ -665,12 +665,8 @@ static int builtin_tostring(lua_State *L) {
 
 /* 1 when the tensors of key live in memory the CPU addresses (a built-in CPU kernel can run on them). */
 static int key_is_host(int key) {
-  if (key == SK_KEY_CPU) return 1;
-  for (int t = SK_DEVICE_FIRST_CUSTOM; t < SK_DEVICE_MAX_TYPES; t++) {
-    const SkDeviceType *dt = sk_device_type(t);
-    if (dt && dt->key == key) return !dt->hooks.device_memory;
-  }
-  return 0;
+  int t = sk_key_device_type(key);
+  return t >= 0 && sk_device_host_addressable(sk_device(t, 0));
 }
 /* }==== */
 

@@ -41,7 +41,7 @@ static int l_dispatch_table(lua_State *L) {
   lua_createtable(L, 0, n);
   for (int i = 0; i < n; i++) {
     int k = info[i].key; /* backend slots without a registered backend are not shown */
-    if (k >= SK_KEY_BACKEND0 && k <= SK_KEY_BACKEND7 && !sk_device_type(SK_DEVICE_FIRST_CUSTOM + k - SK_KEY_BACKEND0)) continue;
+    if (k >= SK_KEY_BACKEND0 && k <= SK_KEY_BACKEND_LAST && !sk_device_type(sk_key_device_type(k))) continue;
     lua_createtable(L, 0, 3);
     lua_pushstring(L, sk_source_name(info[i].source));
     lua_setfield(L, -2, "source");
@@ -155,6 +155,7 @@ int luaopen_sk_core(lua_State *L);
 int luaopen_sk_core(lua_State *L) {
   if (!ops_ready) {
     if (sk_ops_init()) return lsk_raise(L, "sk: cannot register the built-in ops: %s", sk_error_message());
+    sk_device_set_ready(SK_DEVICE_CUDA, sk_cuda_ready); /* naming a cuda device loads the module */
     ops_ready = 1;
   }
   sk_set_warn_handler(warn_to_lua, NULL);

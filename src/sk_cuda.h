@@ -28,6 +28,8 @@ typedef struct SkCudaApi {
 
 /* The loaded and initialized module, or NULL with "CUDA is not available: <reason>". */
 const SkCudaApi *sk_cuda(void);
+/* The cuda device type's ready hook (sk_device_set_ready): loads the module; the device count or -1. */
+int sk_cuda_ready(void);
 /* 1 when CUDA works here; never sets an error. */
 int sk_cuda_is_available(void);
 

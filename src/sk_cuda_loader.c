@@ -60,6 +60,11 @@ const SkCudaApi *sk_cuda(void) {
   return NULL;
 }
 
+int sk_cuda_ready(void) {
+  const SkCudaApi *a = sk_cuda();
+  return a ? a->device_count() : -1;
+}
+
 int sk_cuda_is_available(void) {
   if (state == UNTRIED) load();
   return state == LOADED;

@@ -4,8 +4,6 @@
 ** never move; custom types take the first free slot from FIRST_CUSTOM.
 */
 #include "sk_device.h"
-#include "sk_cuda.h"
-#include "sk_dispatch.h"
 #include "sk_error.h"
 
 #include <stdio.h>
@@ -20,10 +18,14 @@ static int cpu_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d) 
   return 0;
 }
 
+/* The compiled-in rows: CPU's hooks are static; a backend in a module (CUDA) fills its own when it loads. */
+#define SK_DEVICE_HOOKS_CPU {cpu_alloc, cpu_free, cpu_copy, cpu_copy, cpu_copy, NULL, NULL, NULL, 0}
+#define SK_DEVICE_HOOKS_CUDA {0}
 static SkDeviceType registry[SK_DEVICE_MAX_TYPES] = {
-  [SK_DEVICE_CPU] = {"cpu", SK_KEY_CPU, 1, 1, {cpu_alloc, cpu_free, cpu_copy, cpu_copy, cpu_copy, NULL, NULL, NULL, 0}},
-  [SK_DEVICE_CUDA] = {"cuda", SK_KEY_CUDA, 1, 1, {0}},
-  [SK_DEVICE_META] = {"meta", SK_KEY_META, 0, 1, {0}},
+#define SK_X_DEVICE(e, name) [SK_DEVICE_##e] = {name, 1, 1, SK_DEVICE_HOOKS_##e, NULL},
+  SK_COMPILED_BACKENDS(SK_X_DEVICE)
+#undef SK_X_DEVICE
+  [SK_DEVICE_META] = {"meta", 0, 1, {0}, NULL},
 };
 
 const SkDeviceType *sk_device_type(int type) {
@@ -49,7 +51,6 @@ int sk_device_register(const char *name, const SkDeviceHooks *hooks, int *type_o
   SkDeviceType *t = &registry[free_slot];
   memset(t, 0, sizeof *t);
   memcpy(t->name, name, len + 1);
-  t->key = SK_KEY_BACKEND0 + (free_slot - SK_DEVICE_FIRST_CUSTOM);
   t->has_data = 1;
   t->registered = 1;
   t->hooks = *hooks;
@@ -71,6 +72,12 @@ int sk_device_set_hooks(int type, const SkDeviceHooks *hooks) {
   return 0;
 }
 
+int sk_device_set_ready(int type, int (*ready)(void)) {
+  if (!sk_device_type(type)) return sk_error("unknown device type %d", type);
+  registry[type].ready = ready;
+  return 0;
+}
+
 int sk_device_parse(const char *s, SkDevice *out) {
   const char *colon = strchr(s, ':');
   size_t len = colon ? (size_t)(colon - s) : strlen(s);
@@ -85,11 +92,12 @@ int sk_device_parse(const char *s, SkDevice *out) {
     if (registry[i].registered && strlen(registry[i].name) == len && strncmp(registry[i].name, s, len) == 0) {
       if (colon && i == SK_DEVICE_CPU && index != 0)
         return sk_error("invalid device '%s': cpu has only device 0", s);
-      if (i == SK_DEVICE_CUDA) { /* loads the CUDA module on first use */
-        const SkCudaApi *cuda = sk_cuda();
-        if (!cuda) return -1;
-        int n = cuda->device_count();
-        if (index >= n) return sk_error("invalid device '%s': there %s %d CUDA device%s", s, n == 1 ? "is" : "are", n, n == 1 ? "" : "s");
+      if (registry[i].ready) { /* a backend loaded on first use (CUDA) */
+        int n = registry[i].ready();
+        if (n < 0) return -1;
+        if (index >= n)
+          return sk_error("invalid device '%s': there %s %d %s device%s", s, n == 1 ? "is" : "are", n, registry[i].name,
+                          n == 1 ? "" : "s");
       }
       *out = sk_device(i, (int)index);
       return 0;

@@ -1,8 +1,9 @@
 /*
 ** sk_device.h — device types, their allocators and copy hooks
-** A device is (type, index). Types 0..2 are built in (cpu, cuda, meta);
-** more are registered at run time, each with a dispatch key of its own.
-** Meta has no data: its allocator hands out no memory.
+** A device is (type, index). The compiled-in types are the rows of
+** SK_COMPILED_BACKENDS, then meta (no data: its allocator hands out no
+** memory); run-time backends take the SK_MAX_RUNTIME_BACKENDS slots after.
+** The core knows nothing of dispatch: keys are the dispatcher's (sk_backend.h).
 */
 #ifndef SK_DEVICE_H
 #define SK_DEVICE_H
@@ -10,7 +11,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { SK_DEVICE_CPU, SK_DEVICE_CUDA, SK_DEVICE_META, SK_DEVICE_FIRST_CUSTOM, SK_DEVICE_MAX_TYPES = SK_DEVICE_FIRST_CUSTOM + 8 };
+/* The compiled-in backends with data, one row each: X(ENUM_SUFFIX, "device name").
+** Adding one: a row here, a row in lua/codegen/backends.lua, its kernels. CPU stays first. */
+#define SK_COMPILED_BACKENDS(X) X(CPU, "cpu") X(CUDA, "cuda")
+#define SK_MAX_RUNTIME_BACKENDS 8
+
+enum {
+#define SK_X_DEVICE(e, name) SK_DEVICE_##e,
+  SK_COMPILED_BACKENDS(SK_X_DEVICE)
+#undef SK_X_DEVICE
+  SK_DEVICE_META, SK_DEVICE_FIRST_CUSTOM, SK_DEVICE_MAX_TYPES = SK_DEVICE_FIRST_CUSTOM + SK_MAX_RUNTIME_BACKENDS
+};
 
 typedef struct SkDevice { int16_t type, index; } SkDevice;
 
@@ -40,17 +51,20 @@ static inline int sk_device_host_addressable(SkDevice d) {
 
 typedef struct SkDeviceType {
   char name[32];
-  int key;          /* dispatch key of its tensors */
   int has_data;     /* 0 for meta */
   int registered;
   SkDeviceHooks hooks;
+  /* Run before a device of the type is named (a module loaded on demand): the
+  ** number of devices, or -1 with the reason as the error; NULL = ready, any index. */
+  int (*ready)(void);
 } SkDeviceType;
 
 const SkDeviceType *sk_device_type(int type); /* NULL when not registered */
 int sk_device_register(const char *name, const SkDeviceHooks *hooks, int *type_out);
 int sk_device_unregister(int type);
-/* Hooks for a built-in type (cuda is filled when its module loads). */
+/* Hooks for a compiled-in type (cuda's ready hook is the module loader; the rest come when it loads). */
 int sk_device_set_hooks(int type, const SkDeviceHooks *hooks);
+int sk_device_set_ready(int type, int (*ready)(void));
 /* "cpu", "meta", "cuda", "cuda:1", "npu:0" -> device; error names the string. */
 int sk_device_parse(const char *s, SkDevice *out);
 /* Writes "cpu", "cuda:0", ... */

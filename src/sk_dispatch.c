@@ -19,17 +19,24 @@ static SkRegistration *fallbacks[SK_KEY_NUM_RUNTIME];
 static int next_id = 1;
 
 /* {==== Keys ==== */
+_Static_assert((int)SK_KEY_BACKEND0 == (int)SK_DEVICE_FIRST_CUSTOM && (int)SK_KEY_CPU == (int)SK_DEVICE_CPU + 1,
+               "keys follow device types (sk_device_key)");
+_Static_assert(SK_KEY_COUNT <= 32, "a key set is 32 bits");
+
 static const char *const fixed_key_names[SK_KEY_COUNT] = {
-  [SK_KEY_UNDEFINED] = "Undefined", [SK_KEY_CPU] = "CPU", [SK_KEY_CUDA] = "CUDA",
+  [SK_KEY_UNDEFINED] = "Undefined",
+#define SK_X_KEY(e, name) [SK_KEY_##e] = #e,
+  SK_COMPILED_BACKENDS(SK_X_KEY)
+#undef SK_X_KEY
   [SK_KEY_META] = "Meta", [SK_KEY_BACKEND_SELECT] = "BackendSelect",
   [SK_KEY_DEFAULT_BACKEND] = "DefaultBackend", [SK_KEY_MATH] = "Math",
 };
 
 const char *sk_key_name(int key) {
-  if (key >= SK_KEY_BACKEND0 && key <= SK_KEY_BACKEND7) {
-    const SkDeviceType *t = sk_device_type(SK_DEVICE_FIRST_CUSTOM + key - SK_KEY_BACKEND0);
-    static const char *const slots[] = {"Backend0", "Backend1", "Backend2", "Backend3",
-                                        "Backend4", "Backend5", "Backend6", "Backend7"};
+  if (key >= SK_KEY_BACKEND0 && key <= SK_KEY_BACKEND_LAST) {
+    static const char *const slots[SK_MAX_RUNTIME_BACKENDS] = {"Backend0", "Backend1", "Backend2", "Backend3",
+                                                               "Backend4", "Backend5", "Backend6", "Backend7"};
+    const SkDeviceType *t = sk_device_type(sk_key_device_type(key));
     return t ? t->name : slots[key - SK_KEY_BACKEND0];
   }
   return key >= 0 && key < SK_KEY_COUNT ? fixed_key_names[key] : "?";
@@ -42,7 +49,7 @@ int sk_key_from_name(const char *name) {
   if (strcmp(name, "CompositeImplicitAutograd") == 0) return SK_KEY_MATH;
   for (int t = 0; t < SK_DEVICE_MAX_TYPES; t++) { /* device names: "cpu", "cuda", "meta", "npu" */
     const SkDeviceType *dt = sk_device_type(t);
-    if (dt && strcmp(dt->name, name) == 0) return dt->key;
+    if (dt && strcmp(dt->name, name) == 0) return sk_device_key(sk_device(t, 0));
   }
   return -1;
 }

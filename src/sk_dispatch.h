@@ -11,10 +11,15 @@
 
 #include "sk_value.h"
 
+/* A backend's key follows from its device type: the compiled-in rows of
+** SK_COMPILED_BACKENDS in order, then the run-time slots, then Meta (the
+** highest backend key, so a call with a meta tensor is a Meta call). */
 typedef enum SkKey {
   SK_KEY_UNDEFINED,
-  SK_KEY_CPU, SK_KEY_CUDA,
-  SK_KEY_BACKEND0, SK_KEY_BACKEND7 = SK_KEY_BACKEND0 + 7, /* backends registered at run time */
+#define SK_X_KEY(e, name) SK_KEY_##e,
+  SK_COMPILED_BACKENDS(SK_X_KEY)
+#undef SK_X_KEY
+  SK_KEY_BACKEND0, SK_KEY_BACKEND_LAST = SK_KEY_BACKEND0 + SK_MAX_RUNTIME_BACKENDS - 1, /* backends registered at run time */
   SK_KEY_META,
   SK_KEY_BACKEND_SELECT,
   SK_KEY_NUM_RUNTIME,
@@ -137,12 +142,14 @@ void sk_key_forget(int key);
 extern SK_THREAD_LOCAL SkKeySet sk_tls_include SK_TLS_MODEL, sk_tls_exclude SK_TLS_MODEL;
 
 static inline int sk_highest_key(SkKeySet ks) { return ks ? 31 - __builtin_clz(ks) : 0; }
-/* Device type -> dispatch key: one load, no branch (custom type i has key BACKEND0 + i). */
+/* Device type -> dispatch key (see SkKey): compiled type t has key t + 1, run-time type t key t. */
 static inline int sk_device_key(SkDevice d) {
-  static const unsigned char keys[SK_DEVICE_MAX_TYPES] = {
-      SK_KEY_CPU, SK_KEY_CUDA, SK_KEY_META, SK_KEY_BACKEND0, SK_KEY_BACKEND0 + 1, SK_KEY_BACKEND0 + 2,
-      SK_KEY_BACKEND0 + 3, SK_KEY_BACKEND0 + 4, SK_KEY_BACKEND0 + 5, SK_KEY_BACKEND0 + 6, SK_KEY_BACKEND0 + 7};
-  return keys[(uint16_t)d.type];
+  int t = (uint16_t)d.type;
+  return t < SK_DEVICE_META ? t + 1 : t == SK_DEVICE_META ? SK_KEY_META : t;
+}
+/* The device type of a backend key (not Meta), or -1. */
+static inline int sk_key_device_type(int key) {
+  return key >= SK_KEY_CPU && key < SK_KEY_BACKEND0 ? key - 1 : key >= SK_KEY_BACKEND0 && key <= SK_KEY_BACKEND_LAST ? key : -1;
 }
 static inline SkKeySet sk_tensor_keyset(const SkTensor *t) { return SK_KEYSET(sk_device_key(t->device)); }
 
