@@ -13,12 +13,19 @@ local KEYS = {
   precomputed = true, dispatch = true, device_check = true, device_guard = true, tags = true,
   python_module = true, manual_kernel_registration = true, autogen = true, category_override = true,
 }
+local backends = require "codegen.backends"
 local DISPATCH = {
-  CPU = "CPU", CUDA = "CUDA", Meta = "Meta", BackendSelect = "BackendSelect", Math = "Math",
+  Meta = "Meta", BackendSelect = "BackendSelect", Math = "Math",
   DefaultBackend = "DefaultBackend", CompositeExplicitAutograd = "DefaultBackend",
   CompositeImplicitAutograd = "Math",
 }
-local DELEGATED_KEYS = { "CPU", "CUDA", "Meta", "DefaultBackend" }  -- generated for delegating ops
+local DELEGATED_KEYS = {} -- generated for delegating ops: every backend's, Meta's, DefaultBackend's
+for _, b in ipairs(backends) do
+  DISPATCH[b.key] = b.key
+  DELEGATED_KEYS[#DELEGATED_KEYS + 1] = b.key
+end
+DELEGATED_KEYS[#DELEGATED_KEYS + 1] = "Meta"
+DELEGATED_KEYS[#DELEGATED_KEYS + 1] = "DefaultBackend"
 
 local function fail(file, line, opname, msg)
   error(string.format("%s:%d: %s: %s", file, line, opname, msg), 0)

@@ -23,12 +23,16 @@ function M.meta_fn(s)
   return "sk_meta_" .. s.name .. (#parts > 0 and ("_" .. table.concat(parts, "_")) or "")
 end
 
-local PREFIX = { CPU = "sk_cpu_", CUDA = "sk_cuda_", Meta = "sk_meta_kernel_", DefaultBackend = "sk_default_",
-                 Math = "sk_math_", BackendSelect = "sk_bs_" }
+local backends = require "codegen.backends"
+-- Keys that are not backends; the backends' come from codegen.backends.
+local PREFIX = { Meta = "sk_meta_kernel_", DefaultBackend = "sk_default_", Math = "sk_math_", BackendSelect = "sk_bs_" }
+local KEY_ENUM = { Meta = "SK_KEY_META", DefaultBackend = "SK_KEY_DEFAULT_BACKEND", Math = "SK_KEY_MATH",
+                   BackendSelect = "SK_KEY_BACKEND_SELECT" }
+for _, b in ipairs(backends) do
+  PREFIX[b.key] = b.prefix
+  KEY_ENUM[b.key] = "SK_KEY_" .. b.key:upper()
+end
 function M.kernel(key, name) return assert(PREFIX[key], key) .. name end
-
-local KEY_ENUM = { CPU = "SK_KEY_CPU", CUDA = "SK_KEY_CUDA", Meta = "SK_KEY_META", DefaultBackend = "SK_KEY_DEFAULT_BACKEND",
-                   Math = "SK_KEY_MATH", BackendSelect = "SK_KEY_BACKEND_SELECT" }
 function M.key_enum(key) return assert(KEY_ENUM[key], key) end
 
 local C_KEYWORDS = {}
