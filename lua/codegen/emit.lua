@@ -4,6 +4,7 @@
 local ctypes = require "codegen.ctypes"
 local names = require "codegen.names"
 local schema = require "sk.schema"
+local types = require "sk.types"
 
 local M = {}
 local fmt = string.format
@@ -146,24 +147,25 @@ end
 -- }====
 
 -- {==== Schema data ====
+-- the SkArg row of sk.types.skarg, as a C initializer
 local function arg_row(a, alias_of)
-  local T = a.type
-  return fmt("{%s, %s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s}", cstr(a.name or ""), ctypes.enum(T),
-    T.list and 1 or 0, T.optional and 1 or 0, T.elem_optional and 1 or 0, a.kwarg_only and 1 or 0,
-    a.is_out and 1 or 0, (T.alias and T.alias.write) and 1 or 0, T.alias and 1 or 0,
-    T.list and T.list.size or 0, alias_of or -1, a.default and cstr(a.default) or "NULL")
+  local f, t = types.skarg(a, alias_of), {}
+  for _, k in ipairs(types.SKARG_FIELDS) do
+    local v = f[k]
+    t[#t + 1] = (k == "name" or k == "default") and (v and cstr(v) or "NULL") or tostring(v)
+  end
+  return "{" .. table.concat(t, ", ") .. "}"
 end
 
 local KIND = { functional = "SK_KIND_FUNCTIONAL", inplace = "SK_KIND_INPLACE", out = "SK_KIND_OUT", mutable = "SK_KIND_MUTABLE" }
 
 local function emit_schema(s, out)
   local uid = names.uid(s)
-  local _, alias = returns_of(s)
   local rows = {}
   for _, a in ipairs(s.args) do rows[#rows + 1] = "  " .. arg_row(a) end
   out[#out + 1] = fmt("static const SkArg args_%s[] = {\n%s\n};", uid, #rows > 0 and table.concat(rows, ",\n") or "  {0}")
   rows = {}
-  for i, r in ipairs(s.returns) do rows[#rows + 1] = "  " .. arg_row(r, alias[i] and alias[i] - 1) end
+  for i, r in ipairs(s.returns) do rows[#rows + 1] = "  " .. arg_row(r, types.alias_of(s, i)) end
   out[#out + 1] = fmt("static const SkArg rets_%s[] = {\n%s\n};", uid, #rows > 0 and table.concat(rows, ",\n") or "  {0}")
   out[#out + 1] = fmt("static const SkSchema schema_%s = {%s, %s, %s, %s, %d, %d, %s, args_%s, rets_%s};", uid,
     cstr(s.namespace), cstr(s.name), cstr(s.overload), cstr(s.text), #s.args, #s.returns, KIND[s.kind], uid, uid)
@@ -188,7 +190,7 @@ local function emit_unbox(s, out, header, callee)
   local cargs = {}
   for _, r in ipairs(res) do
     local T = s.returns[r.index].type
-    out[#out + 1] = fmt("  %s r%d = %s;", (r.ctype:gsub("%s*%*$", "")), r.index, T.base == "Tensor" and (T.list and "{NULL, 0}" or "NULL") or "0")
+    out[#out + 1] = fmt("  %s r%d = %s;", (r.ctype:gsub("%s*%*$", "")), r.index, T.base == "Tensor" and not T.list and "NULL" or "{0}")
     cargs[#cargs + 1] = "&r" .. r.index
   end
   for i, a in ipairs(s.args) do cargs[#cargs + 1] = ctypes.unbox(a.type, fmt("a[%d]", i - 1)) end
@@ -213,7 +215,7 @@ local function emit_unbox(s, out, header, callee)
   out[#out + 1] = "  s->n = base;"
   for i, r in ipairs(s.returns) do
     if alias[i] then out[#out + 1] = fmt("  rc |= sk_push_tensor_owned(s, alias%d);", i)
-    elseif r.type.base == "Tensor" and r.type.list then out[#out + 1] = fmt("  rc |= sk_push_tensorlist_owned(s, (SkTensor **)r%d.data, r%d.n);", i, i)
+    elseif r.type.list then out[#out + 1] = fmt("  rc |= %s;", ctypes.push_owned(r.type, "s", "r" .. i))
     elseif r.type.base == "Tensor" then out[#out + 1] = fmt("  rc |= sk_push_tensor_owned(s, r%d);", i)
     else out[#out + 1] = fmt("  rc |= %s;", ctypes.push(r.type, "s", "r" .. i)) end
   end
@@ -244,9 +246,8 @@ local function emit_adapters(s, out)
     local T = s.returns[r.index].type
     if T.base == "Tensor" and not T.list then
       out[#out + 1] = fmt("  if (!rc) { *%s = %s; s.v[%d].tag = SK_VAL_NONE; }", r.name, ctypes.unbox(T, fmt("s.v[%d]", r.index - 1)), r.index - 1)
-    elseif T.base == "Tensor" then
-      out[#out + 1] = fmt("  if (!rc) { %s->data = s.v[%d].u.tensors; %s->n = s.v[%d].n; s.v[%d].tag = SK_VAL_NONE; }",
-        r.name, r.index - 1, r.name, r.index - 1, r.index - 1)
+    elseif T.list then -- the caller owns a returned list's array
+      out[#out + 1] = fmt("  if (!rc) { %s }", ctypes.take_list(T, r.name, fmt("s.v[%d]", r.index - 1)))
     else
       out[#out + 1] = fmt("  if (!rc) *%s = %s;", r.name, ctypes.unbox(T, fmt("s.v[%d]", r.index - 1)))
     end
@@ -527,7 +528,12 @@ end
 
 local function emit_binding_table(model, out)
   out[#out + 1] = GENERATED
-  out[#out + 1] = "#include \"lsk.h\"\n\nconst LskOpEntry lsk_op_entries[] = {"
+  out[#out + 1] = "#include \"lsk.h\"\n"
+  -- lib:define passes a type's code (its row in sk.types): the enum must agree
+  for _, r in ipairs(types.rows) do
+    if r.enum then out[#out + 1] = fmt("_Static_assert(%s == %d, \"SkBaseType follows lua/sk/types.lua\");", r.enum, r.code) end
+  end
+  out[#out + 1] = "\nconst LskOpEntry lsk_op_entries[] = {"
   for _, f in ipairs(model.functions) do
     out[#out + 1] = fmt("  {%s, %d, %d},", cstr(names.qualname(f.schema)), f.variants.func and 1 or 0, f.variants.method and 1 or 0)
   end
