@@ -396,6 +396,25 @@ local function emit_wrapper(key, f, o, out, regs)
   regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
 end
 
+-- The device an unstructured kernel runs on, for its device guard: the first tensor
+-- argument's (a list's first tensor; an optional one when present), else a Device argument's.
+local function guard_device(ps)
+  local expr = "SK_CPU"
+  for i = #ps, 1, -1 do
+    local p = ps[i]
+    local T = p.arg and p.arg.type
+    if T and T.base == "Tensor" and T.list then expr = fmt("sk_meta_device_of_list(%s, %s)", p.name, expr)
+    elseif T and T.base == "Tensor" and T.optional then expr = fmt("(%s ? %s->device : %s)", p.name, p.name, expr)
+    elseif T and T.base == "Tensor" then expr = p.name .. "->device"
+    elseif T and T.base == "Device" then expr = fmt("(%s.type >= 0 ? %s : %s)", p.name, p.name, expr) end
+  end
+  return expr
+end
+
+-- An unstructured kernel's wrapper: the written-tensor checks and version bumps of its
+-- Tensor(a!) arguments, and on CUDA (the one non-CPU backend codegen registers for;
+-- run-time backends register their own kernels) a device guard unless device_guard: False.
+-- CPU, Meta and composite kernels need neither guard nor wrapper when nothing is written.
 local function emit_bump_wrapper(key, f, out, regs)
   local s = f.schema
   local ps = params(s)
@@ -404,21 +423,28 @@ local function emit_bump_wrapper(key, f, out, regs)
   for _, p in ipairs(ps) do
     if p.arg and p.arg.type.base == "Tensor" and not p.arg.type.list and ctypes.is_mutable(p.arg.type) then mut[#mut + 1] = p.name end
   end
-  if #mut == 0 or key == "Math" or key == "DefaultBackend" then
+  if key == "Math" or key == "DefaultBackend" then mut = {} end
+  local guard = key == "CUDA" and f.device_guard
+  if #mut == 0 and not guard then
     regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = kname, schema = s }
     return
   end
-  local wname = fmt("bump_%s_%s", key, names.uid(s))
-  -- the written-tensor rules of sk_check_written before the kernel: each written tensor against the others
-  local ins, nm = {}, {}
-  for _, p in ipairs(tensor_params(ps)) do ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
-  out[#out + 1] = fmt("static int %s(%s) {\n  const SkTensor *const ins[] = {%s};\n  static const char *const in_names[] = {%s};",
-    wname, decl_params(ps), table.concat(ins, ", "), table.concat(nm, ", "))
+  local wname = fmt("%s_%s_%s", #mut > 0 and "bump" or "guard", key, names.uid(s))
+  out[#out + 1] = fmt("static int %s(%s) {", wname, decl_params(ps))
+  if #mut > 0 then
+    -- the written-tensor rules of sk_check_written before the kernel: each written tensor against the others
+    local ins, nm = {}, {}
+    for _, p in ipairs(tensor_params(ps)) do ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
+    out[#out + 1] = fmt("  const SkTensor *const ins[] = {%s};\n  static const char *const in_names[] = {%s};",
+      table.concat(ins, ", "), table.concat(nm, ", "))
+  end
   out[#out + 1] = "  int rc = 0;"
+  if guard then out[#out + 1] = fmt("  SkDeviceGuard sk_guard = {0, 0, 0};\n  rc = sk_device_guard_enter(&sk_guard, %s);", guard_device(ps)) end
   for _, x in ipairs(mut) do
-    out[#out + 1] = fmt("  if (!rc) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", x, x, #ins)
+    out[#out + 1] = fmt("  if (!rc) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", x, x, #tensor_params(ps))
   end
   out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", kname, call_args(ps))
+  if guard then out[#out + 1] = "  sk_device_guard_exit(&sk_guard);" end
   for _, x in ipairs(mut) do out[#out + 1] = fmt("  if (!rc) sk_tensor_bump_version(%s);", x) end
   out[#out + 1] = "  return rc;\n}\n"
   regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
