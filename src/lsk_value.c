@@ -201,10 +201,7 @@ void lsk_push_value(lua_State *L, SkValue *v, const SkArg *a, int take) {
   case SK_VAL_TENSORLIST:
     lua_createtable(L, v->n, 0);
     for (int i = 0; i < v->n; i++) {
-      if (v->u.tensors[i]) {
-        if (take) { lsk_push_tensor(L, v->u.tensors[i]); v->u.tensors[i] = NULL; }
-        else lsk_push_tensor(L, sk_tensor_retain(v->u.tensors[i]));
-      }
+      if (v->u.tensors[i]) push_tensor(L, &v->u.tensors[i], take);
       else lua_pushboolean(L, 0); /* None in a Tensor?[] */
       lua_rawseti(L, -2, i + 1);
     }
