@@ -14,7 +14,7 @@ LDLIBS   = -lopenblas -lsleef -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
 
 GEN      = $(BUILD)/gen/sk_ops.c $(BUILD)/gen/sk_ops_cuda.c $(BUILD)/gen/sk_ops.h $(BUILD)/gen/sk_kernels.h $(BUILD)/gen/lsk_ops_table.c
-CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua
+CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua lua/sk/types.lua
 SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) $(BUILD)/gen/sk_ops.c $(BUILD)/gen/lsk_ops_table.c
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC:$(BUILD)/gen/%=gen/%))
 MODULE   = $(BUILD)/sk/core.so

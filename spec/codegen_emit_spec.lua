@@ -80,6 +80,70 @@ describe("codegen", function()
     assert.truthy(c:find("sk_structured_desc_init(descs[i].d, descs[i].s, descs[i].check)", 1, true))
   end)
 
+  it("guards the device around unstructured CUDA kernels unless device_guard: False, and leaves CPU ones bare", function()
+    local f = emit.files(model.load_string([[
+- func: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+  dispatch:
+    CPU, CUDA: fill_
+
+- func: empty(SymInt[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+  dispatch:
+    CPU, CUDA: empty
+
+- func: cat(Tensor[] tensors, int dim=0) -> Tensor
+  dispatch:
+    CUDA: cat
+
+- func: where(Tensor? cond, Tensor self) -> Tensor
+  dispatch:
+    CUDA: where
+
+- func: nudge_(Tensor(a!) self) -> Tensor(a!)
+  device_guard: False
+  dispatch:
+    CPU, CUDA: nudge_
+]]))
+    local cu, c = f["sk_ops_cuda.c"], f["sk_ops.c"]
+    local fill = cu:match("static int bump_CUDA_fill__Scalar%(.-\n}\n")
+    assert.truthy(fill:find("  SkDeviceGuard sk_guard = {0, 0, 0};\n  rc = sk_device_guard_enter(&sk_guard, self->device);\n", 1, true))
+    -- the guard is entered before the checks and left before the bump
+    assert.truthy(fill:find("sk_device_guard_enter.*sk_check_written.*sk_cuda_fill_%(self, value%);\n  sk_device_guard_exit%(&sk_guard%);\n  if %(!rc%) sk_tensor_bump_version"))
+    assert.truthy(cu:find("static int guard_CUDA_empty(SkTensor **result, SkIntList size, int dtype, SkDevice device) {", 1, true))
+    assert.truthy(cu:find("rc = sk_device_guard_enter(&sk_guard, (device.type >= 0 ? device : SK_CPU));", 1, true))
+    assert.truthy(cu:find("rc = sk_device_guard_enter(&sk_guard, sk_meta_device_of_list(tensors, SK_CPU));", 1, true))
+    assert.truthy(cu:find("rc = sk_device_guard_enter(&sk_guard, (cond ? cond->device : self->device));", 1, true))
+    assert.truthy(cu:find("{&sk_op_empty, SK_KEY_CUDA, (void *)guard_CUDA_empty, bx_guard_CUDA_empty},", 1, true))
+    local nudge = cu:match("static int bump_CUDA_nudge_%(.-\n}\n")
+    assert.falsy(nudge:find("guard", 1, true))
+    assert.falsy(c:find("sk_device_guard", 1, true))
+    assert.truthy(c:find("{&sk_op_empty, SK_KEY_CPU, (void *)sk_cpu_empty, bx_sk_cpu_empty},", 1, true))
+  end)
+
+  it("compiles the boxing of every schema type sk carries, as argument, optional and return #build", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert.is_true(os.execute("mkdir -p " .. dir))
+    local yaml, n = {}, 0
+    for _, T in ipairs { "int", "SymInt", "float", "bool", "Scalar", "ScalarType", "Layout", "Device", "MemoryFormat",
+                         "int[]", "SymInt[2]", "float[]", "bool[]", "Tensor[]", "Tensor" } do
+      n = n + 1
+      yaml[#yaml + 1] = ("- func: t%d(Tensor self, %s x, %s? y, str s, str? so, Tensor?[] l, Generator? g) -> (%s, %s?)\n  dispatch:\n    CPU, CUDA: t%d\n")
+        :format(n, T, T, T, T, n)
+    end
+    local gen = emit.files(model.load_string(table.concat(yaml, "\n")))
+    for name, text in pairs(gen) do
+      local out = assert(io.open(dir .. "/" .. name, "wb"))
+      out:write(text)
+      out:close()
+    end
+    local cc = "cc -std=gnu11 -fsyntax-only -Wall -Wextra -Werror -Isrc -Isrc/ops -I" .. dir .. " "
+    for _, file in ipairs { "sk_ops.c", "sk_ops_cuda.c" } do
+      assert.is_true(os.execute(cc .. dir .. "/" .. file), file)
+    end
+    assert.is_true(os.execute(cc .. "-I/usr/include/lua5.4 " .. dir .. "/lsk_ops_table.c"))
+    os.execute("rm -r " .. dir)
+  end)
+
   it("is rerun by make when a codegen module changes #build", function()
     assert.is_true(os.execute("make -s build/gen/.stamp >/dev/null"))
     assert.equal(0, select(3, os.execute("make -q build/gen/.stamp")))

@@ -8,12 +8,11 @@ local ADD = [[
   device_check: NoCheck   # TensorIterator
   structured_delegate: add.out
   variants: function, method
-  tags: [core, pointwise]
 
 - func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
   variants: method
   structured_delegate: add.out
-  tags: pointwise
+
 
 - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
   structured: True
@@ -27,7 +26,6 @@ local ADD = [[
     CompositeExplicitAutograd: add
 
 - func: avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)
-  python_module: nn
   structured: True
   precomputed:
   - kernel_size -> int kH, int kW
@@ -40,7 +38,6 @@ local ADD = [[
   device_guard: False
   dispatch:
     CompositeImplicitAutograd: relu
-  autogen: relu.out
 ]]
 
 local function fails(yaml, msg)
@@ -65,20 +62,18 @@ describe("codegen.model", function()
     assert.are.same({ 2, "add.Tensor", "add.out", "NoCheck", true, false },
       { t.line, t.opname, t.structured_delegate, t.device_check, t.device_guard, t.structured })
     assert.are.same({ func = true, method = true }, t.variants)
-    assert.are.same({ "core", "pointwise" }, t.tags)
     assert.are.same({}, t.dispatch)
     assert.are.equal("functional", t.schema.kind)
     local i = m.by_name["add_.Tensor"]
-    assert.are.same({ 8, { func = false, method = true }, { "pointwise" } }, { i.line, i.variants, i.tags })
+    assert.are.same({ 7, { func = false, method = true } }, { i.line, i.variants })
     local o = m.by_name["add.out"]
-    assert.are.same({ 13, true, "TensorIteratorBase", "ExactSame" },
+    assert.are.same({ 12, true, "TensorIteratorBase", "ExactSame" },
       { o.line, o.structured, o.structured_inherits, o.device_check })
     assert.are.same({ CPU = "add_out", CUDA = "add_out" }, o.dispatch)
     assert.are.same({ func = true, method = false }, o.variants)
     assert.are.same({ DefaultBackend = "add" }, m.by_name["add.Scalar"].dispatch)
     local relu = m.by_name["relu"]
-    assert.are.same({ { Math = "relu" }, false, { "relu.out" } }, { relu.dispatch, relu.device_guard, relu.autogen })
-    assert.are.equal("nn", m.by_name["avg_pool2d.out"].python_module)
+    assert.are.same({ { Math = "relu" }, false }, { relu.dispatch, relu.device_guard })
     for k, r in ipairs(m.functions) do assert.are.equal(r, m.by_name[r.opname], k) end
   end)
 
@@ -157,6 +152,37 @@ describe("codegen.model", function()
         "duplicate dispatch key 'DefaultBackend'")
       fails1(FUNC .. "  dispatch:\n    DefaultBackend: a\n    Math: b\n", "foo",
         "cannot specify both CompositeExplicitAutograd (DefaultBackend) and CompositeImplicitAutograd (Math) on a single kernel")
+    end)
+    it("torchgen keys sk does not implement, naming the line", function()
+      fails1(FUNC .. "  autogen: foo.out\n", "foo",
+        "key 'autogen' is not supported: sk does not generate out variants; declare the out op (a structured family, or an out kernel) yourself")
+      fails1(FUNC .. "  tags: pointwise\n", "foo", "key 'tags' is not supported: sk has no operator tags")
+      fails1(FUNC .. "  tags: [core, pointwise]\n", "foo", "key 'tags' is not supported: sk has no operator tags")
+      fails1(FUNC .. "  python_module: nn\n", "foo", "key 'python_module' is not supported: sk has no Python bindings")
+      fails1(FUNC .. "  category_override: dummy\n", "foo", "key 'category_override' is not supported: sk has no Python bindings")
+      fails1(FUNC .. "  manual_kernel_registration: True\n", "foo",
+        "key 'manual_kernel_registration' is not supported: sk registers every kernel the dispatch table names; omit the key (or the dispatch entry)")
+      fails(FUNC .. "- func: bar(Tensor self) -> Tensor\n  autogen: bar.out\n",
+        "native_functions.yaml:2: bar: key 'autogen' is not supported: sk does not generate out variants; declare the out op (a structured family, or an out kernel) yourself")
+    end)
+    it("schema types sk cannot carry, naming the line", function()
+      fails1("- func: foo(Tensor self, Dimname dim) -> Tensor\n", "foo", "argument 'dim' is Dimname: sk has no named tensors")
+      fails1("- func: foo(Tensor self, Dimname[1] dim) -> Tensor\n", "foo", "argument 'dim' is Dimname[1]: sk has no named tensors")
+      fails1("- func: foo(Tensor self) -> str\n", "foo",
+        "return 1 is str: str cannot be returned (sk borrows strings for the length of a call)")
+      fails1("- func: foo(Tensor self, str[] names) -> Tensor\n", "foo",
+        "argument 'names' is str[]: sk has lists of Tensor, int, float, bool only")
+      fails1("- func: foo(Tensor self, int?[] dims) -> Tensor\n", "foo", "argument 'dims' is int?[]: only a Tensor?[] list may hold None")
+      fails1("- func: foo(Tensor self, Generator gen) -> Tensor\n", "foo",
+        "argument 'gen' is Generator: Generator must be optional (nil (sk has no generator objects))")
+      fails1("- func: foo(Tensor self) -> Generator\n", "foo", "return 1 is Generator: Generator cannot be returned")
+      fails1("- func: foo(Tensor self, *, Layout layout=sparse_coo) -> Tensor\n", "foo",
+        "bad default 'sparse_coo' for Layout 'layout'")
+      fails1("- func: foo(Tensor self, *, MemoryFormat m=channels_first) -> Tensor\n", "foo",
+        "bad default 'channels_first' for MemoryFormat 'm'")
+      fails1("- func: foo(Tensor self, *, Tensor(a!) out, Dimname d) -> Tensor(a!)\n", "foo",
+        "bad schema 'foo(Tensor self, *, Tensor(a!) out, Dimname d) -> Tensor(a!)': out arguments must come last; 'd' follows an out argument")
+      fails1(OUT .. "  structured: True\n  precomputed:\n  - self -> Dimname d\n", "foo.out", "precomputed: Dimname: sk has no named tensors")
     end)
     it("malformed files", function()
       fails("- func: a(Tensor self) -> Tensor\n- func: [x\n",

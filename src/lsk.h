@@ -66,12 +66,8 @@ void lsk_read_options(lua_State *L, int opts, LskOptions *o);
 ** srcs (or NULL) gets the Lua stack index each argument came from (0: a default). */
 int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
                    int *bad_arg, int *srcs, char *err, size_t errlen);
-/* Pushes stack value v as a Lua value (tensors: takes the reference). */
-void lsk_push_value(lua_State *L, SkValue *v);
 /* 1 when the value at idx is a trailing options table (a plain table with string keys). */
 int lsk_is_options(lua_State *L, int idx);
-/* Reads the Lua value at idx as schema argument a onto s: 1 ok, 0 wrong type, -1 error (msg in err). */
-int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen);
 /* Overload sets by Lua-visible name ("sk.add", "Tensor:add", "sk.ops.aten.add"). */
 int lsk_sets_add(const char *fname, SkOperator *op); /* -1 with the error set */
 void lsk_sets_forget(const SkOperator *op);
@@ -90,6 +86,21 @@ static inline void lsk_frame_leave(LskFrame *f) { lsk_frame = f->prev; }
 /* Pushes the caller's Lua value holding t, if the innermost frame is on L and has one; 1 when pushed. */
 int lsk_frame_push_tensor(lua_State *L, const SkTensor *t);
 void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
+/* }==== */
+
+/* {==== Values by schema type (lsk_value.c): the one pair of conversions ==== */
+enum { LSK_READ_NUMBERS = 1, /* a number or boolean may stand for a Tensor (a wrapped number) */
+       LSK_READ_ABSORB = 2 };/* an int list may be given as the integers [idx, last] */
+/* Reads the Lua value at idx as argument or return a onto s: how many Lua values
+** were used (>= 1), 0 when it is the wrong type, -1 on an error (message in err). */
+int lsk_read_value(lua_State *L, int idx, int last, const SkArg *a, SkStack *s, int flags, char *err, size_t errlen);
+enum { LSK_PUSH_BORROW, /* tensors are retained; a tensor the caller passed is its own Lua value */
+       LSK_PUSH_TAKE }; /* v's tensor references move to Lua (v is left without them) */
+/* Pushes v, a value of argument or return a (NULL: known by its tag alone), as a Lua value. */
+void lsk_push_value(lua_State *L, SkValue *v, const SkArg *a, int take);
+const char *lsk_expected(const SkArg *a);       /* "an integer or a list of integers" */
+const char *lsk_got(lua_State *L, int idx);      /* "tensor", "closed tensor" or the Lua type */
+int lsk_enum_value(int type, const char *name); /* a Layout or MemoryFormat name's value, or -1 */
 /* }==== */
 
 /* {==== Errors (lsk_error.c) ==== */

@@ -89,7 +89,15 @@ static void parse_default(const SkArg *a, SkValue *v, char **pool) {
     if (sk_dtype_from_name(d, &t) == 0) { v->tag = SK_VAL_DTYPE; v->u.dtype = t; }
     break;
   }
-  default: v->tag = SK_VAL_INT; v->u.i = 0; break; /* layouts and memory formats: the one value sk has */
+  case SK_T_DEVICE: { /* "cpu" or 'cpu' */
+    char name[48];
+    size_t len = strlen(d);
+    snprintf(name, sizeof name, "%.*s", len >= 2 ? (int)len - 2 : 0, d + 1);
+    if (sk_device_parse(name, &v->u.device) == 0) v->tag = SK_VAL_DEVICE;
+    break;
+  }
+  case SK_T_LAYOUT: case SK_T_MEMORY_FORMAT: v->tag = SK_VAL_INT; v->u.i = lsk_enum_value(a->type, d); break;
+  default: break; /* sk.types allows no other default */
   }
 }
 
@@ -130,143 +138,12 @@ static int push_default(const SkValue *v, SkStack *s) {
 }
 /* }==== */
 
-/* {==== Reading one Lua value ====
-** Reading arguments runs no Lua code and allocates nothing in Lua: tables
-** are read raw (no __index/__len), so no metamethod, finalizer or error
-** can run while the stack owns what was read. */
-static int lua_int(lua_State *L, int idx, int64_t *out) {
-  if (lua_type(L, idx) != LUA_TNUMBER) return 0;
-  int ok;
-  lua_Integer i = lua_tointegerx(L, idx, &ok); /* floats with an integral value convert */
-  *out = i;
-  return ok;
-}
-
-static const char *expected_of(const SkArg *a) {
-  if (a->is_list) return a->type == SK_T_TENSOR ? "a list of tensors" : a->type == SK_T_INT ? "an integer or a list of integers"
-                       : a->type == SK_T_FLOAT ? "a list of numbers" : "a list of booleans";
-  switch (a->type) {
-  case SK_T_TENSOR: return "a tensor";
-  case SK_T_INT: return "an integer";
-  case SK_T_FLOAT: return "a number";
-  case SK_T_BOOL: return "a boolean";
-  case SK_T_STR: return "a string";
-  case SK_T_SCALAR: return "a number or boolean";
-  case SK_T_SCALAR_TYPE: return "a dtype name such as \"float32\"";
-  case SK_T_DEVICE: return "a device name such as \"cpu\"";
-  default: return "a value";
-  }
-}
-
-/* What a Lua value is, for messages: "tensor", "closed tensor" or its Lua type. */
-static const char *got_of(lua_State *L, int idx) {
-  if (lsk_test_tensor(L, idx)) return "tensor";
-  return lua_type(L, idx) == LUA_TUSERDATA && lsk_is_closed_tensor(L, idx) ? "closed tensor" : luaL_typename(L, idx);
-}
-
-/* Reads Lua values [idx, last] into a (lists may absorb trailing integers: t:view(2, 3)).
-** Returns how many Lua values were used (>= 1), 0 on mismatch, -1 on a hard error (msg in err). */
-static int read_value(lua_State *L, int idx, int last, const SkArg *a, const SkValue *dflt, SkStack *s, int permissive,
-                      int absorb, char *err, size_t errlen) {
-  int lt = lua_type(L, idx);
-  if (lt == LUA_TNIL) {
-    if (dflt->n >= 0) return push_default(dflt, s) ? -1 : 1;
-    return a->optional ? (sk_push_none(s) ? -1 : 1) : 0;
-  }
-  if (a->is_list) {
-    int64_t v[LSK_MAX_LIST];
-    if (lt == LUA_TNUMBER && a->type == SK_T_INT) {
-      int n = 0;
-      int stop = absorb ? last : idx;
-      for (int i = idx; i <= stop && n < LSK_MAX_LIST && lua_int(L, i, &v[n]); i++) n++;
-      if (n == 0) return 0;
-      return sk_push_intlist(s, v, n) ? -1 : n;
-    }
-    if (lt != LUA_TTABLE) return 0;
-    lua_Unsigned n = lua_rawlen(L, idx);
-    if (n > (a->type == SK_T_TENSOR ? (lua_Unsigned)INT32_MAX / sizeof(SkTensor *) : LSK_MAX_LIST))
-      return snprintf(err, errlen, "argument '%s' has %llu elements, at most %d are supported", a->name, (unsigned long long)n,
-                      a->type == SK_T_TENSOR ? (int)(INT32_MAX / sizeof(SkTensor *)) : LSK_MAX_LIST), -1;
-    if (a->type == SK_T_TENSOR) {
-      SkTensor **ts = malloc((size_t)(n ? n : 1) * sizeof *ts);
-      if (!ts) return snprintf(err, errlen, "out of memory"), -1;
-      for (lua_Unsigned i = 1; i <= n; i++) {
-        lua_rawgeti(L, idx, (lua_Integer)i);
-        SkTensor *t = lsk_test_tensor(L, -1);
-        int none = !lua_toboolean(L, -1); /* nil or false stands for None in a Tensor?[] */
-        lua_pop(L, 1);
-        if (!t && !(a->elem_optional && none)) {
-          for (lua_Unsigned j = 1; j < i; j++) sk_tensor_release(ts[j - 1]);
-          free(ts);
-          return 0;
-        }
-        ts[i - 1] = sk_tensor_retain(t);
-      }
-      return sk_push_tensorlist_owned(s, ts, (int)n) ? -1 : 1;
-    }
-    double dv[LSK_MAX_LIST];
-    for (lua_Unsigned i = 1; i <= n; i++) {
-      lua_rawgeti(L, idx, (lua_Integer)i);
-      int ok = a->type == SK_T_INT ? lua_int(L, -1, &v[i - 1])
-             : a->type == SK_T_BOOL ? (lua_isboolean(L, -1) ? (v[i - 1] = lua_toboolean(L, -1), 1) : 0)
-             : (lua_type(L, -1) == LUA_TNUMBER ? (dv[i - 1] = lua_tonumber(L, -1), 1) : 0);
-      lua_pop(L, 1);
-      if (!ok) return 0;
-    }
-    int rc = a->type == SK_T_FLOAT ? sk_push_doublelist(s, dv, (int)n)
-           : a->type == SK_T_BOOL ? sk_push_boollist(s, v, (int)n) : sk_push_intlist(s, v, (int)n);
-    return rc ? -1 : 1;
-  }
-  switch (a->type) {
-  case SK_T_TENSOR: {
-    SkTensor *t = lsk_test_tensor(L, idx);
-    if (t) return sk_push_tensor(s, t) ? -1 : 1;
-    if (permissive && (lt == LUA_TNUMBER || lt == LUA_TBOOLEAN)) {
-      SkScalar x = lt == LUA_TBOOLEAN ? sk_scalar_bool(lua_toboolean(L, idx))
-                 : lua_isinteger(L, idx) ? sk_scalar_int(lua_tointeger(L, idx)) : sk_scalar_float(lua_tonumber(L, idx));
-      SkTensor *w = sk_tensor_wrap_number(x);
-      if (!w) return snprintf(err, errlen, "%s", sk_error_message()), -1;
-      return sk_push_tensor_owned(s, w) ? -1 : 1;
-    }
-    return 0;
-  }
-  case SK_T_INT: {
-    int64_t i;
-    return lua_int(L, idx, &i) ? (sk_push_int(s, i) ? -1 : 1) : 0;
-  }
-  case SK_T_FLOAT: return lt == LUA_TNUMBER ? (sk_push_double(s, lua_tonumber(L, idx)) ? -1 : 1) : 0;
-  case SK_T_BOOL: return lt == LUA_TBOOLEAN ? (sk_push_bool(s, lua_toboolean(L, idx)) ? -1 : 1) : 0;
-  case SK_T_STR: return lt == LUA_TSTRING ? (sk_push_string(s, lua_tostring(L, idx)) ? -1 : 1) : 0;
-  case SK_T_SCALAR:
-    if (lt == LUA_TBOOLEAN) return sk_push_scalar(s, sk_scalar_bool(lua_toboolean(L, idx))) ? -1 : 1;
-    if (lt != LUA_TNUMBER) return 0;
-    return sk_push_scalar(s, lua_isinteger(L, idx) ? sk_scalar_int(lua_tointeger(L, idx))
-                                                   : sk_scalar_float(lua_tonumber(L, idx))) ? -1 : 1;
-  case SK_T_SCALAR_TYPE: {
-    SkDType t;
-    if (lt != LUA_TSTRING) return 0;
-    if (sk_dtype_from_name(lua_tostring(L, idx), &t))
-      return snprintf(err, errlen, "argument '%s': unknown dtype '%s' (expected bool, uint8, int8, int16, int32, int64, "
-                      "float16, bfloat16, float32 or float64)", a->name, lua_tostring(L, idx)), -1;
-    return sk_push_dtype(s, t) ? -1 : 1;
-  }
-  case SK_T_DEVICE: {
-    SkDevice d;
-    if (lt != LUA_TSTRING) return 0;
-    if (sk_device_parse(lua_tostring(L, idx), &d)) return snprintf(err, errlen, "argument '%s': %s", a->name, sk_error_message()), -1;
-    return sk_push_device(s, d) ? -1 : 1;
-  }
-  case SK_T_LAYOUT: case SK_T_MEMORY_FORMAT:
-    return lt == LUA_TSTRING ? (sk_push_int(s, 0) ? -1 : 1) : 0;
-  default:
-    return sk_push_none(s) ? -1 : 1;
-  }
-}
-/* }==== */
-
-int lsk_read_value(lua_State *L, int idx, const SkArg *a, SkStack *s, char *err, size_t errlen) {
-  static const SkValue no_default = {.tag = SK_VAL_NONE, .n = -1};
-  return read_value(L, idx, idx, a, &no_default, s, 0, 0, err, errlen);
+/* Reads the Lua value at idx (and, for a list that absorbs, up to last) as argument a:
+** nil is its default when it has one. Returns like lsk_read_value. */
+static int read_arg(lua_State *L, int idx, int last, const SkArg *a, const SkValue *dflt, SkStack *s, int flags, char *err,
+                    size_t errlen) {
+  if (lua_isnil(L, idx) && dflt->n >= 0) return push_default(dflt, s) ? -1 : 1;
+  return lsk_read_value(L, idx, last, a, s, flags, err, errlen);
 }
 
 int lsk_is_options(lua_State *L, int idx) {
@@ -332,22 +209,23 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
     int got = 0;
     if (srcs) srcs[i] = 0;
     if (!a->kwarg_only && pos <= last) {
-      got = read_value(L, pos, last, a, &dflt->v[i], s, permissive, i == npos - 1, err, errlen);
+      int flags = (permissive ? LSK_READ_NUMBERS : 0) | (i == npos - 1 ? LSK_READ_ABSORB : 0);
+      got = read_arg(L, pos, last, a, &dflt->v[i], s, flags, err, errlen);
       if (got > 0) { if (srcs) srcs[i] = pos; pos += got; continue; }
       if (got == 0) {
         *bad_arg = i;
         snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
-                 expected_of(a), got_of(L, pos));
+                 lsk_expected(a), lsk_got(L, pos));
       }
       goto fail;
     }
     int oi = o ? option_index(o, sc, i) : 0;
     if (oi && !lua_isnil(L, oi)) {
-      got = read_value(L, oi, oi, a, &dflt->v[i], s, permissive, 0, err, errlen);
+      got = read_arg(L, oi, oi, a, &dflt->v[i], s, permissive ? LSK_READ_NUMBERS : 0, err, errlen);
       if (got > 0) { if (srcs) srcs[i] = oi; continue; }
       if (got == 0) {
         *bad_arg = i;
-        snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, expected_of(a), got_of(L, oi));
+        snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, lsk_expected(a), lsk_got(L, oi));
       }
       goto fail;
     }
@@ -381,50 +259,6 @@ fail:
   return -1;
 }
 
-void lsk_push_value(lua_State *L, SkValue *v) {
-  switch (v->tag) {
-  case SK_VAL_TENSOR: lsk_push_tensor(L, v->u.t); v->tag = SK_VAL_NONE; break;
-  case SK_VAL_INT: lua_pushinteger(L, v->u.i); break;
-  case SK_VAL_DOUBLE: lua_pushnumber(L, v->u.d); break;
-  case SK_VAL_BOOL: lua_pushboolean(L, v->u.b); break;
-  case SK_VAL_SCALAR:
-    if (v->n == SK_SCALAR_FLOAT) lua_pushnumber(L, v->u.sb.f);
-    else if (v->n == SK_SCALAR_BOOL) lua_pushboolean(L, (int)v->u.sb.i);
-    else lua_pushinteger(L, v->u.sb.i);
-    break;
-  case SK_VAL_STRING: lua_pushstring(L, v->u.str); break;
-  case SK_VAL_DTYPE: lua_pushstring(L, sk_dtype_name(v->u.dtype)); break;
-  case SK_VAL_DEVICE: {
-    char buf[48];
-    sk_device_format(v->u.device, buf, sizeof buf);
-    lua_pushstring(L, buf);
-    break;
-  }
-  case SK_VAL_TENSORLIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) {
-      if (v->u.tensors[i]) lsk_push_tensor(L, v->u.tensors[i]);
-      else lua_pushboolean(L, 0);
-      v->u.tensors[i] = NULL;
-      lua_rawseti(L, -2, i + 1);
-    }
-    break;
-  case SK_VAL_INTLIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) { lua_pushinteger(L, v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
-    break;
-  case SK_VAL_BOOLLIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) { lua_pushboolean(L, (int)v->u.ints[i]); lua_rawseti(L, -2, i + 1); }
-    break;
-  case SK_VAL_DOUBLELIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) { lua_pushnumber(L, v->u.doubles[i]); lua_rawseti(L, -2, i + 1); }
-    break;
-  default: lua_pushnil(L); break;
-  }
-}
-
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
 _Thread_local LskFrame *lsk_frame;
 
@@ -456,7 +290,7 @@ static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int 
   if (!lua_checkstack(L, n)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
   for (int i = 0; i < n; i++) {
     if (i < LSK_MAX_RETURNS && alias_src[i]) lua_pushvalue(L, alias_src[i]);
-    else lsk_push_value(L, &s->v[i]);
+    else lsk_push_value(L, &s->v[i], i < sc->nrets ? &sc->rets[i] : NULL, LSK_PUSH_TAKE);
   }
   sk_stack_free(s);
   return n;

@@ -34,6 +34,7 @@ typedef struct LuaFn {
   StateToken *token;
   int ref;
   int key;               /* the dispatch key it serves (for counters and messages) */
+  const SkArg *args;     /* the arguments it is passed (a kernel's op, a family's out op), or NULL */
   char where[200];       /* "Lua kernel for 'myops::softplus' on CPU" */
 } LuaFn;
 
@@ -53,7 +54,8 @@ static int token_gc(lua_State *L) {
   return 0;
 }
 
-static LuaFn *luafn_new(lua_State *L, int idx, int key, const char *fmt, const char *a, const char *b) {
+static LuaFn *luafn_new(lua_State *L, int idx, const SkOperator *op, int key, const char *fmt, const char *a,
+                        const char *b) {
   LuaFn *f = calloc(1, sizeof *f);
   if (!f) { lsk_raise(L, "out of memory"); return NULL; }
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
@@ -64,6 +66,7 @@ static LuaFn *luafn_new(lua_State *L, int idx, int key, const char *fmt, const c
   lua_pushvalue(L, idx);
   f->ref = luaL_ref(L, LUA_REGISTRYINDEX);
   f->key = key;
+  f->args = op ? op->schema.args : NULL;
   snprintf(f->where, sizeof f->where, fmt, a, b);
   return f;
 }
@@ -82,27 +85,6 @@ static lua_State *state_for(const LuaFn *f) {
   lua_State *L = lsk_current_state();
   if (L && state_token(L) == f->token) return L;
   return f->L;
-}
-
-/* Pushes a boxed value as a Lua value; tensors become new userdata sharing the tensor. */
-static void push_arg(lua_State *L, const SkValue *v) {
-  switch (v->tag) {
-  case SK_VAL_TENSOR:
-    if (!lsk_frame_push_tensor(L, v->u.t)) lsk_push_tensor(L, sk_tensor_retain(v->u.t));
-    break;
-  case SK_VAL_TENSORLIST:
-    lua_createtable(L, v->n, 0);
-    for (int i = 0; i < v->n; i++) {
-      if (v->u.tensors[i]) lsk_push_tensor(L, sk_tensor_retain(v->u.tensors[i]));
-      else lua_pushboolean(L, 0);
-      lua_rawseti(L, -2, i + 1);
-    }
-    break;
-  default: {
-    SkValue copy = *v; /* every other value: lsk_push_value reads it without taking */
-    lsk_push_value(L, &copy);
-  }
-  }
 }
 
 /* Calls the function of f with the values push() pushes, all in protected mode: a
@@ -148,11 +130,12 @@ static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, i
 }
 
 /* Pushers for protected_call. */
-typedef struct Args { const SkValue *a; int n; } Args;
+/* n values a of the arguments spec (an op's schema args), tensors borrowed. */
+typedef struct Args { const SkValue *a; int n; const SkArg *spec; } Args;
 static int push_args(lua_State *L, void *ud) {
   const Args *x = ud;
   luaL_checkstack(L, x->n + 4, "too many arguments");
-  for (int i = 0; i < x->n; i++) push_arg(L, &x->a[i]);
+  for (int i = 0; i < x->n; i++) lsk_push_value(L, (SkValue *)&x->a[i], &x->spec[i], LSK_PUSH_BORROW);
   return x->n;
 }
 
@@ -186,11 +169,11 @@ static int take_results(lua_State *L, SkOperator *op, int top, int got, const Sk
     return sk_error("%s returned %d value%s, the schema says %d", where, got, got == 1 ? "" : "s", sc->nrets);
   for (int j = 0; j < got; j++) {
     char err[256];
-    int r = lsk_read_value(L, top + 1 + j, &sc->rets[j], rs, err, sizeof err);
+    int r = lsk_read_value(L, top + 1 + j, top + 1 + j, &sc->rets[j], rs, 0, err, sizeof err);
     if (r == 0)
       return sk_error("%s returned %s as result %d, the schema says %s", where,
                       lsk_test_tensor(L, top + 1 + j) ? "a tensor" : luaL_typename(L, top + 1 + j), j + 1,
-                      sc->rets[j].is_list ? "a list" : sc->rets[j].type == SK_T_TENSOR ? "Tensor" : "a value");
+                      lsk_expected(&sc->rets[j]));
     if (r < 0) return sk_error("%s: %s", where, err);
     if (sc->rets[j].is_write && sc->rets[j].alias_of >= 0 && rs->v[j].u.t != a[sc->rets[j].alias_of].u.t)
       return sk_error("%s must return its argument '%s' as result %d (the schema says it is written and returned)", where,
@@ -214,7 +197,7 @@ static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   uint64_t ver[64];
   if (nargs > 64) return sk_error("%s: too many arguments", f->where);
   snapshot_versions(op, a, nargs, ver);
-  Args args = {a, nargs};
+  Args args = {a, nargs, sc->args};
   if (protected_call(L, f, push_args, &args, LUA_MULTRET)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
@@ -328,7 +311,7 @@ static int lua_meta_run(SkMeta *m, const SkValue *a, int nargs, const LuaFn *f) 
   lua_State *L = state_for(f);
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   int top = lua_gettop(L);
-  MetaArgs x = {m, {a, nargs}, NULL, LUA_NOREF};
+  MetaArgs x = {m, {a, nargs, f->args}, NULL, LUA_NOREF};
   int rc = protected_call(L, f, push_meta_args, &x, 0);
   if (x.r) x.r->m = NULL;
   luaL_unref(L, LUA_REGISTRYINDEX, x.mref);
@@ -367,7 +350,7 @@ static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const 
   if (nargs > 64) rc = sk_error("%s: too many arguments", f->where);
   if (!rc) {
     for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
-    ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs}};
+    ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs, f->args}};
     rc = protected_call(L, f, push_impl_args, &x, 0);
     lua_settop(L, top);
     for (int i = 0; i < nargs && !rc; i++)
@@ -412,7 +395,10 @@ static int push_fallback_args(lua_State *L, void *ud) {
   lua_pushstring(L, sk_key_name(x->key));
   lua_setfield(L, -2, "key");
   lua_createtable(L, x->args.n, 0);
-  for (int i = 0; i < x->args.n; i++) { push_arg(L, &x->args.a[i]); lua_rawseti(L, -2, i + 1); }
+  for (int i = 0; i < x->args.n; i++) {
+    lsk_push_value(L, (SkValue *)&x->args.a[i], &x->args.spec[i], LSK_PUSH_BORROW);
+    lua_rawseti(L, -2, i + 1);
+  }
   return 2;
 }
 
@@ -424,7 +410,7 @@ static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   op->fallback_calls[f->key]++;
   LuaFn named = *f;
   snprintf(named.where, sizeof named.where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
-  FallbackArgs x = {op, f->key, {&s->v[base], nargs}};
+  FallbackArgs x = {op, f->key, {&s->v[base], nargs, sc->args}};
   if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
@@ -476,66 +462,31 @@ static int check_key(lua_State *L, int idx, const char *fname) {
   return k;
 }
 
-static const struct { const char *name; SkBaseType t; } base_types[] = {
-  {"Tensor", SK_T_TENSOR}, {"int", SK_T_INT}, {"SymInt", SK_T_INT}, {"float", SK_T_FLOAT}, {"bool", SK_T_BOOL},
-  {"str", SK_T_STR}, {"Scalar", SK_T_SCALAR}, {"ScalarType", SK_T_SCALAR_TYPE}, {"Layout", SK_T_LAYOUT},
-  {"Device", SK_T_DEVICE}, {"MemoryFormat", SK_T_MEMORY_FORMAT}, {"Generator", SK_T_GENERATOR}, {"Dimname", SK_T_DIMNAME},
-};
-
-static int field_bool(lua_State *L, int t, const char *k) {
+static int field_int(lua_State *L, int t, const char *k) {
   lua_getfield(L, t, k);
-  int b = lua_toboolean(L, -1);
+  int v = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
-  return b;
+  return v;
 }
 
-/* Reads one arg/return record (at idx) of sk.schema into a; strings point into Lua and are copied by sk_op_define. */
+/* Reads one SkArg row (at idx) of sk.types.skarg into a; strings point into Lua and are copied by sk_op_define. */
 static void read_arg(lua_State *L, int idx, SkArg *a) {
   memset(a, 0, sizeof *a);
-  a->alias_of = -1;
   lua_getfield(L, idx, "name");
   a->name = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
-  lua_pop(L, 1);
   lua_getfield(L, idx, "default");
   a->default_text = lua_isstring(L, -1) ? lua_tostring(L, -1) : NULL;
-  lua_pop(L, 1);
-  a->kwarg_only = (unsigned char)field_bool(L, idx, "kwarg_only");
-  a->is_out = (unsigned char)field_bool(L, idx, "is_out");
-  lua_getfield(L, idx, "type");
-  int t = lua_gettop(L);
-  lua_getfield(L, t, "base");
-  const char *base = lua_tostring(L, -1);
-  a->type = 255;
-  for (size_t i = 0; base && i < sizeof base_types / sizeof base_types[0]; i++)
-    if (strcmp(base, base_types[i].name) == 0) a->type = (unsigned char)base_types[i].t;
-  lua_pop(L, 1);
-  a->optional = (unsigned char)field_bool(L, t, "optional");
-  a->elem_optional = (unsigned char)field_bool(L, t, "elem_optional");
-  lua_getfield(L, t, "list");
-  if (lua_istable(L, -1)) {
-    a->is_list = 1;
-    lua_getfield(L, -1, "size");
-    a->list_size = (short)lua_tointeger(L, -1);
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  lua_getfield(L, t, "alias");
-  if (lua_istable(L, -1)) {
-    a->is_alias = 1;
-    a->is_write = (unsigned char)field_bool(L, -1, "write");
-  }
   lua_pop(L, 2);
-}
-
-static const char *alias_set(lua_State *L, int rec, const char *list, int i) {
-  lua_getfield(L, rec, list);
-  lua_rawgeti(L, -1, i);
-  lua_getfield(L, -1, "type");
-  lua_getfield(L, -1, "alias");
-  const char *set = NULL;
-  if (lua_istable(L, -1)) { lua_getfield(L, -1, "set"); set = lua_tostring(L, -1); lua_pop(L, 1); }
-  lua_pop(L, 4);
-  return set; /* interned in the record, which stays on the Lua stack */
+  a->type = (unsigned char)field_int(L, idx, "type");
+  a->is_list = (unsigned char)field_int(L, idx, "is_list");
+  a->optional = (unsigned char)field_int(L, idx, "optional");
+  a->elem_optional = (unsigned char)field_int(L, idx, "elem_optional");
+  a->kwarg_only = (unsigned char)field_int(L, idx, "kwarg_only");
+  a->is_out = (unsigned char)field_int(L, idx, "is_out");
+  a->is_write = (unsigned char)field_int(L, idx, "is_write");
+  a->is_alias = (unsigned char)field_int(L, idx, "is_alias");
+  a->list_size = (short)field_int(L, idx, "list_size");
+  a->alias_of = (short)field_int(L, idx, "alias_of");
 }
 
 /* core.define(record) -> qualname: the record comes from sk.schema.parse. */
@@ -553,26 +504,20 @@ static int l_define(lua_State *L) {
   const char *kind = lua_tostring(L, -1);
   sc.kind = strcmp(kind, "inplace") == 0 ? SK_KIND_INPLACE : strcmp(kind, "out") == 0 ? SK_KIND_OUT
           : strcmp(kind, "mutable") == 0 ? SK_KIND_MUTABLE : SK_KIND_FUNCTIONAL;
-  lua_getfield(L, 1, "args");
+  lua_getfield(L, 1, "c_args");
   sc.nargs = (int)luaL_len(L, -1);
-  lua_getfield(L, 1, "returns");
+  lua_getfield(L, 1, "c_rets");
   sc.nrets = (int)luaL_len(L, -1);
   if (sc.nargs > 64 || sc.nrets > 16) return lsk_raise(L, "lib:define: too many arguments or returns");
   for (int i = 0; i < sc.nargs; i++) {
     lua_rawgeti(L, -2, i + 1);
     read_arg(L, lua_gettop(L), &args[i]);
     lua_pop(L, 1);
-    if (args[i].type == 255) return lsk_raise(L, "lib:define: argument '%s' has a type sk cannot pass", args[i].name);
   }
   for (int i = 0; i < sc.nrets; i++) {
     lua_rawgeti(L, -1, i + 1);
     read_arg(L, lua_gettop(L), &rets[i]);
     lua_pop(L, 1);
-    const char *set = alias_set(L, 1, "returns", i + 1);
-    for (int j = 0; set && j < sc.nargs; j++) {
-      const char *aset = alias_set(L, 1, "args", j + 1);
-      if (aset && strcmp(aset, set) == 0) rets[i].alias_of = (short)j;
-    }
   }
   sc.args = args;
   sc.rets = rets;
@@ -607,7 +552,7 @@ static int register_luafn(lua_State *L, SkOperator *op, int key, SkBoxedFn fn, i
                           const char *where, const char *where_arg) {
   luaL_checktype(L, idx, LUA_TFUNCTION);
   const char *origin = luaL_optstring(L, idx + 1, "lua");
-  LuaFn *f = luafn_new(L, idx, key, where, op->qualname, where_arg);
+  LuaFn *f = luafn_new(L, idx, op, key, where, op->qualname, where_arg);
   SkKernel k = {NULL, fn, f, origin, 0};
   int id = registering(L, sk_op_register(op, key, &k, luafn_free));
   if (id < 0) { luafn_free(f); return lsk_error(L, what); }
@@ -729,7 +674,7 @@ static int l_register_structured(lua_State *L) {
     fam->pre_size = bmeta->pre_size;
   } else {
     fam->meta = lua_meta;
-    fam->meta_ud = luafn_new(L, 2, SK_KEY_META, "meta function for '%s'%s", out->qualname, "");
+    fam->meta_ud = luafn_new(L, 2, out, SK_KEY_META, "meta function for '%s'%s", out->qualname, "");
   }
   lua_pushnil(L);
   while (lua_next(L, 3)) {
@@ -737,7 +682,7 @@ static int l_register_structured(lua_State *L) {
     if (to_builtin(L, -1)) fam->impl[key] = bmeta->cpu;
     else {
       fam->impl[key] = lua_impl;
-      fam->impl_ud[key] = luafn_new(L, lua_gettop(L), key, "impl of '%s' on %s", out->qualname, sk_key_name(key));
+      fam->impl_ud[key] = luafn_new(L, lua_gettop(L), out, key, "impl of '%s' on %s", out->qualname, sk_key_name(key));
     }
     lua_pop(L, 1);
   }
@@ -789,7 +734,7 @@ static int l_register_fallback(lua_State *L) {
   else {
     luaL_checktype(L, 2, LUA_TFUNCTION);
     const char *origin = luaL_optstring(L, 3, "lua"); /* read before f exists: an error here leaks nothing */
-    LuaFn *f = luafn_new(L, 2, key, "Lua fallback on %s%s", sk_key_name(key), "");
+    LuaFn *f = luafn_new(L, 2, NULL, key, "Lua fallback on %s%s", sk_key_name(key), "");
     id = registering(L, sk_fallback_register(key, lua_fallback, f, origin, luafn_free));
     if (id < 0) luafn_free(f);
   }
@@ -872,7 +817,7 @@ static int l_fallback_set_log(lua_State *L) {
   luafn_free(log_fn);
   log_fn = NULL;
   if (lua_isnoneornil(L, 1)) return 0;
-  log_fn = luafn_new(L, 1, 0, "the fallback log hook%s%s", "", "");
+  log_fn = luafn_new(L, 1, NULL, 0, "the fallback log hook%s%s", "", "");
   sk_cpu_fallback_set_log(log_to_lua, NULL);
   return 0;
 }
@@ -905,7 +850,7 @@ static int l_fallback_call(lua_State *L) {
   lsk_frame_leave(&frame);
   if (rc) { sk_stack_free(&s); return lsk_error(L, "sk.fallback.call"); }
   int n = s.n;
-  for (int i = 0; i < n; i++) lsk_push_value(L, &s.v[i]);
+  for (int i = 0; i < n; i++) lsk_push_value(L, &s.v[i], i < op->schema.nrets ? &op->schema.rets[i] : NULL, LSK_PUSH_TAKE);
   sk_stack_free(&s);
   return n;
 }
@@ -944,7 +889,7 @@ static int l_register_backend(lua_State *L) {
   LuaFn *f = NULL;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TFUNCTION);
-    f = luafn_new(L, 2, 0, "copy hook of backend '%s'%s", name, "");
+    f = luafn_new(L, 2, NULL, 0, "copy hook of backend '%s'%s", name, "");
   }
   int type;
   if (sk_host_backend_register(name, f ? observe_copy : NULL, f, &type)) { luafn_free(f); return lsk_error(L, "sk.backends.register"); }

@@ -36,9 +36,12 @@ const char *sk_key_name(int key);           /* "CPU", "npu", "DefaultBackend"...
 int sk_key_from_name(const char *name);     /* -1 when unknown */
 
 /* {==== Schemas (parsed in Lua; codegen emits them as static data) ==== */
+/* In the order of the rows of lua/sk/types.lua, the one table of schema types
+** (the generated binding table asserts each value). Layout and MemoryFormat are
+** boxed as SK_VAL_INT (their PyTorch enum values); a Generator is always None. */
 typedef enum SkBaseType {
   SK_T_TENSOR, SK_T_INT, SK_T_FLOAT, SK_T_BOOL, SK_T_STR, SK_T_SCALAR, SK_T_SCALAR_TYPE,
-  SK_T_LAYOUT, SK_T_DEVICE, SK_T_MEMORY_FORMAT, SK_T_GENERATOR, SK_T_DIMNAME
+  SK_T_LAYOUT, SK_T_DEVICE, SK_T_MEMORY_FORMAT, SK_T_GENERATOR
 } SkBaseType;
 
 typedef struct SkArg {

@@ -62,6 +62,19 @@ int sk_push_doublelist(SkStack *s, const double *data, int n) {
   return 0;
 }
 
+/* An owned array (any element type) into a new slot of tag; freed on failure. */
+static int push_owned(SkStack *s, SkValueTag tag, void *data, int n) {
+  SkValue *v = sk_stack_push(s, tag);
+  if (!v) { free(data); return -1; }
+  if (tag == SK_VAL_DOUBLELIST) v->u.doubles = data;
+  else v->u.ints = data;
+  v->n = n;
+  return 0;
+}
+int sk_push_intlist_owned(SkStack *s, int64_t *data, int n) { return push_owned(s, SK_VAL_INTLIST, data, n); }
+int sk_push_boollist_owned(SkStack *s, int64_t *data, int n) { return push_owned(s, SK_VAL_BOOLLIST, data, n); }
+int sk_push_doublelist_owned(SkStack *s, double *data, int n) { return push_owned(s, SK_VAL_DOUBLELIST, data, n); }
+
 int sk_push_tensorlist_owned(SkStack *s, SkTensor **data, int n) {
   SkValue *v = sk_stack_push(s, SK_VAL_TENSORLIST);
   if (!v) {

@@ -166,6 +166,10 @@ int sk_push_doublelist(SkStack *s, const double *data, int n);
 int sk_push_boollist(SkStack *s, const int64_t *data, int n);
 int sk_push_tensorlist(SkStack *s, SkTensor *const *data, int n); /* retains each */
 int sk_push_tensorlist_owned(SkStack *s, SkTensor **data, int n); /* takes array and refs (array from malloc) */
+/* Take the array (from malloc; NULL only when n is 0), freed on failure: how a returned list is pushed. */
+int sk_push_intlist_owned(SkStack *s, int64_t *data, int n);
+int sk_push_boollist_owned(SkStack *s, int64_t *data, int n);
+int sk_push_doublelist_owned(SkStack *s, double *data, int n);
 int sk_push_copy(SkStack *s, const SkValue *v);                   /* a deep copy of v */
 
 static inline SkIntList sk_value_intlist(const SkValue *v) { SkIntList l = {v->u.ints, v->n}; return l; }

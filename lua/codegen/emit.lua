@@ -6,6 +6,7 @@ local names = require "codegen.names"
 local schema = require "sk.schema"
 local structured = require "sk.structured"
 local backends = require "codegen.backends"
+local types = require "sk.types"
 
 local M = {}
 local fmt = string.format
@@ -154,24 +155,25 @@ end
 -- }====
 
 -- {==== Schema data ====
+-- the SkArg row of sk.types.skarg, as a C initializer
 local function arg_row(a, alias_of)
-  local T = a.type
-  return fmt("{%s, %s, %d, %d, %d, %d, %d, %d, %d, %d, %d, %s}", cstr(a.name or ""), ctypes.enum(T),
-    T.list and 1 or 0, T.optional and 1 or 0, T.elem_optional and 1 or 0, a.kwarg_only and 1 or 0,
-    a.is_out and 1 or 0, (T.alias and T.alias.write) and 1 or 0, T.alias and 1 or 0,
-    T.list and T.list.size or 0, alias_of or -1, a.default and cstr(a.default) or "NULL")
+  local f, t = types.skarg(a, alias_of), {}
+  for _, k in ipairs(types.SKARG_FIELDS) do
+    local v = f[k]
+    t[#t + 1] = (k == "name" or k == "default") and (v and cstr(v) or "NULL") or tostring(v)
+  end
+  return "{" .. table.concat(t, ", ") .. "}"
 end
 
 local KIND = { functional = "SK_KIND_FUNCTIONAL", inplace = "SK_KIND_INPLACE", out = "SK_KIND_OUT", mutable = "SK_KIND_MUTABLE" }
 
 local function emit_schema(s, out)
   local uid = names.uid(s)
-  local _, alias = returns_of(s)
   local rows = {}
   for _, a in ipairs(s.args) do rows[#rows + 1] = "  " .. arg_row(a) end
   out[#out + 1] = fmt("static const SkArg args_%s[] = {\n%s\n};", uid, #rows > 0 and table.concat(rows, ",\n") or "  {0}")
   rows = {}
-  for i, r in ipairs(s.returns) do rows[#rows + 1] = "  " .. arg_row(r, alias[i] and alias[i] - 1) end
+  for i, r in ipairs(s.returns) do rows[#rows + 1] = "  " .. arg_row(r, types.alias_of(s, i)) end
   out[#out + 1] = fmt("static const SkArg rets_%s[] = {\n%s\n};", uid, #rows > 0 and table.concat(rows, ",\n") or "  {0}")
   out[#out + 1] = fmt("static const SkSchema schema_%s = {%s, %s, %s, %s, %d, %d, %s, args_%s, rets_%s};", uid,
     cstr(s.namespace), cstr(s.name), cstr(s.overload), cstr(s.text), #s.args, #s.returns, KIND[s.kind], uid, uid)
@@ -196,7 +198,7 @@ local function emit_unbox(s, out, header, callee)
   local cargs = {}
   for _, r in ipairs(res) do
     local T = s.returns[r.index].type
-    out[#out + 1] = fmt("  %s r%d = %s;", (r.ctype:gsub("%s*%*$", "")), r.index, T.base == "Tensor" and (T.list and "{NULL, 0}" or "NULL") or "0")
+    out[#out + 1] = fmt("  %s r%d = %s;", (r.ctype:gsub("%s*%*$", "")), r.index, T.base == "Tensor" and not T.list and "NULL" or "{0}")
     cargs[#cargs + 1] = "&r" .. r.index
   end
   for i, a in ipairs(s.args) do cargs[#cargs + 1] = ctypes.unbox(a.type, fmt("a[%d]", i - 1)) end
@@ -221,7 +223,7 @@ local function emit_unbox(s, out, header, callee)
   out[#out + 1] = "  s->n = base;"
   for i, r in ipairs(s.returns) do
     if alias[i] then out[#out + 1] = fmt("  rc |= sk_push_tensor_owned(s, alias%d);", i)
-    elseif r.type.base == "Tensor" and r.type.list then out[#out + 1] = fmt("  rc |= sk_push_tensorlist_owned(s, (SkTensor **)r%d.data, r%d.n);", i, i)
+    elseif r.type.list then out[#out + 1] = fmt("  rc |= %s;", ctypes.push_owned(r.type, "s", "r" .. i))
     elseif r.type.base == "Tensor" then out[#out + 1] = fmt("  rc |= sk_push_tensor_owned(s, r%d);", i)
     else out[#out + 1] = fmt("  rc |= %s;", ctypes.push(r.type, "s", "r" .. i)) end
   end
@@ -252,9 +254,8 @@ local function emit_adapters(s, out)
     local T = s.returns[r.index].type
     if T.base == "Tensor" and not T.list then
       out[#out + 1] = fmt("  if (!rc) { *%s = %s; s.v[%d].tag = SK_VAL_NONE; }", r.name, ctypes.unbox(T, fmt("s.v[%d]", r.index - 1)), r.index - 1)
-    elseif T.base == "Tensor" then
-      out[#out + 1] = fmt("  if (!rc) { %s->data = s.v[%d].u.tensors; %s->n = s.v[%d].n; s.v[%d].tag = SK_VAL_NONE; }",
-        r.name, r.index - 1, r.name, r.index - 1, r.index - 1)
+    elseif T.list then -- the caller owns a returned list's array
+      out[#out + 1] = fmt("  if (!rc) { %s }", ctypes.take_list(T, r.name, fmt("s.v[%d]", r.index - 1)))
     else
       out[#out + 1] = fmt("  if (!rc) *%s = %s;", r.name, ctypes.unbox(T, fmt("s.v[%d]", r.index - 1)))
     end
@@ -397,6 +398,25 @@ local function emit_builtin(o, out, rows)
     pre and fmt("sizeof(%s)", pre_type(o)) or "0", o.structured_inherits and 1 or 0)
 end
 
+-- The device an unstructured kernel runs on, for its device guard: the first tensor
+-- argument's (a list's first tensor; an optional one when present), else a Device argument's.
+local function guard_device(ps)
+  local expr = "SK_CPU"
+  for i = #ps, 1, -1 do
+    local p = ps[i]
+    local T = p.arg and p.arg.type
+    if T and T.base == "Tensor" and T.list then expr = fmt("sk_meta_device_of_list(%s, %s)", p.name, expr)
+    elseif T and T.base == "Tensor" and T.optional then expr = fmt("(%s ? %s->device : %s)", p.name, p.name, expr)
+    elseif T and T.base == "Tensor" then expr = p.name .. "->device"
+    elseif T and T.base == "Device" then expr = fmt("(%s.type >= 0 ? %s : %s)", p.name, p.name, expr) end
+  end
+  return expr
+end
+
+-- An unstructured kernel's wrapper: the written-tensor checks and version bumps of its
+-- Tensor(a!) arguments, and on CUDA (the one non-CPU backend codegen registers for;
+-- run-time backends register their own kernels) a device guard unless device_guard: False.
+-- CPU, Meta and composite kernels need neither guard nor wrapper when nothing is written.
 local function emit_bump_wrapper(key, f, out, regs)
   local s = f.schema
   local ps = params(s)
@@ -405,21 +425,28 @@ local function emit_bump_wrapper(key, f, out, regs)
   for _, p in ipairs(ps) do
     if p.arg and p.arg.type.base == "Tensor" and not p.arg.type.list and ctypes.is_mutable(p.arg.type) then mut[#mut + 1] = p.name end
   end
-  if #mut == 0 or key == "Math" or key == "DefaultBackend" then
+  if key == "Math" or key == "DefaultBackend" then mut = {} end
+  local guard = BACKEND[key] and BACKEND[key].device_guard and f.device_guard
+  if #mut == 0 and not guard then
     regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = kname, schema = s }
     return
   end
-  local wname = fmt("bump_%s_%s", key, names.uid(s))
-  -- the written-tensor rules of sk_check_written before the kernel: each written tensor against the others
-  local ins, nm = {}, {}
-  for _, p in ipairs(tensor_params(ps)) do ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
-  out[#out + 1] = fmt("static int %s(%s) {\n  const SkTensor *const ins[] = {%s};\n  static const char *const in_names[] = {%s};",
-    wname, decl_params(ps), table.concat(ins, ", "), table.concat(nm, ", "))
+  local wname = fmt("%s_%s_%s", #mut > 0 and "bump" or "guard", key, names.uid(s))
+  out[#out + 1] = fmt("static int %s(%s) {", wname, decl_params(ps))
+  if #mut > 0 then
+    -- the written-tensor rules of sk_check_written before the kernel: each written tensor against the others
+    local ins, nm = {}, {}
+    for _, p in ipairs(tensor_params(ps)) do ins[#ins + 1] = p.name; nm[#nm + 1] = cstr(p.arg.name) end
+    out[#out + 1] = fmt("  const SkTensor *const ins[] = {%s};\n  static const char *const in_names[] = {%s};",
+      table.concat(ins, ", "), table.concat(nm, ", "))
+  end
   out[#out + 1] = "  int rc = 0;"
+  if guard then out[#out + 1] = fmt("  SkDeviceGuard sk_guard = {0, 0, 0};\n  rc = sk_device_guard_enter(&sk_guard, %s);", guard_device(ps)) end
   for _, x in ipairs(mut) do
-    out[#out + 1] = fmt("  if (!rc) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", x, x, #ins)
+    out[#out + 1] = fmt("  if (!rc) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", x, x, #tensor_params(ps))
   end
   out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", kname, call_args(ps))
+  if guard then out[#out + 1] = "  sk_device_guard_exit(&sk_guard);" end
   for _, x in ipairs(mut) do out[#out + 1] = fmt("  if (!rc) sk_tensor_bump_version(%s);", x) end
   out[#out + 1] = "  return rc;\n}\n"
   regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
@@ -525,9 +552,9 @@ local function emit_source(model, out, mods)
   for _, m in pairs(mods) do emit_direct_boxed(m.regs, m.lines) end
   out[#out + 1] = "static const SkStructuredBuiltin builtins[] = {"
   for _, b in ipairs(builtins) do out[#out + 1] = b end
-  out[#out + 1] = "};"
+  out[#out + 1] = "    {NULL, NULL, NULL, 0, 0},\n};"
   out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname) {"
-  out[#out + 1] = "  for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)"
+  out[#out + 1] = "  for (size_t i = 0; builtins[i].qualname; i++)"
   out[#out + 1] = "    if (strcmp(builtins[i].qualname, qualname) == 0) return &builtins[i];"
   out[#out + 1] = "  return NULL;\n}\n"
   out[#out + 1] = "int sk_ops_init(void) {"
@@ -541,8 +568,8 @@ local function emit_source(model, out, mods)
   out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
   out[#out + 1] = "  static const struct { SkStructuredDesc *d; const SkSchema *s; int check; } descs[] = {"
   for _, d in ipairs(descs) do out[#out + 1] = d end
-  out[#out + 1] = "  };"
-  out[#out + 1] = "  for (size_t i = 0; i < sizeof descs / sizeof descs[0]; i++)"
+  out[#out + 1] = "    {NULL, NULL, 0},\n  };"
+  out[#out + 1] = "  for (size_t i = 0; descs[i].d; i++)"
   out[#out + 1] = "    if (sk_structured_desc_init(descs[i].d, descs[i].s, descs[i].check)) return -1;"
   emit_registrations(regs, out)
   for _, sb in ipairs(siblings) do out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
@@ -556,7 +583,12 @@ end
 
 local function emit_binding_table(model, out)
   out[#out + 1] = GENERATED
-  out[#out + 1] = "#include \"lsk.h\"\n\nconst LskOpEntry lsk_op_entries[] = {"
+  out[#out + 1] = "#include \"lsk.h\"\n"
+  -- lib:define passes a type's code (its row in sk.types): the enum must agree
+  for _, r in ipairs(types.rows) do
+    if r.enum then out[#out + 1] = fmt("_Static_assert(%s == %d, \"SkBaseType follows lua/sk/types.lua\");", r.enum, r.code) end
+  end
+  out[#out + 1] = "\nconst LskOpEntry lsk_op_entries[] = {"
   for _, f in ipairs(model.functions) do
     out[#out + 1] = fmt("  {%s, %d, %d},", cstr(names.qualname(f.schema)), f.variants.func and 1 or 0, f.variants.method and 1 or 0)
   end

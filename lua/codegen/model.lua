@@ -5,13 +5,21 @@
 -- DefaultBackend, CompositeImplicitAutograd -> Math).
 local lyaml = require "lyaml"
 local schema = require "sk.schema"
+local types = require "sk.types"
 
 local M = {}
 
 local KEYS = {
   func = true, variants = true, structured = true, structured_delegate = true, structured_inherits = true,
-  precomputed = true, dispatch = true, device_check = true, device_guard = true, tags = true,
-  python_module = true, manual_kernel_registration = true, autogen = true, category_override = true,
+  precomputed = true, dispatch = true, device_check = true, device_guard = true,
+}
+-- torchgen keys that sk reads nowhere: refused, so an entry never says more than sk does
+local REFUSED = {
+  autogen = "sk does not generate out variants; declare the out op (a structured family, or an out kernel) yourself",
+  tags = "sk has no operator tags",
+  python_module = "sk has no Python bindings",
+  category_override = "sk has no Python bindings",
+  manual_kernel_registration = "sk registers every kernel the dispatch table names; omit the key (or the dispatch entry)",
 }
 local backends = require "codegen.backends"
 local DISPATCH = {
@@ -88,8 +96,10 @@ local function parse_fields(s, bad)
   local fields = {}
   for _, item in ipairs(split_commas(s)) do
     local tstr, name = item:match("^(.-) ([%a_][%w_]*)$")
-    local ok, err = schema.parse_type(tstr or item)
-    if not (tstr and ok) then bad("precomputed: " .. (err or "bad field '" .. item .. "'")) end
+    local T, err = schema.parse_type(tstr or item)
+    if not (tstr and T) then bad("precomputed: " .. (err or "bad field '" .. item .. "'")) end
+    local why = types.by_name[T.base].refused
+    if why then bad("precomputed: " .. T.base .. ": " .. why) end
     fields[#fields + 1] = { type = tstr, name = name }
   end
   return fields
@@ -113,6 +123,7 @@ local function parse_entry(e, line, file)
   local opname = type(e.func) == "string" and e.func:match("^[^(]*") or "?"
   local function bad(msg) fail(file, line, opname, msg) end
   for _, k in ipairs(sorted_keys(e)) do
+    if REFUSED[k] then bad("key '" .. k .. "' is not supported: " .. REFUSED[k]) end
     if not KEYS[k] then bad("unknown key '" .. k .. "'") end
   end
   local get = reader(e, bad)
@@ -121,7 +132,6 @@ local function parse_entry(e, line, file)
   local limit = schema.check_limits(s)
   if limit then bad(limit) end
   local dispatch, written = parse_dispatch(get("dispatch", "table", {}), bad)
-  local tags = type(e.tags) == "string" and { e.tags } or get("tags", "table", {})
   local r = {
     line = line, schema = s, opname = opname,
     variants = parse_variants(get("variants", "string", "function"), bad),
@@ -130,12 +140,7 @@ local function parse_entry(e, line, file)
     structured_inherits = get("structured_inherits", "string"),
     dispatch = dispatch,
     device_check = get("device_check", "string", "ExactSame"),
-    device_guard = get("device_guard", "boolean", true),
-    tags = tags,
-    python_module = get("python_module", "string"),
-    manual_kernel_registration = get("manual_kernel_registration", "boolean", false),
-    autogen = split_commas(get("autogen", "string", "")),
-    category_override = get("category_override", "string"),
+    device_guard = get("device_guard", "boolean", true), -- CUDA kernels enter a device guard (codegen.emit)
   }
   local pre = get("precomputed", "table")
   r.precomputed = pre and parse_precomputed(pre, s, bad)

@@ -6,6 +6,7 @@
 -- collected while a Lua kernel runs is closed at the next safe point.
 local schema = require "sk.schema"
 local structured = require "sk.structured"
+local types = require "sk.types"
 
 return function(core)
   -- The C primitives raise at the user's line: frames of sk's own files are skipped.
@@ -51,6 +52,10 @@ return function(core)
       raise(string.format("lib:define: operator '%s' is already defined as '%s'", q, existing))
     end
     rec.text = schema.print(setmetatable({ namespace_explicit = false }, { __index = rec }))
+    -- the SkArg rows, as codegen writes them for built-in ops
+    rec.c_args, rec.c_rets = {}, {}
+    for i, a in ipairs(rec.args) do rec.c_args[i] = types.skarg(a) end
+    for i, r in ipairs(rec.returns) do rec.c_rets[i] = types.skarg(r, types.alias_of(rec, i)) end
     local name = C.define(rec)
     self.defined[#self.defined + 1] = name
     return name

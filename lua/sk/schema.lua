@@ -4,10 +4,8 @@
 -- like torchgen, parse rejects text that is not in canonical form (", " between args, " -> ").
 local M = {}
 
-local BASES = {
-  Tensor = true, int = true, SymInt = true, float = true, bool = true, str = true, Scalar = true,
-  ScalarType = true, Layout = true, Device = true, MemoryFormat = true, Generator = true, Dimname = true,
-}
+local types = require "sk.types"
+local BASES = types.by_name -- the type names: sk.types has one row per base type
 -- `__iadd__` etc. are the inplace forms of these dunder methods
 local AUGMENTED = { add = 1, sub = 1, mul = 1, div = 1, mod = 1, pow = 1, lshift = 1, rshift = 1,
                     ["and"] = 1, xor = 1, ["or"] = 1 }
@@ -263,27 +261,6 @@ end
 -- The grammar accepts schemas that sk's binding and structured runtime cannot
 -- carry; check_limits refuses them (codegen and sk.library both call it), naming the limit.
 M.limits = { args = 64, returns = 64 // 4, list = 64, outs = 4 }
-local DTYPES = {}
-for d in ("bool uint8 int8 int16 int32 int64 float16 bfloat16 float32 float64 float double half long int short "
-          .. "byte char"):gmatch("%S+") do DTYPES[d] = true end
-
-local function number_text(d) return tonumber(d) ~= nil or d == "inf" or d == "-inf" or d == "nan" end
-local ELEMENT = {
-  int = function(d) return math.tointeger(tonumber(d)) ~= nil end,
-  float = number_text,
-  bool = function(d) return d == "True" or d == "False" end,
-}
-ELEMENT.SymInt = ELEMENT.int
-local SCALAR_DEFAULT = {
-  int = ELEMENT.int, SymInt = ELEMENT.int, float = number_text, bool = ELEMENT.bool,
-  Scalar = function(d) return number_text(d) or ELEMENT.bool(d) end,
-  str = function(d) return d:match('^".*"$') or d:match("^'.*'$") end,
-  ScalarType = function(d) return DTYPES[d] end,
-  Layout = function(d) return d:match("^[%a_]+$") end,
-  MemoryFormat = function(d) return d:match("^[%a_]+$") end,
-  Device = function(d) return d:match('^".*"$') end,
-}
-
 local function check_default(a)
   local t, d = a.type, a.default
   if d == "None" then
@@ -291,7 +268,7 @@ local function check_default(a)
     return nil
   end
   if t.list then
-    local elem = ELEMENT[t.base]
+    local elem = types.by_name[t.base].element
     if not elem then return "a default for the list '" .. a.name .. "' (only int[], float[] and bool[] lists have defaults)" end
     local items = {}
     if d:match("^%[.*%]$") then
@@ -307,7 +284,7 @@ local function check_default(a)
     end
     return nil
   end
-  local ok = SCALAR_DEFAULT[t.base]
+  local ok = types.by_name[t.base].default
   if not ok or not ok(d) then return "bad default '" .. d .. "' for " .. M.type_str(t) .. " '" .. a.name .. "'" end
 end
 
@@ -317,8 +294,14 @@ function M.check_limits(r)
   if #r.args > L.args then return #r.args .. " arguments, sk supports at most " .. L.args end
   if #r.returns > L.returns then return #r.returns .. " returns, sk supports at most " .. L.returns end
   local outs = 0
+  for i, x in ipairs(r.returns) do
+    local why = types.refusal(x.type, "return")
+    if why then return "return " .. i .. " is " .. M.type_str(x.type) .. ": " .. why end
+  end
   for _, a in ipairs(r.args) do
     local t = a.type
+    local why = types.refusal(t, "argument")
+    if why then return "argument '" .. a.name .. "' is " .. M.type_str(t) .. ": " .. why end
     if t.list and t.list.size and t.list.size > L.list then
       return "argument '" .. a.name .. "' is " .. M.type_str(t) .. ", sk supports fixed-size lists of at most " .. L.list
     end
