@@ -268,3 +268,21 @@ describe("codegen.model", function()
     end)
   end)
 end)
+
+describe("codegen.backends", function()
+  it("lists the compiled-in backends of SK_COMPILED_BACKENDS in src/sk_device.h, in its order", function()
+    local f = assert(io.open("src/sk_device.h"))
+    local text = f:read("a")
+    f:close()
+    local rows = assert(text:match("#define SK_COMPILED_BACKENDS%(X%)([^\n]*)"))
+    local c = {}
+    for e, name in rows:gmatch('X%((%w+), "(%w+)"%)') do c[#c + 1] = { e, name } end
+    local lua = require "codegen.backends"
+    assert.equal(#c, #lua)
+    for i, b in ipairs(lua) do
+      assert.equal(c[i][1], b.key:upper())
+      assert.equal(c[i][2], b.key:lower())
+    end
+    assert.equal("CPU", lua[1].key) -- the core's fast paths assume device type 0 is the CPU
+  end)
+end)

@@ -367,6 +367,23 @@ describe("fallbacks and backends", function()
     collectgarbage()
     sk.backends.unregister("exp")
   end)
+  it("says when every run-time backend slot is taken, and frees a slot on unregister", function()
+    local made = {}
+    local ok, err
+    for i = 1, 64 do
+      ok, err = pcall(sk.backends.register, "slot" .. i)
+      if not ok then break end
+      made[#made + 1] = "slot" .. i
+    end
+    assert.is_false(ok)
+    assert.matches("cannot register backend 'slot%d+': all 8 custom backend slots are taken", err)
+    assert.is_true(#made <= 8)
+    sk.backends.unregister(made[#made])
+    sk.backends.register("slot_again")
+    sk.backends.unregister("slot_again")
+    for i = #made - 1, 1, -1 do sk.backends.unregister(made[i]) end
+  end)
+
   it("reports backend copies and refuses bad registrations", function()
     local copies = {}
     sk.backends.register("hooked", {on_copy = function(dir, n) copies[#copies + 1] = dir .. ":" .. n end})
