@@ -15,7 +15,7 @@
 
 /* {==== Defaults ====
 ** Each op's defaults are parsed from the schema text once, into one block
-** kept in op->binding_data (freed with the op): pushing a default is a copy. */
+** kept in the binding's slot of the op's data (freed with it): pushing a default is a copy. */
 typedef struct Defaults {
   int nargs;
   SkValue v[];                /* tag NONE and n = -1: no default */
@@ -102,7 +102,9 @@ static void parse_default(const SkArg *a, SkValue *v, char **pool) {
 }
 
 static const Defaults *defaults_of(SkOperator *op) {
-  if (op->binding_data) return op->binding_data;
+  static int slot = -1; /* the binding's per-op data slot: the parsed defaults, one malloc block */
+  if (slot < 0 && (slot = sk_op_ext_slot(free)) < 0) return NULL;
+  if (op->ext[slot]) return op->ext[slot];
   const SkSchema *sc = &op->schema;
   size_t pool = 0;
   for (int i = 0; i < sc->nargs; i++)
@@ -119,7 +121,7 @@ static const Defaults *defaults_of(SkOperator *op) {
     if (sc->args[i].default_text) parse_default(&sc->args[i], &d->v[i], &p);
     else { d->v[i].tag = SK_VAL_NONE; d->v[i].n = -1; }
   }
-  op->binding_data = d;
+  op->ext[slot] = d;
   return d;
 }
 

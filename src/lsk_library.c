@@ -407,7 +407,7 @@ static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   const SkSchema *sc = &op->schema;
   int nargs = sc->nargs, base = s->n - nargs, top = lua_gettop(L);
-  op->fallback_calls[f->key]++;
+  if (sk_fallback_count(op, f->key)) return -1;
   LuaFn named = *f;
   snprintf(named.where, sizeof named.where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
   FallbackArgs x = {op, f->key, {&s->v[base], nargs, sc->args}};
@@ -756,8 +756,8 @@ static int l_fallback_counts(lua_State *L) {
   lua_newtable(L);
   for (int i = 0; i < sk_op_count(); i++) {
     SkOperator *op = sk_op_at(i);
-    if (!op->fallback_calls[key]) continue;
-    lua_pushinteger(L, (lua_Integer)op->fallback_calls[key]);
+    if (!sk_fallback_calls(op, key)) continue;
+    lua_pushinteger(L, (lua_Integer)sk_fallback_calls(op, key));
     lua_setfield(L, -2, op->qualname);
   }
   return 1;
@@ -765,7 +765,7 @@ static int l_fallback_counts(lua_State *L) {
 
 static int l_fallback_reset(lua_State *L) {
   int key = check_key(L, 1, "sk.fallback.reset");
-  for (int i = 0; i < sk_op_count(); i++) sk_op_at(i)->fallback_calls[key] = 0;
+  sk_fallback_reset(key);
   return 0;
 }
 

@@ -193,6 +193,20 @@ int sk_op_registrations(const SkOperator *op) {
   return n;
 }
 
+static void (*ext_free[SK_OP_EXT_SLOTS])(void *);
+static int next_ext;
+
+int sk_op_ext_slot(void (*free_fn)(void *)) {
+  if (next_ext == SK_OP_EXT_SLOTS) return sk_error("internal: all %d per-op data slots are taken", SK_OP_EXT_SLOTS);
+  ext_free[next_ext] = free_fn;
+  return next_ext++;
+}
+
+static void ext_release(SkOperator *op) {
+  for (int i = 0; i < next_ext; i++)
+    if (op->ext[i] && ext_free[i]) { ext_free[i](op->ext[i]); op->ext[i] = NULL; }
+}
+
 int sk_op_undefine(SkOperator *op) {
   for (int k = 0; k < SK_KEY_COUNT; k++)
     if (op->regs[k]) return sk_error("operator '%s' still has kernels registered", op->qualname);
@@ -204,7 +218,7 @@ int sk_op_undefine(SkOperator *op) {
     }
   for (int i = 0; i < nops; i++) ops[i]->index = i;
   if (op->owns_schema) free_schema_copy(&op->schema);
-  free(op->binding_data);
+  ext_release(op);
   free(op);
   return 0;
 }
@@ -295,13 +309,6 @@ int sk_fallback_deregister(int id) {
         return 0;
       }
   return sk_error("no fallback registration %d", id);
-}
-
-void sk_key_forget(int key) {
-  for (int i = 0; i < nops; i++) {
-    ops[i]->fallback_calls[key] = 0;
-    ops[i]->fallback_rule[key] = SK_FALLBACK_DEFAULT;
-  }
 }
 
 int sk_key_registrations(int key) {
@@ -409,7 +416,7 @@ __attribute__((destructor)) static void registry_free(void) {
     for (int k = 0; k < SK_KEY_COUNT; k++)
       while (op->regs[k]) { SkRegistration *r = op->regs[k]; op->regs[k] = r->next; registration_free(r); }
     if (op->owns_schema) free_schema_copy(&op->schema);
-    free(op->binding_data);
+    ext_release(op);
     free(op);
   }
   for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++)

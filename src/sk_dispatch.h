@@ -64,6 +64,12 @@ typedef struct SkSchema {
 
 typedef struct SkOperator SkOperator;
 
+/* Per-op data of layers above the dispatcher (the binding's parsed defaults,
+** the CPU fallback's counters and rules): each takes a slot, whose free
+** function releases its data with the op. Returns the slot, or -1 and an error. */
+#define SK_OP_EXT_SLOTS 4
+int sk_op_ext_slot(void (*free_fn)(void *));
+
 #define SK_TENSOR_POS 4
 
 /* A boxed kernel: arguments on the stack on entry, results on return. */
@@ -106,9 +112,7 @@ struct SkOperator {
   SkKernel table[SK_KEY_NUM_RUNTIME];
   SkRegistration *regs[SK_KEY_COUNT];
   int owns_schema;              /* schema strings were copied (ops defined at run time) */
-  uint64_t fallback_calls[SK_KEY_NUM_RUNTIME]; /* calls served by a fallback, per key */
-  unsigned char fallback_rule[SK_KEY_NUM_RUNTIME]; /* SK_FALLBACK_{DEFAULT,ALLOW,DENY} */
-  void *binding_data;           /* the binding's parsed defaults: one malloc block, freed with the op */
+  void *ext[SK_OP_EXT_SLOTS];   /* upper layers' data of this op (sk_op_ext_slot), freed with it */
 };
 
 /* {==== Registry ==== */
@@ -130,8 +134,6 @@ int sk_fallback_deregister(int id);
 int sk_fallback_active(int key);
 /* How many kernels and fallbacks are registered for key, over all ops. */
 int sk_key_registrations(int key);
-/* Clears per-op state of key (fallback counters and rules) when its backend goes away. */
-void sk_key_forget(int key);
 /* }==== */
 
 /* {==== Calling ==== */

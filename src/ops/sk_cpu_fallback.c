@@ -18,17 +18,51 @@ static void *log_ud;
 void sk_cpu_fallback_allow_views(int key, int allow) { allow_views[key] = allow != 0; }
 void sk_cpu_fallback_set_log(SkFallbackLogFn fn, void *ud) { log_fn = fn; log_ud = ud; }
 
+/* {==== Per-op state: counters and rules, in the fallback's slot of the op's data ==== */
+typedef struct OpState {
+  uint64_t calls[SK_KEY_NUM_RUNTIME];
+  unsigned char rule[SK_KEY_NUM_RUNTIME]; /* SK_FALLBACK_{DEFAULT,ALLOW,DENY} */
+} OpState;
+static int slot = -1;
+
+static OpState *state(const SkOperator *op) { return slot < 0 ? NULL : op->ext[slot]; }
+static OpState *state_made(SkOperator *op) {
+  if (slot < 0 && (slot = sk_op_ext_slot(free)) < 0) return NULL;
+  if (!op->ext[slot] && !(op->ext[slot] = calloc(1, sizeof(OpState)))) return sk_error("out of memory"), NULL;
+  return op->ext[slot];
+}
+static int rule_of(const SkOperator *op, int key) { const OpState *st = state(op); return st ? st->rule[key] : SK_FALLBACK_DEFAULT; }
+
+uint64_t sk_fallback_calls(const SkOperator *op, int key) { const OpState *st = state(op); return st ? st->calls[key] : 0; }
+int sk_fallback_count(SkOperator *op, int key) {
+  OpState *st = state_made(op);
+  if (!st) return -1;
+  st->calls[key]++;
+  return 0;
+}
+void sk_fallback_reset(int key) {
+  for (int i = 0; i < sk_op_count(); i++) {
+    OpState *st = state(sk_op_at(i));
+    if (st) st->calls[key] = 0;
+  }
+}
+
 void sk_cpu_fallback_set_rule(SkOperator *op, int key, int rule) {
-  op->fallback_rule[key] = (unsigned char)rule;
+  OpState *st = rule == SK_FALLBACK_DEFAULT ? state(op) : state_made(op);
+  if (st) st->rule[key] = (unsigned char)rule;
   allow_list_active[key] = 0;
-  for (int i = 0; i < sk_op_count(); i++) allow_list_active[key] |= sk_op_at(i)->fallback_rule[key] == SK_FALLBACK_ALLOW;
+  for (int i = 0; i < sk_op_count(); i++) allow_list_active[key] |= rule_of(sk_op_at(i), key) == SK_FALLBACK_ALLOW;
 }
 
 void sk_cpu_fallback_forget_key(int key) {
   allow_views[key] = 0;
   allow_list_active[key] = 0;
-  sk_key_forget(key);
+  for (int i = 0; i < sk_op_count(); i++) {
+    OpState *st = state(sk_op_at(i));
+    if (st) { st->calls[key] = 0; st->rule[key] = SK_FALLBACK_DEFAULT; }
+  }
 }
+/* }==== */
 
 int sk_cpu_fallback_register(int key) {
   return sk_fallback_register(key, sk_cpu_fallback, (void *)(intptr_t)key, "sk.cpu_fallback", NULL);
@@ -90,9 +124,10 @@ static int run(SkOperator *op, int key, SkStack *s) {
   const SkSchema *sc = &op->schema;
   int nargs = sc->nargs, base = s->n - nargs;
   const SkValue *a = &s->v[base];
-  if (op->fallback_rule[key] == SK_FALLBACK_DENY || (allow_list_active[key] && op->fallback_rule[key] != SK_FALLBACK_ALLOW))
+  int rule = rule_of(op, key);
+  if (rule == SK_FALLBACK_DENY || (allow_list_active[key] && rule != SK_FALLBACK_ALLOW))
     return sk_error("'%s' may not run through the CPU fallback on '%s' (%s)", op->qualname, sk_key_name(key),
-                    op->fallback_rule[key] == SK_FALLBACK_DENY ? "denied" : "not in the allow list");
+                    rule == SK_FALLBACK_DENY ? "denied" : "not in the allow list");
   if (is_view(op) && !allow_views[key])
     return sk_error("view op '%s' cannot run through the CPU fallback on '%s': its result would not alias its input "
                     "(implement it for '%s', or allow views with sk.fallback.allow_views)", op->qualname, sk_key_name(key),
@@ -107,7 +142,7 @@ static int run(SkOperator *op, int key, SkStack *s) {
       return -1;
   }
   if (log_fn) log_fn(op, key, log_ud);
-  op->fallback_calls[key]++;
+  if (sk_fallback_count(op, key)) return -1;
 
   /* 1. CPU copies of the arguments, in one pass */
   SkStack cs;

@@ -10,6 +10,8 @@
 
 #include "sk_dispatch.h"
 
+#include <stdint.h>
+
 /* The boxed fallback; ctx is the dispatch key it serves, as (void *)(intptr_t)key. */
 int sk_cpu_fallback(SkOperator *op, SkStack *s, void *ctx);
 /* Registers it for key; returns the registration id (see sk_fallback_deregister). */
@@ -23,6 +25,10 @@ void sk_cpu_fallback_allow_views(int key, int allow);
 void sk_cpu_fallback_set_rule(SkOperator *op, int key, int rule);
 /* Forgets the policy and counters of key (its backend was unregistered). */
 void sk_cpu_fallback_forget_key(int key);
+/* Calls of op served by a fallback on key (this one, or a Lua fallback that counts itself). */
+uint64_t sk_fallback_calls(const SkOperator *op, int key);
+int sk_fallback_count(SkOperator *op, int key); /* -1 and an error when out of memory */
+void sk_fallback_reset(int key);
 /* Called before each fallback call (NULL to remove). */
 typedef void (*SkFallbackLogFn)(const SkOperator *op, int key, void *ud);
 void sk_cpu_fallback_set_log(SkFallbackLogFn fn, void *ud);
