@@ -1,0 +1,640 @@
+-- spec/conformance/cases.lua — every built-in op's conformance cases, as data.
+-- One row is one call shape of one op; the runner (spec/conformance_spec.lua)
+-- expands it into cases (row × dtype × variant), runs each on the CPU (the
+-- reference) and on every target, and compares. Adding an op adds rows here.
+--
+-- A row:
+--   op       = "add"                 sk.<op>, t:<op>, t:<op>_ (in-place) or {out = ...}
+--   args     = { T{2,3}, 2.5, ... }  positional arguments (see the argument language below)
+--   kw       = { alpha = 2 }         the trailing options table (may hold specs too)
+--   dtypes   = { "float32", ... }    one case per dtype; a spec without dtype takes it
+--   variants = { "functional", "method", "inplace", "out" }   (default: functional)
+--   outs     = { "values", "indices" }   names of the out arguments (default: out)
+--   raises   = "text" | true         an error row: the CPU must raise (an error containing text);
+--                                   a row none of whose cases runs on the CPU must say so
+--   values   = false                 compare shapes and dtypes only (uninitialised or random)
+--   seed     = n                     sk.manual_seed(n) before every run (random ops)
+--   factory  = true                  no tensor arguments: "$device" in args/kw names the target's
+--   skip     = { meta = "reason" }   a target that cannot run this row (value-dependent), and why
+--   pending  = { target = "reason" } a known divergence on that target: reported, does not fail
+--
+-- Argument language (build with the constructors below):
+--   T(shape, {dtype=, layout=, lo=, hi=, values=, nonzero=, device=})  a tensor
+--     layout: "contiguous" (default) | "transposed" (last two dims swapped, ≥ 2-d)
+--             | "expanded" (dim 0 has stride 0) | "sliced" (last dim taken with step 2)
+--     device = "other": on the CPU reference a meta tensor, on a target a CPU one (device mismatch)
+--     device = "cpu": on the CPU on every run (a 0-dim CPU tensor that ops read as a number)
+--   I(shape, hi) an int64 index tensor with values in [0, hi);  M(shape) a bool mask
+--   L{spec, spec, false, ...} a list of tensors (false: an absent element of Tensor?[])
+--   "$device": the device of the run (the CPU's, or the target's)
+local M = {}
+
+local Tensor, List = {}, {}
+M.Tensor, M.List = Tensor, List
+
+local function T(shape, o)
+  -- T{2, 3, layout = "sliced"} and T({2, 3}, {layout = "sliced"}) are the same spec
+  local s, dims = {}, {}
+  for k, v in pairs(shape) do
+    if math.type(k) == "integer" then dims[k] = v else s[k] = v end
+  end
+  for k, v in pairs(o or {}) do s[k] = v end
+  s.shape = dims
+  return setmetatable(s, Tensor)
+end
+local function I(shape, hi) return T(shape, { dtype = "int64", lo = 0, hi = hi - 1 }) end
+local function Mk(shape) return T(shape, { dtype = "bool" }) end
+local function L(items) return setmetatable(items, List) end
+-- NONE: an absent positional argument (nil cannot sit in a Lua list)
+local NONE = setmetatable({}, { __name = "NONE" })
+M.NONE = NONE
+
+-- {==== dtype groups ====
+local ALL = { "float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool" }
+local FLOATS = { "float32", "float64", "float16", "bfloat16" }
+local INTS = { "int8", "int16", "int32", "int64", "uint8" }
+local NUM = { "float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8" }
+local F32 = { "float32" }
+local INT32 = { "int32" }
+M.ALL = ALL
+-- }====
+local ISFLOAT = { float32 = true, float64 = true, float16 = true, bfloat16 = true }
+
+-- Known divergences, reported without failing (see the runner's summary)
+local PENDING_RANGE = { meta = "Meta lacks the CPU's check that the range fits the dtype (random_, randint, randperm)" }
+local PENDING_FLOAT = { meta = "Meta says 'expects a floating point dtype for argument 'self'', the CPU "
+                               .. "'expects a floating point tensor' (uniform_, normal_ and the *_like ops over them)" }
+local NONFLOAT = { "int8", "int16", "int32", "int64", "uint8", "bool" }
+
+local ALL4 = { "functional", "method", "inplace", "out" }
+local FN_OUT = { "functional", "out" }
+local FN_M = { "functional", "method" }
+local FN_M_OUT = { "functional", "method", "out" }
+
+local rows = {}
+M.rows = rows
+local function row(r) rows[#rows + 1] = r end
+
+-- The layouts every pointwise op sees, on float32 (the dtype sweep uses a plain {2, 3}).
+local UNARY_SHAPES = {
+  T{3, 2, layout = "transposed"}, T{2, 3, layout = "expanded"}, T{2, 3, layout = "sliced"},
+  T{0, 3}, T{},
+}
+
+-- {==== Pointwise unary ====
+-- name, variants of the dtype sweep (the in-place and out ones included where the op has them)
+local UNARY = {
+  { "abs", ALL4 }, { "acos", ALL4 }, { "acosh", ALL4 }, { "asin", ALL4 }, { "asinh", ALL4 },
+  { "atan", ALL4 }, { "atanh", ALL4 }, { "ceil", ALL4 }, { "cos", ALL4 }, { "cosh", ALL4 },
+  { "erf", ALL4 }, { "erfc", ALL4 }, { "exp", ALL4 }, { "exp2", ALL4 }, { "expm1", ALL4 },
+  { "floor", ALL4 }, { "frac", ALL4 }, { "log", ALL4 }, { "log10", ALL4 }, { "log1p", ALL4 },
+  { "log2", ALL4 }, { "neg", ALL4 }, { "reciprocal", ALL4 }, { "round", ALL4 }, { "rsqrt", ALL4 },
+  { "sigmoid", ALL4 }, { "sign", ALL4 }, { "sin", ALL4 }, { "sinh", ALL4 }, { "sqrt", ALL4 },
+  { "square", ALL4 }, { "tan", ALL4 }, { "tanh", ALL4 }, { "trunc", ALL4 },
+  { "bitwise_not", ALL4 }, { "logical_not", ALL4 }, { "nan_to_num", ALL4 },
+  { "gelu", { "functional", "inplace", "out" } }, { "silu", { "functional", "inplace", "out" } },
+  { "relu", { "functional", "method", "inplace" } },
+  { "isnan", FN_M }, { "isinf", FN_M }, { "isfinite", FN_M },
+}
+for _, u in ipairs(UNARY) do
+  row { op = u[1], args = { T{2, 3} }, dtypes = ALL, variants = u[2] }
+  for _, x in ipairs(UNARY_SHAPES) do row { op = u[1], args = { x }, dtypes = u[1] == "bitwise_not" and INT32 or F32 } end
+end
+row { op = "round", args = { T{2, 3} }, kw = { decimals = 1 }, dtypes = FLOATS, variants = ALL4 }
+row { op = "gelu", args = { T{2, 3} }, kw = { approximate = "tanh" }, dtypes = FLOATS }
+row { op = "gelu", args = { T{2, 3} }, kw = { approximate = "cubic" }, raises = "approximate" }
+row { op = "nan_to_num", args = { T({3}, { values = { 0 / 0, 1 / 0, -1 / 0 } }), 1, 2, -3 },
+      dtypes = FLOATS, variants = ALL4 }
+row { op = "isnan", args = { T({3}, { values = { 0 / 0, 1 / 0, 1 } }) }, dtypes = FLOATS }
+row { op = "isinf", args = { T({3}, { values = { 0 / 0, 1 / 0, 1 } }) }, dtypes = FLOATS }
+row { op = "isfinite", args = { T({3}, { values = { 0 / 0, -1 / 0, 1 } }) }, dtypes = FLOATS }
+-- }====
+
+-- {==== Pointwise binary ====
+-- Shapes of (self, other): the dtype sweep uses the first; the rest run on float32.
+local BINARY_SHAPES = {
+  { T{2, 3}, T{2, 3} },
+  { T{2, 3}, T{3} },                               -- broadcast other
+  { T{3, 1}, T{1, 4} },                            -- broadcast both (in-place: a shape error)
+  { T{2, 3}, T{} },                                -- 0-dim other
+  { T{}, T{} },
+  { T{0, 3}, T{3} },                               -- empty
+  { T{2, 3, layout = "transposed"}, T{2, 3, layout = "sliced"} },
+  { T{2, 3, layout = "expanded"}, T{2, 3} },       -- in-place on an expanded self: an overlap error
+  { T{2, 3}, T{4}, raises = "not broadcastable" },
+  { T{2, 3}, T({2, 3}, { device = "other" }), raises = "same device" }, -- device mismatch
+}
+local BINARY = {
+  { "add", ALL4 }, { "sub", ALL4 }, { "mul", ALL4 }, { "div", ALL4, nonzero = true },
+  { "remainder", ALL4, nonzero = true }, { "fmod", ALL4, nonzero = true }, { "pow", ALL4, exponent = true },
+  { "atan2", ALL4 }, { "hypot", ALL4 }, { "maximum", FN_M_OUT }, { "minimum", FN_M_OUT },
+  { "bitwise_and", ALL4, int = true }, { "bitwise_or", ALL4, int = true }, { "bitwise_xor", ALL4, int = true },
+  { "bitwise_left_shift", ALL4, shift = true, int = true }, { "bitwise_right_shift", ALL4, shift = true, int = true },
+  { "logical_and", ALL4 }, { "logical_or", ALL4 }, { "logical_xor", ALL4 },
+  { "eq", ALL4 }, { "ne", ALL4 }, { "lt", ALL4 }, { "le", ALL4 }, { "gt", ALL4 }, { "ge", ALL4 },
+  { "floor_divide", FN_M, nonzero = true }, { "true_divide", FN_M },
+}
+-- the second operand's values: no zero divisors (integer division by zero raises), small
+-- non-negative exponents and shift counts (a negative integer power raises)
+local function second(b, spec)
+  local s = {}
+  for k, v in pairs(spec) do s[k] = v end
+  if b.nonzero then s.lo, s.hi, s.nonzero = 1, 4, true end
+  if b.exponent or b.shift then s.lo, s.hi = 0, 3 end
+  return setmetatable(s, Tensor)
+end
+for _, b in ipairs(BINARY) do
+  for i, pair in ipairs(BINARY_SHAPES) do
+    local first = i == 1
+    row { op = b[1], args = { pair[1], second(b, pair[2]) }, dtypes = first and ALL or (b.int and INT32 or F32),
+          raises = pair.raises,
+          variants = first and b[2] or (b[2] == ALL4 and { "functional", "inplace" } or { "functional" }) }
+  end
+  -- a Scalar other: Tensor-Scalar overloads (and promotion with a Python-like number)
+  row { op = b[1], args = { T{2, 3}, b.shift and 1 or 2 }, dtypes = ALL, variants = FN_M }
+  row { op = b[1], args = { T{2, 3}, 0.5 }, dtypes = { "int32", "float16" }, raises = b.int or nil }
+end
+row { op = "add", args = { T{2, 3}, T{2, 3} }, kw = { alpha = 2 }, dtypes = NUM, variants = ALL4 }
+row { op = "sub", args = { T{2, 3}, T{2, 3} }, kw = { alpha = 0.5 }, dtypes = { "float32", "int64" }, variants = ALL4 }
+row { op = "sub", args = { T{2, 3}, T{2, 3} }, dtypes = { "bool" }, variants = ALL4, raises = "bool tensors" }
+row { op = "add", args = { T{2, 3}, T{2, 3} }, kw = { alpha = 0.5 }, dtypes = { "int64" }, raises = "alpha" }
+for _, mode in ipairs { "trunc", "floor" } do
+  row { op = "div", args = { T{2, 3}, T({2, 3}, { lo = 1, hi = 4 }) }, kw = { rounding_mode = mode }, dtypes = NUM,
+        variants = ALL4 }
+end
+row { op = "div", args = { T{2, 3}, T{2, 3} }, kw = { rounding_mode = "nearest" }, raises = "rounding_mode" }
+row { op = "div", args = { T({2}, { dtype = "int64" }), T({2}, { dtype = "int64", values = { 0, 1 } }) },
+      kw = { rounding_mode = "trunc" }, raises = "division by zero", skip = { meta = "the error depends on values" } }
+row { op = "pow", args = { 2, T{2, 3} }, dtypes = NUM }                           -- pow.Scalar
+row { op = "pow", args = { T({3}, { dtype = "int64" }), T({3}, { dtype = "int64", values = { 1, -1, 2 } }) } } -- no error, as in PyTorch
+for _, name in ipairs { "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift" } do
+  row { op = name, args = { 3, T({2, 3}, { lo = 0, hi = 3 }) }, dtypes = INTS } -- Scalar_Tensor
+end
+-- ternary pointwise: shapes of (self, a, b)
+local TERNARY_SHAPES = {
+  { T{2, 3}, T{2, 3}, T{2, 3} }, { T{2, 1}, T{3}, T{2, 3} }, { T{}, T{3}, T{} },
+  { T{0, 3}, T{3}, T{1} }, { T{2, 3, layout = "transposed"}, T{2, 3, layout = "expanded"}, T{2, 3, layout = "sliced"} },
+  { T{2, 3}, T{4}, T{2, 3}, raises = "not broadcastable" },
+}
+for _, op in ipairs { "addcmul", "addcdiv", "lerp" } do
+  for i, s in ipairs(TERNARY_SHAPES) do
+    local c = op == "addcdiv" and setmetatable({ shape = s[3].shape, layout = s[3].layout, lo = 1, hi = 3 }, Tensor) or s[3]
+    row { op = op, args = { s[1], s[2], c }, dtypes = i == 1 and ALL or F32, raises = s.raises,
+          variants = i == 1 and (op == "lerp" and FN_M_OUT or FN_M_OUT) or { "functional" } }
+  end
+  row { op = op, args = { T{2, 3}, T{2, 3}, T{2, 3} }, dtypes = FLOATS, variants = { "inplace" } }
+end
+row { op = "lerp", args = { T{2, 3}, T{2, 3}, 0.25 }, dtypes = FLOATS, variants = ALL4 }  -- lerp.Scalar
+row { op = "addcmul", args = { T{2, 3}, T{2, 3}, T{2, 3} }, kw = { value = 2 }, dtypes = NUM, variants = ALL4 }
+row { op = "where", args = { Mk{2, 3}, T{2, 3}, T{2, 3} }, dtypes = ALL, variants = FN_M_OUT }
+row { op = "where", args = { Mk{3}, T{2, 1}, T{} }, dtypes = F32 }
+row { op = "where", args = { T{2, 3}, T{2, 3}, T{2, 3} }, dtypes = F32, raises = "boolean" }
+row { op = "where", args = { Mk{2, 3}, T({2, 3}, { dtype = "int64" }), T{2, 3} }, dtypes = F32 }
+row { op = "where", args = { Mk{4}, T{2, 3}, T{2, 3} }, dtypes = F32, raises = "not broadcastable" }
+-- clamp: Scalar bounds, Tensor bounds, the _min / _max halves
+for _, bounds in ipairs { { -0.5, 0.5 }, { nil, 0.5 }, { -0.5 } } do
+  row { op = "clamp", args = { T{2, 3}, bounds[1] or NONE, bounds[2] }, dtypes = ALL, variants = ALL4 }
+end
+row { op = "clamp", args = { T{2, 3} }, dtypes = F32, raises = "At least one" }
+row { op = "clamp", args = { T{2, 3}, T{3}, T{2, 1} }, dtypes = NUM, variants = ALL4 }
+row { op = "clamp", args = { T{2, 3, layout = "sliced"}, T{}, T{3} }, dtypes = F32 }
+for _, op in ipairs { "clamp_min", "clamp_max" } do
+  row { op = op, args = { T{2, 3}, 0.5 }, dtypes = ALL, variants = ALL4 }
+  row { op = op, args = { T{2, 3}, T{3} }, dtypes = NUM, variants = ALL4 }
+  row { op = op, args = { T{3, 2, layout = "transposed"}, T{} }, dtypes = F32 }
+end
+-- }====
+
+-- {==== Reductions ====
+-- arguments after self, for reductions over int[1]? dims with keepdim
+-- (all = it reduces dim 0 too, which an empty {0, 3} input may refuse; raises = a bad dim)
+local DIMS = { { all = true }, { 1 }, { -1, true }, { { 0, 1 }, all = true }, { { 0, 1 }, true, all = true },
+               { 2, raises = "out of range" } }
+local REDUCE_INPUTS = { T{2, 3}, T{3, 2, layout = "transposed"}, T{2, 3, layout = "expanded"}, T{0, 3}, T{} }
+-- empty_raises: what the op says when it reduces an empty dim (nil: it does not raise)
+local function reduction(op, dtypes, dims, variants, empty_raises)
+  for i, x in ipairs(REDUCE_INPUTS) do
+    for j, d in ipairs(dims) do
+      local args = { x }
+      for _, a in ipairs(d) do args[#args + 1] = a end
+      local first = i == 1
+      -- a 0-dim tensor takes the first form only, its dim 1 read as 0
+      if #x.shape == 0 then
+        if j > 1 then break end
+        if args[2] == 1 then args[2] = 0 end
+      end
+      row { op = op, args = args, dtypes = first and not d.raises and dtypes or F32,
+            raises = d.raises or (x.shape[1] == 0 and d.all and empty_raises) or nil,
+            variants = first and #d > 0 and variants or { "functional" } }
+    end
+  end
+end
+reduction("sum", ALL, DIMS, FN_M_OUT)
+reduction("mean", ALL, DIMS, FN_M_OUT)
+reduction("amax", ALL, DIMS, FN_M_OUT, "non-zero size")
+reduction("amin", ALL, DIMS, FN_M_OUT, "non-zero size")
+local BAD = { 2, raises = "out of range" }
+local ONE_DIM = { { all = true }, { 1 }, { -1, true }, BAD }
+reduction("logsumexp", ALL, { { 1 }, { -1, true }, { { 0, 1 } }, BAD }, FN_M_OUT)
+reduction("norm", ALL, { {}, { 2, 1 }, { 1, { 0, 1 }, true }, { 2, 2, raises = "out of range" } }, FN_M_OUT)
+reduction("prod", ALL, ONE_DIM, FN_M_OUT)
+reduction("argmax", ALL, ONE_DIM, FN_M_OUT, "numel() == 0")
+reduction("argmin", ALL, ONE_DIM, FN_M_OUT, "numel() == 0")
+reduction("all", ALL, ONE_DIM, FN_M_OUT)
+reduction("any", ALL, ONE_DIM, FN_M_OUT)
+reduction("std", ALL, { {}, { false }, { 1 }, { { 0, 1 }, true, true }, BAD }, FN_M_OUT)
+reduction("var", ALL, { {}, { false }, { 1 }, { { 0, 1 }, true, true }, BAD }, FN_M_OUT)
+for _, op in ipairs { "std", "var" } do
+  row { op = op, args = { T{2, 3}, { 1 } }, kw = { correction = 0, keepdim = true }, dtypes = FLOATS, variants = FN_M_OUT }
+  row { op = op, args = { T{2, 3} }, kw = { correction = 2 }, dtypes = F32, variants = FN_M }
+end
+row { op = "sum", args = { T{2, 3} }, kw = { dtype = "float64" }, dtypes = { "float32", "int32", "bool" } }
+row { op = "sum", args = { T{2, 3}, { 1 } }, kw = { dtype = "int64" }, dtypes = { "int8", "bool" }, variants = FN_OUT }
+row { op = "mean", args = { T{2, 3}, { 0 } }, kw = { dtype = "float64" }, dtypes = { "float32", "int32" } }
+row { op = "prod", args = { T{2, 3}, 1 }, kw = { dtype = "float64" }, dtypes = { "float32", "int32" } }
+row { op = "sum", args = { T{2, 3}, { 0, 0 } }, dtypes = F32, raises = "multiple times" }
+for _, op in ipairs { "max", "min" } do
+  local names = op == "max" and { "max", "max_values" } or { "min", "min_indices" }
+  row { op = op, args = { T{2, 3} }, dtypes = ALL, variants = FN_M }
+  row { op = op, args = { T{2, 3}, 1 }, dtypes = ALL, variants = FN_M_OUT, outs = names }
+  row { op = op, args = { T{2, 3}, -1, true }, dtypes = F32, variants = FN_M_OUT, outs = names }
+  row { op = op, args = { T{3, 2, layout = "transposed"}, 0 }, dtypes = F32 }
+  row { op = op, args = { T{0, 3} }, dtypes = F32, raises = "numel() == 0" }
+  row { op = op, args = { T{0, 3}, 1 }, dtypes = F32 }
+  row { op = op, args = { T{} }, dtypes = F32 }
+  row { op = op, args = { T{2, 3}, 2 }, dtypes = F32, raises = "out of range" }
+  row { op = op, args = { T{2, 3}, T{3} }, dtypes = F32, raises = "expected an integer" } -- max(a, b) is not an overload here
+end
+-- scans and softmaxes over one dim
+for _, op in ipairs { "cumsum", "cumprod" } do
+  row { op = op, args = { T{2, 3}, 1 }, dtypes = ALL, variants = ALL4 }
+  for _, x in ipairs { T{3, 2, layout = "transposed"}, T{2, 3, layout = "expanded"}, T{0, 3}, T{} } do
+    row { op = op, args = { x, 0 }, dtypes = F32 }
+  end
+  row { op = op, args = { T{2, 3}, 0 }, kw = { dtype = "float64" }, dtypes = { "int32", "float32" } }
+  row { op = op, args = { T{2, 3}, 2 }, dtypes = F32, raises = "out of range" }
+end
+for _, op in ipairs { "softmax", "log_softmax" } do
+  row { op = op, args = { T{2, 3}, 1 }, dtypes = ALL, variants = FN_M_OUT }
+  for _, x in ipairs { T{3, 2, layout = "transposed"}, T{2, 3, layout = "sliced"}, T{0, 3}, T{} } do
+    row { op = op, args = { x, 0 }, dtypes = F32 }
+  end
+  row { op = op, args = { T{2, 3}, -1, "float64" }, dtypes = { "float32", "float16" } }
+  row { op = op, args = { T{2, 3}, 2 }, dtypes = F32, raises = "out of range" }
+end
+for _, op in ipairs { "_softmax", "_log_softmax" } do
+  row { op = op, args = { T{2, 3}, 1, false }, dtypes = ALL, variants = FN_OUT }
+  row { op = op, args = { T{2, 3}, 0, true }, dtypes = { "float16", "float32" }, raises = "half to float" }
+  row { op = op, args = { T{0, 3}, -1, false }, dtypes = F32 }
+end
+-- sorting
+row { op = "sort", args = { T{2, 3} }, dtypes = ALL, variants = FN_M_OUT, outs = { "values", "indices" } }
+row { op = "sort", args = { T{2, 3}, 0, true }, dtypes = F32, variants = FN_M_OUT, outs = { "values", "indices" } }
+row { op = "sort", args = { T{2, 3} }, kw = { stable = true, descending = true }, dtypes = { "float32", "int64" },
+      variants = FN_M_OUT, outs = { "values", "indices" } }
+row { op = "argsort", args = { T{2, 3} }, dtypes = ALL, variants = FN_M }
+row { op = "argsort", args = { T{2, 3} }, kw = { stable = true, dim = 0 }, dtypes = F32 }
+row { op = "topk", args = { T{2, 3}, 2 }, dtypes = ALL, variants = FN_M_OUT, outs = { "values", "indices" } }
+row { op = "topk", args = { T{3, 2, layout = "transposed"}, 1, 0, false }, dtypes = F32 }
+for _, op in ipairs { "sort", "argsort" } do
+  for _, x in ipairs { T{3, 2, layout = "transposed"}, T{0, 3}, T{}, T{2, 3, layout = "expanded"} } do
+    row { op = op, args = { x }, dtypes = F32 }
+  end
+  row { op = op, args = { T{2, 3}, 2 }, dtypes = F32, raises = "out of range" }
+end
+row { op = "topk", args = { T{2, 3}, 4 }, dtypes = F32, raises = "out of range" }
+row { op = "topk", args = { T{0, 3}, 0 }, dtypes = F32 }
+-- }====
+
+-- {==== Linear algebra ====
+local LINALG = {
+  { "mm", { T{2, 3}, T{3, 4} }, { T{2, 3, layout = "transposed"}, T{3, 4, layout = "sliced"} }, { T{0, 3}, T{3, 4} },
+    { T{2, 3}, T{4, 3}, raises = "cannot be multiplied" } },
+  { "bmm", { T{2, 2, 3}, T{2, 3, 4} }, { T{2, 2, 3, layout = "transposed"}, T{2, 3, 4, layout = "expanded"} },
+    { T{2, 2, 3}, T{3, 3, 4}, raises = "batch size" } },
+  { "mv", { T{2, 3}, T{3} }, { T{2, 3, layout = "transposed"}, T{3, layout = "sliced"} }, { T{2, 3}, T{2}, raises = "size mismatch" } },
+  { "dot", { T{3}, T{3} }, { T{0}, T{0} }, { T{3, layout = "sliced"}, T{3, layout = "expanded"} }, { T{3}, T{4}, raises = "inconsistent" } },
+  { "outer", { T{2}, T{3} }, { T{0}, T{3} }, { T{2, layout = "sliced"}, T{3} }, { T{2, 2}, T{3}, raises = "1-D" } },
+  { "ger", { T{2}, T{3} }, { T{2, 2}, T{3}, raises = "1-D" } },
+  { "addmm", { T{2, 4}, T{2, 3}, T{3, 4} }, { T{4}, T{2, 3, layout = "transposed"}, T{3, 4} },
+    { T{2, 4}, T{2, 3}, T{2, 4}, raises = "cannot be multiplied" } },
+  { "addmv", { T{2}, T{2, 3}, T{3} }, { T{}, T{2, 3, layout = "transposed"}, T{3} }, { T{2}, T{2, 3}, T{2}, raises = "size mismatch" } },
+  { "baddbmm", { T{2, 2, 4}, T{2, 2, 3}, T{2, 3, 4} }, { T{4}, T{2, 2, 3}, T{2, 3, 4, layout = "transposed"} },
+    { T{2, 2, 4}, T{2, 2, 3}, T{1, 3, 4}, raises = "batch size" } },
+  { "matmul", { T{2, 3}, T{3, 4} }, { T{3}, T{3} }, { T{2, 2, 3}, T{3} }, { T{3}, T{2, 3, 4} },
+    { T{2, 1, 2, 3}, T{3, 3, 2} }, { T{2, 3}, T{2, 3}, raises = "cannot be multiplied" } },
+}
+local HAS_OUT = { mm = true, bmm = true, mv = true, dot = true, outer = true, ger = true, addmm = true, addmv = true,
+                  baddbmm = true }
+local HAS_INPLACE = { addmm = true, addmv = true, baddbmm = true }
+for _, l in ipairs(LINALG) do
+  for i = 2, #l do
+    local v = { "functional" }
+    if i == 2 then
+      v = { "functional", "method" }
+      if HAS_OUT[l[1]] then v[#v + 1] = "out" end
+      if HAS_INPLACE[l[1]] then v[#v + 1] = "inplace" end
+    end
+    row { op = l[1], args = l[i], dtypes = i == 2 and ALL or F32, variants = v, raises = l[i].raises }
+  end
+end
+for _, op in ipairs { "addmm", "addmv", "baddbmm" } do
+  local args = LINALG[op == "addmm" and 7 or op == "addmv" and 8 or 9][2]
+  row { op = op, args = args, kw = { beta = 0.5, alpha = 2 }, dtypes = { "float32", "float64" }, variants = ALL4 }
+end
+row { op = "mm", args = { T{2, 3}, T({3, 4}, { dtype = "float64" }) }, dtypes = F32, raises = "same dtype" }
+-- }====
+
+-- {==== Shapes and views ====
+-- name, args after self (self is a {2, 3, 4} tensor unless given), variants
+local X = T{2, 3, 4}
+local VIEWS = {
+  { "view", { { 6, 4 } } }, { "view", { { -1 } } }, { "view", { { 5, 5 } }, nil, "invalid" }, { "view", { { 4, 6 } }, T{2, 4, 3, layout = "transposed"}, "view size" },
+  { "reshape", { { 4, 6 } } }, { "reshape", { { -1, 2 } }, T{2, 4, 3, layout = "transposed"} }, { "reshape", { { 7 } }, nil, "invalid" },
+  { "reshape", { { 0, 5 } }, T{0, 3} },
+  { "t", {}, T{2, 3} }, { "t", {}, T{3} }, { "t", {}, nil, "<= 2 dimensions" },
+  { "transpose", { 0, 2 } }, { "transpose", { -1, 1 } }, { "transpose", { 0, 3 }, nil, "out of range" },
+  { "permute", { { 2, 0, 1 } } }, { "permute", { { 0, 0, 1 } }, nil, "duplicate" }, { "permute", { { 1, 0 } }, nil, "number of dimensions" },
+  { "squeeze", {}, T{2, 1, 3} }, { "squeeze", { 1 }, T{2, 1, 3} }, { "squeeze", { 0 } }, { "squeeze", { 5 }, nil, "out of range" },
+  { "unsqueeze", { 0 } }, { "unsqueeze", { -1 } }, { "unsqueeze", { 4 }, T{}, "out of range" }, { "unsqueeze", { 5 }, nil, "out of range" },
+  { "expand", { { 2, 2, 3 } }, T{2, 3} }, { "expand", { { 3, -1 } }, T{1, 4} }, { "expand", { { 2, 2 } }, T{3}, "must match" },
+  { "narrow", { 1, 1, 2 } }, { "narrow", { -1, 0, 0 } }, { "narrow", { 0, 1, 2 }, nil, "exceeds" },
+  { "narrow", { 1, T({}, { dtype = "int64", values = 1, device = "cpu" }), 2 } },
+  { "select", { 1, 2 } }, { "select", { 0, -1 } }, { "select", { 0, 2 }, nil, "out of range" },
+  { "slice", { 1, 0, 3, 2 } }, { "slice", { 2, -3 } }, { "slice", { 0, 0, 2, 0 }, nil, "step" },
+  { "flatten", {} }, { "flatten", { 1 } }, { "flatten", { 0, 1 } }, { "flatten", {}, T{} }, { "flatten", { 2, 1 }, nil, "start_dim" },
+  { "unflatten", { 2, { 2, 2 } } }, { "unflatten", { 1, { -1, 1 } } }, { "unflatten", { 1, { 2, 2 } }, nil, "multiply" },
+  { "contiguous", {}, T{3, 2, layout = "transposed"} }, { "contiguous", {} },
+  { "clone", {}, T{3, 2, layout = "transposed"} }, { "clone", {}, T{2, 3, layout = "expanded"} }, { "clone", {}, T{0, 3} },
+  { "split", { 2 } }, { "split", { 1, 2 } }, { "split", { { 1, 2 }, 1 } }, { "split", { { 1, 1 }, 1 }, nil, "sum exactly" },
+  { "split_with_sizes", { { 3, 1 }, 2 } }, { "split_with_sizes", { { 3, 2 }, 2 }, nil, "sum exactly" },
+  { "chunk", { 2, 2 } }, { "chunk", { 3 } }, { "chunk", { 0 }, nil, "greater than 0" },
+  { "unbind", {} }, { "unbind", { 2 } }, { "unbind", { 0 }, T{0, 3} },
+  { "repeat", { { 2, 1, 1 } } }, { "repeat", { { 2, 2, 1, 1 } } }, { "repeat", { { 2 } }, nil, "can not be smaller" },
+  { "tile", { { 2 } } }, { "tile", { { 2, 1, 1, 1 } } },
+  { "flip", { { 0, 2 } } }, { "flip", { { -1 } }, T{3, 2, layout = "transposed"} }, { "flip", { { 0, 0 } }, nil, "multiple times" },
+  { "roll", { 1 } }, { "roll", { { 1, -2 }, { 0, 2 } } }, { "roll", { 2, 1 }, T{0, 3} }, { "roll", { { 1, 2 }, { 0 } }, nil, "align" },
+  { "tril", {}, T{3, 4} }, { "tril", { -1 }, T{2, 3, 4} }, { "tril", {}, T{3}, "at least 2" },
+  { "triu", { 1 }, T{3, 4} }, { "triu", {}, T{4, 3, layout = "transposed"} }, { "triu", {}, T{3}, "at least 2" },
+  { "diag", {}, T{3} }, { "diag", { 1 }, T{3, 4} }, { "diag", { -1 }, T{3} }, { "diag", {}, T{2, 3, 4}, "1D or 2D" },
+}
+local VIEW_VARIANTS = { tril = ALL4, triu = ALL4, flip = FN_M_OUT, roll = FN_M_OUT, diag = FN_M_OUT }
+for i, v in ipairs(VIEWS) do
+  local self = v[3] or X
+  local args = { self }
+  for _, a in ipairs(v[2]) do args[#args + 1] = a end
+  local first = not VIEWS[i - 1] or VIEWS[i - 1][1] ~= v[1]
+  local fn_ok = v[1] ~= "view" and v[1] ~= "contiguous" and v[1] ~= "repeat" and v[1] ~= "expand"
+  row { op = v[1], args = args, dtypes = first and ALL or F32, raises = v[4],
+        variants = first and VIEW_VARIANTS[v[1]] or (fn_ok and FN_M or { "method" }) }
+end
+for _, x in ipairs { T{2, 3, layout = "expanded"}, T{3, 2, layout = "transposed"}, T{0, 3}, T{} } do
+  row { op = "clone", args = { x }, dtypes = F32, variants = FN_M }
+end
+-- cat and stack: lists of tensors
+local CATS = {
+  { L{ T{2, 3}, T{1, 3} } }, { L{ T{2, 3}, T{2, 2} }, 1 }, { L{ T{2, 3}, T{0} } }, { L{ T{2, 3, layout = "sliced"}, T{3, 3, layout = "transposed"} } },
+  { L{ T{2, 3}, T({2, 3}, { dtype = "int32" }) } }, { L{ T{2, 3}, T{2, 2} }, raises = "Sizes of tensors" },
+  { L{}, raises = "non-empty" }, { L{ T{2, 3} }, 2, raises = "out of range" },
+  { L{ T{2, 3}, T({1, 3}, { device = "other" }) }, raises = "same device" },
+}
+local STACKS = { { L{ T{2, 3}, T{2, 3} } }, { L{ T{2, 3}, T{2, 3} }, 2 }, { L{ T{}, T{} } },
+                 { L{ T{2, 3}, T{3, 2} }, raises = "equal size" }, { L{ T{2, 3}, T{2, 3} }, 3, raises = "out of range" },
+                 { L{ T{0, 3}, T{0, 3, layout = "expanded"} }, -1 } }
+for op, list in pairs { cat = CATS, stack = STACKS } do
+  for i, c in ipairs(list) do
+    row { op = op, args = c, dtypes = i == 1 and ALL or F32, variants = i == 1 and FN_OUT or { "functional" },
+          raises = c.raises }
+  end
+end
+-- conversions, copies and fills
+for _, d in ipairs(ALL) do row { op = "to", args = { T{2, 3}, d }, dtypes = { "float32", "int64", "bool" }, variants = { "method" } } end
+row { op = "to", args = { T{3, 2, layout = "transposed"}, "float64" }, dtypes = F32, variants = { "method" } }
+row { op = "to", args = { T{2, 3}, "$device" }, dtypes = ALL, variants = { "method" } }
+row { op = "to", args = { T{2, 3}, T({2}, { dtype = "int16" }) }, dtypes = F32, variants = { "method" } }
+row { op = "to", args = { T{2, 3}, "floaty" }, dtypes = F32, variants = { "method" }, raises = "unknown device" }
+-- copy_ from a broadcast float64 source (a 0-dim one into a 0-dim or empty self)
+for i, x in ipairs { T{2, 3}, T{2, 3, layout = "sliced"}, T{3, 2, layout = "transposed"}, T{}, T{0, 3} } do
+  local src = T({ #x.shape == 2 and x.shape[2] or nil }, { dtype = "float64" })
+  if #x.shape == 0 then src = T({}, { dtype = "float64" }) end
+  row { op = "copy_", args = { x, src }, dtypes = i == 1 and ALL or F32, variants = { "method" } }
+end
+row { op = "copy_", args = { T{2, 3}, T{4} }, dtypes = F32, variants = { "method" }, raises = "not broadcastable" }
+row { op = "copy_", args = { T{2, 3, layout = "expanded"}, T{2, 3} }, dtypes = F32, variants = { "method" },
+      raises = "single memory location", pending = { meta = "Meta's copy_ does not check self for internal overlap" } }
+for _, x in ipairs { T{2, 3}, T{2, 3, layout = "sliced"}, T{3, 2, layout = "transposed"}, T{}, T{0, 3} } do
+  row { op = "fill_", args = { x, 1.5 }, dtypes = ALL, variants = { "functional", "method" } }
+  row { op = "zero_", args = { x }, dtypes = F32, variants = { "functional", "method" } }
+end
+row { op = "zero_", args = { T{2, 3} }, dtypes = ALL, variants = { "method" } }
+row { op = "fill_", args = { T{2, 3, layout = "expanded"}, 2 }, dtypes = F32, variants = { "method" },
+      raises = "single memory location",
+      pending = { conf_host = "a host backend's fill_ (sk_cpu_fill_ registered directly) skips the internal-overlap check" } }
+-- }====
+
+-- {==== Indexing ====
+local IDX = {
+  { "gather", { T{2, 3}, 1, I({2, 2}, 3) }, { T{3, 2, layout = "transposed"}, 0, I({2, 2}, 2) }, { T{2, 3}, 1, I({0, 2}, 3) },
+    { T{2, 3}, 2, I({2, 2}, 3), raises = "out of range" },
+    { T{2, 3}, 1, T({2, 2}, { dtype = "int32", lo = 0, hi = 2 }), raises = "int64" } },
+  { "index_select", { T{2, 3}, 1, I({4}, 3) }, { T{3, 2, layout = "transposed"}, 0, I({0}, 2) }, { T{}, 0, I({2}, 1), raises = "only 1 value" },
+    { T{2, 3}, 1, I({2, 2}, 3), raises = "vector" } },
+  { "scatter", { T{2, 3}, 1, I({2, 2}, 3), T{2, 2} }, { T{2, 3}, 0, I({1, 3}, 2), 2.5 },
+    { T{2, 3, layout = "sliced"}, 1, I({2, 1}, 3), T{2, 3} }, { T{2, 3}, 1, I({2, 2}, 3), T({2, 2}, { dtype = "float64" }), raises = "dtype" } },
+  { "scatter_add", { T{2, 3}, 1, I({2, 2}, 3), T{2, 2} }, { T{3, 2, layout = "transposed"}, 0, I({2, 2}, 3), T{2, 2} },
+    { T{2, 3}, 2, I({2, 2}, 3), T{2, 2}, raises = "out of range" } },
+  { "index", { T{3, 4}, L{ I({2}, 3) } }, { T{3, 4}, L{ false, I({2, 2}, 4) } }, { T{3, 4}, L{ I({2}, 3), I({2}, 4) } },
+    { T{3, 4}, L{ Mk{3, 4} }, mask = true }, { T{3, 4}, L{ I({2}, 3), I({3}, 4) }, raises = "shape mismatch" } },
+  { "index_put", { T{3, 4}, L{ I({2}, 3) }, T{4} }, { T{3, 4}, L{ false, I({2}, 4) }, T{} },
+    { T{3, 4, layout = "sliced"}, L{ I({2}, 3), I({2}, 4) }, T{2}, true }, { T{3, 4}, L{ I({2}, 3) }, T{3}, raises = "shape mismatch" } },
+  { "masked_fill", { T{2, 3}, Mk{2, 3}, 1.5 }, { T{2, 3}, Mk{3}, T{} }, { T{3, 2, layout = "transposed"}, Mk{2}, -1 },
+    { T{2, 3}, Mk{4}, 0, raises = "not broadcastable" }, { T{2, 3}, T{2, 3}, 0, raises = "boolean" },
+    { T{2, 3}, Mk{2, 3}, T{2}, raises = "0-dimensional" } },
+  { "masked_select", { T{2, 3}, Mk{2, 3} }, { T{2, 3}, Mk{3} }, { T{0, 3}, Mk{3} } },
+  { "nonzero", { T{2, 3} }, { T{} }, { T{0, 3} }, { T{3, 2, layout = "transposed"} } },
+  { "embedding", { T{5, 3}, I({2, 2}, 5) }, { T{5, 3}, I({0}, 5) }, { T{5, 3}, T({2}, { dtype = "float32" }), raises = "indices" } },
+}
+local IDX_VARIANTS = {
+  gather = FN_M_OUT, index_select = FN_M_OUT, scatter = ALL4, scatter_add = ALL4, index = FN_M_OUT,
+  index_put = { "functional", "method", "inplace" }, masked_fill = { "functional", "method", "inplace" },
+  masked_select = FN_M_OUT, nonzero = FN_M_OUT, embedding = { "functional" },
+}
+local VALUE_SHAPED = { masked_select = true, nonzero = true } -- their result's shape depends on values
+for _, r in ipairs(IDX) do
+  for i = 2, #r do
+    row { op = r[1], args = r[i], dtypes = i == 2 and ALL or F32,
+          variants = i == 2 and IDX_VARIANTS[r[1]] or { "functional" }, raises = r[i].raises,
+          skip = (VALUE_SHAPED[r[1]] or r[i].mask) and { meta = "the result's shape depends on the values" } or nil,
+          pending = r[i].mask and { conf_host = "index with a bool mask refuses every device but the CPU, the "
+                                                .. "CPU fallback included" } or nil }
+  end
+end
+row { op = "index_put", args = { T{3, 4}, L{ I({3}, 3) }, T{4}, true }, dtypes = ALL, variants = { "functional", "inplace" } }
+-- value-dependent errors: an index out of range (the CPU only; Meta has no values)
+local OOB = { dtype = "int64", values = { 0, 7 } }
+for _, a in ipairs {
+  { "gather", T{2, 3}, 1, T({2, 2}, { dtype = "int64", values = { { 0, 7 }, { 1, 2 } } }) },
+  { "index_select", T{2, 3}, 1, T({2}, OOB) }, { "index", T{3, 4}, L{ T({2}, OOB) } },
+  { "scatter", T{2, 3}, 1, T({1, 2}, { dtype = "int64", values = { { 0, 7 } } }), 1.0 },
+  { "embedding", T{5, 3}, T({2}, OOB) }, { "index_put", T{3, 4}, L{ T({2}, OOB) }, T{} },
+} do
+  row { op = a[1], args = { table.unpack(a, 2) }, raises = "out of", skip = { meta = "the error depends on values" } }
+end
+-- }====
+
+-- {==== nn ====
+row { op = "layer_norm", args = { T{2, 3}, { 3 } }, dtypes = ALL }
+row { op = "layer_norm", args = { T{2, 3, 4}, { 3, 4 }, T{3, 4}, T{3, 4} }, dtypes = FLOATS }
+row { op = "layer_norm", args = { T{2, 3}, { 3 } }, kw = { eps = 1e-3, weight = T{3} }, dtypes = F32 }
+row { op = "layer_norm", args = { T{2, 3, layout = "transposed"}, { 3 } }, dtypes = F32 }
+row { op = "layer_norm", args = { T{2, 3}, { 2 } }, dtypes = F32, raises = "normalized_shape" }
+row { op = "layer_norm", args = { T{0, 3}, { 3 } }, dtypes = F32 }
+row { op = "dropout", args = { T{2, 3}, 0, true }, dtypes = ALL }
+row { op = "dropout", args = { T{2, 3}, 0.5, false }, dtypes = F32 }
+row { op = "dropout", args = { T{2, 3}, 0.5, true }, dtypes = FLOATS, seed = 7 }
+row { op = "dropout", args = { T{2, 3}, 1.5, true }, dtypes = F32, raises = "between 0 and 1" }
+local TARGET3 = I({3}, 4)
+for _, op in ipairs { "nll_loss", "cross_entropy" } do
+  row { op = op, args = { T{3, 4}, TARGET3 }, dtypes = ALL }
+  for _, red in ipairs { "none", "sum", "mean", "bogus" } do
+    row { op = op, args = { T{3, 4}, TARGET3 }, kw = { reduction = red, weight = T({4}, { lo = 0.5, hi = 2 }) }, dtypes = F32,
+          raises = red == "bogus" and "not a valid value" or nil }
+  end
+  row { op = op, args = { T{3, 4}, T({3}, { dtype = "int64", values = { 0, -100, 3 } }) }, dtypes = F32 }
+  row { op = op, args = { T{3, 4}, I({3}, 4) }, kw = { ignore_index = 1 }, dtypes = { "float64" } }
+  row { op = op, args = { T{3, 4}, I({2}, 4) }, dtypes = F32, raises = "batch_size" }
+  row { op = op, args = { T{0, 4}, I({0}, 4) }, kw = { reduction = "sum" }, dtypes = F32 }
+  row { op = op, args = { T{3, 4}, T({3}, { dtype = "int64", values = { 0, 9, 1 } }) }, raises = "out of",
+        skip = { meta = "the error depends on values" } }
+end
+row { op = "cross_entropy", args = { T{3, 4}, I({3}, 4) }, kw = { label_smoothing = 0.1 }, dtypes = F32 }
+row { op = "nll_loss_forward", args = { T{3, 4}, TARGET3, NONE, 1, -100 }, dtypes = ALL, variants = FN_OUT,
+      outs = { "output", "total_weight" } }
+row { op = "nll_loss_forward", args = { T{3, 4}, TARGET3, T{4}, 0, 2 }, dtypes = F32 }
+row { op = "mse_loss", args = { T{2, 3}, T{2, 3} }, dtypes = ALL }
+for _, red in ipairs { "none", "sum", "bogus" } do
+  row { op = "mse_loss", args = { T{2, 3}, T{3} }, kw = { reduction = red }, dtypes = F32,
+        raises = red == "bogus" and "not a valid value" or nil }
+end
+row { op = "mse_loss", args = { T{2, 3}, T{4} }, dtypes = F32, raises = "not broadcastable" }
+-- }====
+
+-- {==== Factories ====
+local FACTORY_SIZES = { { 2, 3 }, { 0 }, {} }
+local D = { device = "$device" }
+local function with(kw, extra)
+  local t = {}
+  for k, v in pairs(kw) do t[k] = v end
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return t
+end
+for _, op in ipairs { "zeros", "ones", "empty", "rand", "randn" } do
+  for _, s in ipairs(FACTORY_SIZES) do
+    row { op = op, args = { s }, kw = D, factory = true, values = op ~= "empty" and nil or false,
+          seed = (op == "rand" or op == "randn") and 3 or nil }
+  end
+  for _, d in ipairs(ALL) do
+    row { op = op, args = { { 2, 2 } }, kw = with(D, { dtype = d }), factory = true, values = op ~= "empty" and nil or false,
+          seed = (op == "rand" or op == "randn") and 3 or nil,
+          raises = (op == "rand" or op == "randn") and not ISFLOAT[d] and "floating point" or nil }
+  end
+  row { op = op, args = { { 2, -1 } }, kw = D, factory = true, raises = "negative dimension" }
+end
+for _, d in ipairs(ALL) do
+  row { op = "full", args = { { 2, 3 }, 1 }, kw = with(D, { dtype = d }), factory = true }
+  row { op = "arange", args = { 5 }, kw = with(D, { dtype = d ~= "bool" and d or nil }), factory = true }
+  row { op = "eye", args = { 3 }, kw = with(D, { dtype = d }), factory = true }
+  row { op = "randint", args = { 5, { 2, 3 } }, kw = with(D, { dtype = d }), factory = true, seed = 5,
+        raises = d == "bool" and "does not fit" or nil, pending = d == "bool" and PENDING_RANGE or nil }
+  row { op = "randperm", args = { 5 }, kw = with(D, { dtype = d }), factory = true, seed = 5,
+        raises = d == "bool" and "does not fit" or nil, pending = d == "bool" and PENDING_RANGE or nil }
+end
+for _, a in ipairs { { { 2, 3 }, 2.5 }, { {}, 7 }, { { 0 }, 1 }, { { 2 }, true } } do
+  row { op = "full", args = a, kw = D, factory = true }
+end
+for _, a in ipairs { { 1, 7, 2 }, { 0, 1, 0.25 }, { 5, 1, -1 }, { 0, 5, 0, raises = "nonzero" },
+                     { 0, 5, -1, raises = "inconsistent" }, { 1.5 }, { 0 } } do
+  row { op = "arange", args = a, kw = D, factory = true, raises = a.raises }
+end
+for _, a in ipairs { { 0, 1, 5 }, { 2, -2, 4 }, { 0, 1, 1 }, { 0, 1, 0 }, { 0, 1, -1, raises = "non-negative" } } do
+  row { op = "linspace", args = a, kw = D, factory = true, raises = a.raises }
+  row { op = "logspace", args = a, kw = D, factory = true, raises = a.raises }
+end
+row { op = "logspace", args = { 0, 3, 4, 2 }, kw = D, factory = true }
+for _, d in ipairs { "float64", "int32" } do
+  row { op = "linspace", args = { 0, 6, 4 }, kw = with(D, { dtype = d }), factory = true }
+  row { op = "logspace", args = { 0, 2, 3 }, kw = with(D, { dtype = d }), factory = true }
+end
+for _, a in ipairs { { 2, 3 }, { 0, 2 }, { 3, 0 }, { -1, raises = "greater or equal" } } do
+  row { op = "eye", args = a, kw = D, factory = true, raises = a.raises }
+end
+for _, a in ipairs { { 2, 5, { 3 } }, { 5, { 0 } }, { 3, 2, { 2 }, raises = "less than" }, { 0, { 2 }, raises = "less than" } } do
+  row { op = "randint", args = a, kw = D, factory = true, seed = 5, raises = a.raises }
+end
+row { op = "randperm", args = { 0 }, kw = D, factory = true }
+row { op = "randperm", args = { -1 }, kw = D, factory = true, raises = "non-negative" }
+-- *_like: the dtype, shape and device of self unless told
+for _, op in ipairs { "zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like" } do
+  local extra = op == "full_like" and { 2 } or {}
+  local rand = op:find("^rand") ~= nil
+  for i, x in ipairs { T{2, 3}, T{3, 2, layout = "transposed"}, T{0, 3}, T{} } do
+    local args = { x, table.unpack(extra) }
+    row { op = op, args = args, dtypes = i == 1 and (rand and FLOATS or ALL) or F32, values = op ~= "empty_like" and nil or false,
+          seed = rand and 9 or nil }
+  end
+  if rand then
+    row { op = op, args = { T{2, 3} }, dtypes = NONFLOAT, raises = "floating point", pending = PENDING_FLOAT }
+  end
+  row { op = op, args = { T{2, 3}, table.unpack(extra) }, kw = { dtype = "float64" }, dtypes = { "int32" },
+        values = op ~= "empty_like" and nil or false, seed = op:find("^rand") and 9 or nil }
+end
+-- }====
+
+-- {==== Random ====
+row { op = "bernoulli", args = { T({2, 3}, { lo = 0, hi = 1 }) }, dtypes = FLOATS, variants = FN_M, seed = 11 }
+row { op = "bernoulli", args = { T{2, 3}, 0.5 }, dtypes = ALL, variants = FN_M, seed = 11 }
+row { op = "bernoulli", args = { T{0, 3}, 0.5 }, dtypes = F32, seed = 11 }
+row { op = "bernoulli", args = { T{2, 3}, 1.5 }, dtypes = F32, seed = 11, raises = "in [0, 1]" }
+row { op = "bernoulli_", args = { T{2, 3}, 0.25 }, dtypes = ALL, variants = { "method" }, seed = 11 }
+row { op = "bernoulli_", args = { T{2, 3, layout = "sliced"}, T({2, 3}, { lo = 0, hi = 1 }) }, dtypes = F32,
+      variants = { "method" }, seed = 11 }
+row { op = "uniform_", args = { T{2, 3}, -1, 1 }, dtypes = FLOATS, variants = { "method" }, seed = 13 }
+row { op = "uniform_", args = { T{2, 3} }, dtypes = NONFLOAT, variants = { "method" }, raises = "floating point",
+      pending = PENDING_FLOAT }
+row { op = "uniform_", args = { T{3, 2, layout = "transposed"} }, dtypes = F32, variants = { "method" }, seed = 13 }
+row { op = "normal_", args = { T{2, 3}, 1, 2 }, dtypes = FLOATS, variants = { "method" }, seed = 13 }
+row { op = "normal_", args = { T{2, 3} }, dtypes = NONFLOAT, variants = { "method" }, raises = "floating point",
+      pending = PENDING_FLOAT }
+row { op = "normal_", args = { T{2, 3, layout = "sliced"} }, dtypes = F32, variants = { "method" }, seed = 13 }
+row { op = "normal_", args = { T{2, 3}, 0, -1 }, dtypes = F32, variants = { "method" }, seed = 13, raises = "std >= 0" }
+row { op = "random_", args = { T{2, 3}, 0, 5 }, dtypes = NUM, variants = { "method" }, seed = 17 }
+row { op = "random_", args = { T{2, 3}, 0, 5 }, dtypes = { "bool" }, variants = { "method" }, raises = "does not fit",
+      pending = PENDING_RANGE }
+row { op = "random_", args = { T{2, 3}, 5, 5 }, dtypes = F32, variants = { "method" }, seed = 17, raises = "less than" }
+local PROBS = T({2, 4}, { lo = 0.25, hi = 1 })
+row { op = "multinomial", args = { PROBS, 2 }, dtypes = FLOATS, variants = FN_M, seed = 19 }
+row { op = "multinomial", args = { PROBS, 6, true }, dtypes = F32, seed = 19 }
+row { op = "multinomial", args = { T({4}, { lo = 0.25, hi = 1 }), 3 }, dtypes = F32, seed = 19 }
+row { op = "multinomial", args = { PROBS, 6 }, dtypes = F32, seed = 19, raises = "n_sample" }
+row { op = "multinomial", args = { T({2}, { values = { -1, 1 } }), 1 }, raises = "invalid multinomial distribution", seed = 19,
+      skip = { meta = "the error depends on values" } }
+-- }====
+
+-- {==== Error cases that cut across ops ====
+-- a bad dtype name, an unknown option, a wrong argument type
+row { op = "sum", args = { T{2, 3} }, kw = { dtype = "floaty" }, dtypes = F32, raises = "unknown dtype" }
+row { op = "add", args = { T{2, 3}, T{2, 3} }, kw = { alpha = "x" }, dtypes = F32, raises = "expected a number" }
+row { op = "add", args = { T{2, 3}, T{2, 3} }, kw = { beta = 1 }, dtypes = F32, raises = "unexpected option" }
+row { op = "exp", args = { "x" }, dtypes = F32, raises = "expected a tensor" }
+row { op = "mm", args = { T{2, 3}, T({3, 4}, { device = "other" }) }, dtypes = F32, raises = "same device" }
+row { op = "where", args = { Mk{2, 3}, T{2, 3}, T({2, 3}, { device = "other" }) }, dtypes = F32, raises = "same device" }
+row { op = "gather", args = { T{2, 3}, 1, T({2, 2}, { dtype = "int64", lo = 0, hi = 2, device = "other" }) }, dtypes = F32, raises = "same device" }
+-- }====
+
+-- {==== Ops not run by the suite ====
+-- Every op of the dispatcher has a row above or a reason here.
+M.exempt = {
+}
+-- }====
+
+return M
