@@ -603,6 +603,29 @@ static int l_structured_builtin(lua_State *L) {
   return 1;
 }
 
+/* core.structured_builtins() -> { {out = "aten::max.dim_max", schema = "...", members = {"aten::max.dim"}}, ... }:
+** every built-in structured out op, with the ops that delegate to it */
+static int l_structured_builtins(lua_State *L) {
+  lua_newtable(L);
+  for (int i = 0; sk_structured_builtins[i].qualname; i++) {
+    const char *q = sk_structured_builtins[i].qualname;
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, q);
+    lua_setfield(L, -2, "out");
+    lua_pushstring(L, sk_op_find(q)->schema.text);
+    lua_setfield(L, -2, "schema");
+    lua_newtable(L);
+    for (int j = 0, n = 0; j < sk_op_count(); j++)
+      if (sk_op_at(j)->out_sibling && strcmp(sk_op_at(j)->out_sibling, q) == 0) {
+        lua_pushstring(L, sk_op_at(j)->qualname);
+        lua_rawseti(L, -2, ++n);
+      }
+    lua_setfield(L, -2, "members");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static int builtin_tostring(lua_State *L) {
   lua_pushfstring(L, "structured builtin '%s'", (*(const SkStructuredBuiltin **)luaL_checkudata(L, 1, BUILTIN_MT))->qualname);
   return 1;
@@ -965,7 +988,7 @@ void lsk_open_library(lua_State *L) {
     {"fallback_allow_views", l_fallback_allow_views}, {"fallback_set_log", l_fallback_set_log},
     {"fallback_call", l_fallback_call}, {"register_backend", l_register_backend},
     {"unregister_backend", l_unregister_backend}, {"backend_stats", l_backend_stats}, {"load_backend", l_load_backend},
-    {"structured_builtin", l_structured_builtin}, {NULL, NULL}};
+    {"structured_builtin", l_structured_builtin}, {"structured_builtins", l_structured_builtins}, {NULL, NULL}};
   luaL_setfuncs(L, fns, 0);
   lua_pushlightuserdata(L, (void *)sk_cpu_fallback);
   lua_setfield(L, -2, "cpu_fallback");

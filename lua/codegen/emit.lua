@@ -140,7 +140,8 @@ local function emit_header(model, out)
   out[#out + 1] = "#ifndef SK_OPS_H\n#define SK_OPS_H\n\n#include \"sk_dispatch.h\"\n#include \"sk_kernels.h\"\n#include \"sk_structured.h\"\n"
   out[#out + 1] = "int sk_ops_init(void);"
   out[#out + 1] = "/* The built-in meta function and CPU kernel of a structured out op (\"aten::add.out\"), or NULL. */"
-  out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname);\n"
+  out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname);"
+  out[#out + 1] = "extern const SkStructuredBuiltin sk_structured_builtins[]; /* every one, then a NULL qualname */\n"
   for _, f in ipairs(model.functions) do
     local s = f.schema
     local ps = params(s)
@@ -550,12 +551,12 @@ local function emit_source(model, out, mods)
   end
   emit_direct_boxed(regs, out)
   for _, m in pairs(mods) do emit_direct_boxed(m.regs, m.lines) end
-  out[#out + 1] = "static const SkStructuredBuiltin builtins[] = {"
+  out[#out + 1] = "const SkStructuredBuiltin sk_structured_builtins[] = {"
   for _, b in ipairs(builtins) do out[#out + 1] = b end
   out[#out + 1] = "    {NULL, NULL, NULL, 0, 0},\n};"
   out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname) {"
-  out[#out + 1] = "  for (size_t i = 0; builtins[i].qualname; i++)"
-  out[#out + 1] = "    if (strcmp(builtins[i].qualname, qualname) == 0) return &builtins[i];"
+  out[#out + 1] = "  for (size_t i = 0; sk_structured_builtins[i].qualname; i++)"
+  out[#out + 1] = "    if (strcmp(sk_structured_builtins[i].qualname, qualname) == 0) return &sk_structured_builtins[i];"
   out[#out + 1] = "  return NULL;\n}\n"
   out[#out + 1] = "int sk_ops_init(void) {"
   out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"

@@ -80,7 +80,8 @@ return function(core)
   end
 
   -- The functional and in-place schemas of a structured out op.
-  local function derived(rec)
+  -- overload: the functional's, when the out's name does not give it (max.dim_max -> max.dim).
+  local function derived(rec, overload)
     local parts, star = {}, false
     for _, a in ipairs(rec.args) do
       if not a.is_out then
@@ -91,6 +92,7 @@ return function(core)
     local ovl = {}
     for p in rec.overload:gmatch("[^_]+") do if p ~= "out" then ovl[#ovl + 1] = p end end
     local suffix = #ovl > 0 and "." .. table.concat(ovl, "_") or ""
+    if overload then suffix = overload ~= "" and "." .. overload or "" end
     local rets = {}
     for _, r in ipairs(rec.returns) do rets[#rets + 1] = "Tensor" .. (r.name and " " .. r.name or "") end
     local ret = #rets == 1 and rets[1] or "(" .. table.concat(rets, ", ") .. ")"
@@ -105,7 +107,9 @@ return function(core)
     return functional, inplace
   end
 
-  -- lib:structured{ out = schema, meta = fn(m, args...), impl = { CPU = fn(out, args...) } }
+  -- lib:structured{ out = schema, meta = fn(m, args...), impl = { CPU = fn(out, args...) }[, overload = name] }
+  -- overload: the functional and in-place variants' overload name when dropping "out" from the
+  -- out's does not give it (max.dim_max's functional is max.dim: overload = "dim").
   function Library:structured(spec)
     check_open(self, "lib:structured")
     drain()
@@ -116,7 +120,10 @@ return function(core)
     local rec, err = schema.parse(spec.out)
     if not rec then raise("lib:structured: " .. err) end
     if rec.kind ~= "out" then raise("lib:structured: '" .. spec.out .. "' is not an out op (it needs a kwarg-only Tensor(a!) out)") end
-    local functional, inplace = derived(rec)
+    if spec.overload ~= nil and type(spec.overload) ~= "string" then
+      raise("lib:structured: 'overload' expected a string, got " .. type(spec.overload))
+    end
+    local functional, inplace = derived(rec, spec.overload)
     local ndefined = #self.defined
     local ok, e = pcall(function()
       local out_q = self:define(spec.out)
