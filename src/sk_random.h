@@ -8,10 +8,16 @@
 #ifndef SK_RANDOM_H
 #define SK_RANDOM_H
 
+#include "sk_dtype.h"
+
 #include <stdint.h>
 
 #define SK_DEFAULT_SEED 67280421310721ull /* PyTorch's default CPU seed */
 
+/* The largest value random_ draws into dt when `to` is None: the dtype's max, or 2^mantissa for floats. */
+int64_t sk_random_upper(SkDType dt);
+/* randperm's argument checks, for every backend and Meta (dtype -1: int64). */
+int sk_random_check_randperm(int64_t n, int dtype);
 /* Sets the seed and restarts the stream (offset 0). */
 void sk_manual_seed(uint64_t seed);
 uint64_t sk_initial_seed(void);

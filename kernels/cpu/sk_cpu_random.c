@@ -51,9 +51,7 @@ static void rand_range(void *ctx, int64_t b, int64_t e) {
   sk_walk_range(&c->w, c->w.data, b, e, rand_row, c);
 }
 
-static int fill_random(SkTensor *self, const char *op, int normal, double a, double b) {
-  if (!sk_dtype_is_floating(self->dtype))
-    return sk_error("%s expects a floating point tensor, got %s", op, sk_dtype_name(self->dtype));
+static int fill_random(SkTensor *self, int normal, double a, double b) {
   for (int d = 0; d < self->ndim; d++)
     if (self->strides[d] == 0 && self->sizes[d] > 1)
       return sk_error("unsupported operation: more than one element of the written-to tensor 'self' refers to a "
@@ -71,17 +69,15 @@ static int fill_random(SkTensor *self, const char *op, int normal, double a, dou
   return 0;
 }
 
+/* The argument checks are Meta's (sk_factories.c): one set for every backend. */
 int sk_cpu_uniform_(SkTensor *self, double from, double to, void *generator) {
-  (void)generator;
-  if (!(from <= to))
-    return sk_error("uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
-  return fill_random(self, "uniform_", 0, from, to - from);
+  if (sk_meta_kernel_uniform_(self, from, to, generator)) return -1;
+  return fill_random(self, 0, from, to - from);
 }
 
 int sk_cpu_normal_(SkTensor *self, double mean, double std, void *generator) {
-  (void)generator;
-  if (!(std >= 0)) return sk_error("normal expects std >= 0.0, but found std %g", std);
-  return fill_random(self, "normal_", 1, mean, std);
+  if (sk_meta_kernel_normal_(self, mean, std, generator)) return -1;
+  return fill_random(self, 1, mean, std);
 }
 
 /* {==== Integers, Bernoulli, permutations, multinomial ====
@@ -151,29 +147,9 @@ static void draw_all(SkTensor *self, DrawCtx *c, SkRowFn row) {
   sk_parallel_for(0, c->w.numel, SK_GRAIN / 8, draw_range, &j);
 }
 
-/* The largest value random_ draws when `to` is None: the dtype's max, or 2^mantissa for floats. */
-static int64_t random_upper(SkDType dt) {
-  switch (dt) {
-  case SK_DTYPE_BOOL: return 1;
-  case SK_DTYPE_UINT8: return UINT8_MAX;
-  case SK_DTYPE_INT8: return INT8_MAX;
-  case SK_DTYPE_INT16: return INT16_MAX;
-  case SK_DTYPE_INT32: return INT32_MAX;
-  case SK_DTYPE_INT64: return INT64_MAX;
-  case SK_DTYPE_FLOAT16: return (int64_t)1 << 11;
-  case SK_DTYPE_BFLOAT16: return (int64_t)1 << 8;
-  case SK_DTYPE_FLOAT32: return (int64_t)1 << 24;
-  default: return (int64_t)1 << 53;
-  }
-}
-
 int sk_cpu_random_from_(SkTensor *self, int64_t from, SkOptInt to, void *generator) {
-  (void)generator;
-  if (to.has && from >= to.v)
-    return sk_error("random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to.v);
-  int64_t hi = to.has ? to.v - 1 : random_upper(self->dtype); /* to > from, so to - 1 fits */
-  if (hi > random_upper(self->dtype) || (self->dtype != SK_DTYPE_INT64 && from < -random_upper(self->dtype) - 1))
-    return sk_error("random_: the range [%lld, %lld] does not fit in %s", (long long)from, (long long)hi, sk_dtype_name(self->dtype));
+  if (sk_meta_kernel_random_from_(self, from, to, generator)) return -1; /* the one set of argument checks */
+  int64_t hi = to.has ? to.v - 1 : sk_random_upper(self->dtype); /* to > from, so to - 1 fits */
   if (check_writable(self)) return -1;
   if (self->numel == 0) return 0;
   DrawCtx c = {0};
@@ -218,10 +194,8 @@ int sk_cpu_bernoulli_tensor_(SkTensor *self, const SkTensor *p, void *generator)
 
 int sk_cpu_randperm(SkTensor **result, int64_t n, int dtype, int layout, SkDevice device, int pin_memory) {
   (void)layout; (void)pin_memory; (void)device;
-  if (n < 0) return sk_error("randperm: argument 'n' must be non-negative, got %lld", (long long)n);
+  if (sk_random_check_randperm(n, dtype)) return -1;
   SkDType dt = dtype >= 0 ? (SkDType)dtype : SK_DTYPE_INT64;
-  if (dt == SK_DTYPE_BOOL || n - 1 > random_upper(dt))
-    return sk_error("randperm: n=%lld does not fit in dtype %s", (long long)n, sk_dtype_name(dt));
   SkTensor *t = sk_tensor_empty(1, &n, SK_DTYPE_INT64, SK_CPU);
   if (!t) return -1;
   int64_t *v = sk_tensor_data(t);

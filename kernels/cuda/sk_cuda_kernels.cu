@@ -246,8 +246,6 @@ extern "C" int sk_cuda_fill_(SkTensor *self, SkScalar value) {
 }
 
 static int fill_random(SkTensor *self, const char *op, int normal, double a, double b) {
-  if (!sk_dtype_is_floating(self->dtype))
-    return sk_error("%s expects a floating point tensor, got %s", op, sk_dtype_name(self->dtype));
   if (self->numel == 0) return 0;
   uint64_t seed, base;
   sk_random_get_state(&seed, &base);
@@ -256,15 +254,14 @@ static int fill_random(SkTensor *self, const char *op, int normal, double a, dou
   return check(cudaGetLastError(), op);
 }
 
+/* The argument checks are Meta's (sk_factories.c): one set for every backend. */
 extern "C" int sk_cuda_uniform_(SkTensor *self, double from, double to, void *generator) {
-  (void)generator;
-  if (!(from <= to)) return sk_error("uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+  if (sk_meta_kernel_uniform_(self, from, to, generator)) return -1;
   return fill_random(self, "uniform_", 0, from, to - from);
 }
 
 extern "C" int sk_cuda_normal_(SkTensor *self, double mean, double std, void *generator) {
-  (void)generator;
-  if (!(std >= 0)) return sk_error("normal expects std >= 0.0, but found std %g", std);
+  if (sk_meta_kernel_normal_(self, mean, std, generator)) return -1;
   return fill_random(self, "normal_", 1, mean, std);
 }
 /* }==== */

@@ -60,10 +60,6 @@ M.ALL = ALL
 -- }====
 local ISFLOAT = { float32 = true, float64 = true, float16 = true, bfloat16 = true }
 
--- Known divergences, reported without failing (see the runner's summary)
-local PENDING_RANGE = { meta = "Meta lacks the CPU's check that the range fits the dtype (random_, randint, randperm)" }
-local PENDING_FLOAT = { meta = "Meta says 'expects a floating point dtype for argument 'self'', the CPU "
-                               .. "'expects a floating point tensor' (uniform_, normal_ and the *_like ops over them)" }
 local NONFLOAT = { "int8", "int16", "int32", "int64", "uint8", "bool" }
 
 local ALL4 = { "functional", "method", "inplace", "out" }
@@ -421,15 +417,14 @@ for i, x in ipairs { T{2, 3}, T{2, 3, layout = "sliced"}, T{3, 2, layout = "tran
 end
 row { op = "copy_", args = { T{2, 3}, T{4} }, dtypes = F32, variants = { "method" }, raises = "not broadcastable" }
 row { op = "copy_", args = { T{2, 3, layout = "expanded"}, T{2, 3} }, dtypes = F32, variants = { "method" },
-      raises = "single memory location", pending = { meta = "Meta's copy_ does not check self for internal overlap" } }
+      raises = "single memory location" }
 for _, x in ipairs { T{2, 3}, T{2, 3, layout = "sliced"}, T{3, 2, layout = "transposed"}, T{}, T{0, 3} } do
   row { op = "fill_", args = { x, 1.5 }, dtypes = ALL, variants = { "functional", "method" } }
   row { op = "zero_", args = { x }, dtypes = F32, variants = { "functional", "method" } }
 end
 row { op = "zero_", args = { T{2, 3} }, dtypes = ALL, variants = { "method" } }
 row { op = "fill_", args = { T{2, 3, layout = "expanded"}, 2 }, dtypes = F32, variants = { "method" },
-      raises = "single memory location",
-      pending = { conf_host = "a host backend's fill_ (sk_cpu_fill_ registered directly) skips the internal-overlap check" } }
+      raises = "single memory location" }
 -- }====
 
 -- {==== Indexing ====
@@ -545,9 +540,9 @@ for _, d in ipairs(ALL) do
   row { op = "arange", args = { 5 }, kw = with(D, { dtype = d ~= "bool" and d or nil }), factory = true }
   row { op = "eye", args = { 3 }, kw = with(D, { dtype = d }), factory = true }
   row { op = "randint", args = { 5, { 2, 3 } }, kw = with(D, { dtype = d }), factory = true, seed = 5,
-        raises = d == "bool" and "does not fit" or nil, pending = d == "bool" and PENDING_RANGE or nil }
+        raises = d == "bool" and "does not fit" or nil }
   row { op = "randperm", args = { 5 }, kw = with(D, { dtype = d }), factory = true, seed = 5,
-        raises = d == "bool" and "does not fit" or nil, pending = d == "bool" and PENDING_RANGE or nil }
+        raises = d == "bool" and "does not fit" or nil }
 end
 for _, a in ipairs { { { 2, 3 }, 2.5 }, { {}, 7 }, { { 0 }, 1 }, { { 2 }, true } } do
   row { op = "full", args = a, kw = D, factory = true }
@@ -583,7 +578,7 @@ for _, op in ipairs { "zeros_like", "ones_like", "empty_like", "rand_like", "ran
           seed = rand and 9 or nil }
   end
   if rand then
-    row { op = op, args = { T{2, 3} }, dtypes = NONFLOAT, raises = "floating point", pending = PENDING_FLOAT }
+    row { op = op, args = { T{2, 3} }, dtypes = NONFLOAT, raises = "floating point" }
   end
   row { op = op, args = { T{2, 3}, table.unpack(extra) }, kw = { dtype = "float64" }, dtypes = { "int32" },
         values = op ~= "empty_like" and nil or false, seed = op:find("^rand") and 9 or nil }
@@ -599,17 +594,14 @@ row { op = "bernoulli_", args = { T{2, 3}, 0.25 }, dtypes = ALL, variants = { "m
 row { op = "bernoulli_", args = { T{2, 3, layout = "sliced"}, T({2, 3}, { lo = 0, hi = 1 }) }, dtypes = F32,
       variants = { "method" }, seed = 11 }
 row { op = "uniform_", args = { T{2, 3}, -1, 1 }, dtypes = FLOATS, variants = { "method" }, seed = 13 }
-row { op = "uniform_", args = { T{2, 3} }, dtypes = NONFLOAT, variants = { "method" }, raises = "floating point",
-      pending = PENDING_FLOAT }
+row { op = "uniform_", args = { T{2, 3} }, dtypes = NONFLOAT, variants = { "method" }, raises = "floating point" }
 row { op = "uniform_", args = { T{3, 2, layout = "transposed"} }, dtypes = F32, variants = { "method" }, seed = 13 }
 row { op = "normal_", args = { T{2, 3}, 1, 2 }, dtypes = FLOATS, variants = { "method" }, seed = 13 }
-row { op = "normal_", args = { T{2, 3} }, dtypes = NONFLOAT, variants = { "method" }, raises = "floating point",
-      pending = PENDING_FLOAT }
+row { op = "normal_", args = { T{2, 3} }, dtypes = NONFLOAT, variants = { "method" }, raises = "floating point" }
 row { op = "normal_", args = { T{2, 3, layout = "sliced"} }, dtypes = F32, variants = { "method" }, seed = 13 }
 row { op = "normal_", args = { T{2, 3}, 0, -1 }, dtypes = F32, variants = { "method" }, seed = 13, raises = "std >= 0" }
 row { op = "random_", args = { T{2, 3}, 0, 5 }, dtypes = NUM, variants = { "method" }, seed = 17 }
-row { op = "random_", args = { T{2, 3}, 0, 5 }, dtypes = { "bool" }, variants = { "method" }, raises = "does not fit",
-      pending = PENDING_RANGE }
+row { op = "random_", args = { T{2, 3}, 0, 5 }, dtypes = { "bool" }, variants = { "method" }, raises = "does not fit" }
 row { op = "random_", args = { T{2, 3}, 5, 5 }, dtypes = F32, variants = { "method" }, seed = 17, raises = "less than" }
 local PROBS = T({2, 4}, { lo = 0.25, hi = 1 })
 row { op = "multinomial", args = { PROBS, 2 }, dtypes = FLOATS, variants = FN_M, seed = 19 }

@@ -313,14 +313,13 @@ static int copy_across_devices(SkTensor *self, const SkTensor *src) {
 int sk_default_copy_(SkTensor *self, const SkTensor *src, int non_blocking) {
   (void)non_blocking;
   if (check_src_broadcasts(self, src)) return -1;
-  if (self->device.type != SK_DEVICE_META) {
-    if (src->device.type == SK_DEVICE_META) return sk_error("Cannot copy out of meta tensor; no data! (argument 'src')");
-    if (!same_data(self, src) && self->numel > 0) {
-      if (check_overlap(self, src)) return -1;
-      int rc = self->device.type == SK_DEVICE_CPU && src->device.type == SK_DEVICE_CPU ? sk_copy_cpu(self, src)
-                                                                                       : copy_across_devices(self, src);
-      if (rc) return -1;
-    }
+  int meta = self->device.type == SK_DEVICE_META;
+  if (!meta && src->device.type == SK_DEVICE_META) return sk_error("Cannot copy out of meta tensor; no data! (argument 'src')");
+  if (!same_data(self, src) && self->numel > 0) {
+    if (check_overlap(self, src)) return -1; /* on Meta too: the checks never depend on data */
+    int rc = meta ? 0 : self->device.type == SK_DEVICE_CPU && src->device.type == SK_DEVICE_CPU ? sk_copy_cpu(self, src)
+                                                                                                : copy_across_devices(self, src);
+    if (rc) return -1;
   }
   sk_tensor_bump_version(self);
   return 0;

@@ -9,6 +9,7 @@
 #include "sk_ops.h"
 #include "sk_cpu_random.h"
 #include "sk_error.h"
+#include "sk_random.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -369,9 +370,12 @@ int sk_default_bernoulli_p(SkTensor **result, const SkTensor *self, double p, vo
 
 /* {==== Meta kernels of the random ops: the checks, no data ==== */
 int sk_meta_kernel_random_from_(SkTensor *self, int64_t from, SkOptInt to, void *generator) {
-  (void)self; (void)generator;
+  (void)generator;
   if (to.has && from >= to.v)
     return sk_error("random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld", (long long)from, (long long)to.v);
+  int64_t top = sk_random_upper(self->dtype), hi = to.has ? to.v - 1 : top; /* to > from, so to - 1 fits */
+  if (hi > top || (self->dtype != SK_DTYPE_INT64 && from < -top - 1))
+    return sk_error("random_: the range [%lld, %lld] does not fit in %s", (long long)from, (long long)hi, sk_dtype_name(self->dtype));
   return 0;
 }
 
@@ -392,7 +396,7 @@ int sk_meta_kernel_bernoulli_tensor_(SkTensor *self, const SkTensor *p, void *ge
 
 int sk_meta_kernel_randperm(SkTensor **result, int64_t n, int dtype, int layout, SkDevice device, int pin_memory) {
   (void)layout; (void)pin_memory; (void)device;
-  if (n < 0) return sk_error("randperm: argument 'n' must be non-negative, got %lld", (long long)n);
+  if (sk_random_check_randperm(n, dtype)) return -1;
   *result = sk_tensor_empty(1, &n, dtype >= 0 ? (SkDType)dtype : SK_DTYPE_INT64, SK_META);
   return *result ? 0 : -1;
 }

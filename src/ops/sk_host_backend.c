@@ -71,8 +71,10 @@ int sk_host_backend_register(const char *name, SkCopyObserver observe, void *ud,
   SkKernel k = {(void *)host_empty, NULL, NULL, "host backend", 0};
   int key = sk_device_key(sk_device(type, 0));
   h->empty_reg = sk_op_register(sk_op_empty_memory_format, key, &k, NULL);
-  /* the data is host memory: the CPU fill kernel serves, so zeros/ones/full work from the start */
-  SkKernel fill = {(void *)sk_cpu_fill_, NULL, NULL, "host backend", 0};
+  /* the data is host memory: the CPU's fill_ serves, so zeros/ones/full work from the start; its
+  ** registered entry, not the bare kernel, so the written-tensor checks and the version bump come too */
+  const SkKernel *cpu = &sk_op_fill__Scalar->table[SK_KEY_CPU];
+  SkKernel fill = {cpu->unboxed, cpu->boxed, cpu->ctx, "host backend", 0};
   h->fill_reg = h->empty_reg < 0 ? -1 : sk_op_register(sk_op_fill__Scalar, key, &fill, NULL);
   if (h->fill_reg < 0) {
     if (h->empty_reg > 0) sk_op_deregister(sk_op_empty_memory_format, h->empty_reg);
