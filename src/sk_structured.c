@@ -48,8 +48,13 @@ int sk_structured_desc_init(SkStructuredDesc *d, const SkSchema *s, int device_c
     return sk_error("'%s' reads more than %d tensors; a structured op reads at most %d", s->name, SK_META_MAX_INPUTS,
                     SK_META_MAX_INPUTS);
   if (d->variant == SK_VARIANT_OUT) d->nouts = nouts;
-  else if (d->variant == SK_VARIANT_INPLACE) d->nouts = 1; /* self, tensor 0 */
+  else if (d->variant == SK_VARIANT_INPLACE) d->nouts = 1, d->out_tensor[0] = 0; /* self, tensor 0 */
   else d->nouts = s->nrets;
+  for (int i = 0; i < d->ntensors; i++) { /* what the op reads: every tensor it does not write */
+    int written = 0;
+    for (int k = 0; k < (d->variant == SK_VARIANT_FUNCTIONAL ? 0 : d->nouts); k++) written |= d->out_tensor[k] == i;
+    if (!written) d->in_tensor[d->nreads++] = (short)i;
+  }
   if (d->nouts > SK_MAX_OUTPUTS)
     return sk_error("'%s' has %d outputs; a structured op declares at most %d", s->name, d->nouts, SK_MAX_OUTPUTS);
   if (d->variant == SK_VARIANT_INPLACE && (d->ntensors == 0 || d->tensor_arg[0] != 0))
@@ -58,56 +63,6 @@ int sk_structured_desc_init(SkStructuredDesc *d, const SkSchema *s, int device_c
   return 0;
 }
 
-static int is_written(const SkStructuredDesc *d, int i) {
-  if (d->variant == SK_VARIANT_INPLACE) return i == 0;
-  if (d->variant == SK_VARIANT_OUT)
-    for (int k = 0; k < d->nouts; k++) if (d->out_tensor[k] == i) return 1;
-  return 0;
-}
-
-int sk_structured_begin(SkStructuredCall *c, const SkStructuredDesc *d, int key, const SkTensor *const *ts,
-                        const SkTensorList *ls, struct SkTensorIter *it) {
-  /* the device: Meta's own, else the first tensor's (a CPU scalar only when nothing else decides) */
-  SkDevice dev = SK_CPU;
-  if (key == SK_KEY_META) dev = SK_META;
-  else {
-    for (int i = d->nlists - 1; i >= 0; i--) dev = sk_meta_device_of_list(ls[i], dev);
-    dev = sk_meta_device_of(d->ntensors, ts, dev);
-  }
-  c->key = key;
-  c->guard.active = 0;
-  SkMeta *m = &c->m;
-  sk_meta_init(m, d->name, d->variant, dev, sk_key_is_backend(key) && key != SK_KEY_META, d->nouts);
-  if (it) sk_meta_use_iter(m, it);
-  if (d->variant != SK_VARIANT_FUNCTIONAL) {
-    /* what the variant writes is a tensor the caller gave (an optional out left None is not one) */
-    for (int k = 0; k < d->nouts; k++) {
-      int i = d->variant == SK_VARIANT_OUT ? d->out_tensor[k] : 0;
-      if (!ts[i]) return sk_error("argument '%s' must be a tensor to write into", d->tensor_names[i]);
-      m->outputs[k] = (SkTensor *)ts[i]; /* written: the caller passed it as Tensor(a!) */
-      m->out_names[k] = d->tensor_names[i];
-    }
-    /* what it reads, for the checks on what it writes (DefaultBackend's out op makes its own) */
-    if (key != SK_KEY_DEFAULT_BACKEND) {
-      for (int i = 0; i < d->ntensors; i++)
-        if (!is_written(d, i)) sk_meta_set_inputs(m, 1, &ts[i], &d->tensor_names[i]);
-      for (int i = 0; i < d->nlists; i++) sk_meta_add_input_list(m, ls[i], d->list_names[i]);
-    }
-  }
-  if (d->device_check) {
-    if (sk_meta_check_same_device(d->name, dev, d->ntensors, ts, d->tensor_names)) return -1;
-    for (int i = 0; i < d->nlists; i++)
-      if (sk_meta_check_list_device(d->name, dev, ls[i], d->list_names[i])) return -1;
-  }
-  return dev.type == SK_DEVICE_CPU ? 0 : sk_device_guard_enter(&c->guard, dev);
-}
-
-int sk_structured_end(SkStructuredCall *c, int rc) {
-  if (!rc && c->key != SK_KEY_DEFAULT_BACKEND) rc = sk_meta_finish(&c->m);
-  sk_device_guard_exit(&c->guard);
-  sk_meta_cleanup(&c->m, rc != 0);
-  return rc;
-}
 /* }==== */
 
 /* {==== Boxed families ==== */
