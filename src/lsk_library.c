@@ -15,6 +15,7 @@
 #include "sk_cpu_fallback.h"
 #include "sk_error.h"
 #include "sk_host_backend.h"
+#include "sk_kernels.h" /* the built-in structured ops (sk.structured_builtin) */
 #include "sk_ops.h"
 #include "sk_structured.h"
 

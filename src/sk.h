@@ -1,9 +1,11 @@
 /*
 ** sk.h — the public header for C users of sk and out-of-tree backends
-** One include gives the core: errors, tensors, devices, the dispatcher,
-** the meta context, TensorIterator and the generated dispatched C API
-** (sk_add_out, sk_empty_memory_format, sk_to_device, ... and the typedefs
-** sk_fn_<op> that unboxed kernels must match).
+** One include gives what a backend needs: errors, tensors, devices, the
+** dispatcher, the meta context and TensorIterator (to write host-memory
+** kernels) and the generated dispatched C API (sk_add_out,
+** sk_empty_memory_format, sk_to_device, ... and the typedefs sk_fn_<op>
+** that unboxed kernels must match). sk's own kernels and meta functions
+** (the generated sk_kernels.h) are not part of it.
 **
 ** Writing a backend as a shared object (examples/backend_c/sk_cbackend.c):
 **

@@ -99,10 +99,15 @@ int sk_backend_init(void) {
   int key = sk_device_key(sk_device(type, 0));
   struct { const char *op; SkKernel k; } regs[] = {
     {"aten::empty.memory_format", {(void *)cdev_empty, NULL, NULL, "sk_cbackend", 0}},
-    {"aten::fill_.Scalar", {(void *)sk_cpu_fill_, NULL, NULL, "sk_cbackend", 0}},
+    {"aten::fill_.Scalar", {NULL, NULL, NULL, "sk_cbackend", 0}}, /* the CPU's entry: cdev is host memory */
     {"aten::add.out", {(void *)cdev_add_out, NULL, NULL, "sk_cbackend", 0}},
     {"aten::mul.out", {NULL, cdev_mul_out, (void *)(intptr_t)key, "sk_cbackend", 0}},
   };
+  /* the CPU's registered fill_ (its checks and version bump with it), not a bare kernel */
+  const SkKernel *cpu_fill = &sk_op_find("aten::fill_.Scalar")->table[SK_KEY_CPU];
+  regs[1].k.unboxed = cpu_fill->unboxed;
+  regs[1].k.boxed = cpu_fill->boxed;
+  regs[1].k.ctx = cpu_fill->ctx;
   enum { NREGS = sizeof regs / sizeof regs[0] };
   SkOperator *ops[NREGS];
   int ids[NREGS], n = 0;

@@ -89,7 +89,10 @@ local function handle(s) return "sk_op_" .. names.uid(s) end
 local function emit_kernels_header(model, out)
   out[#out + 1] = GENERATED
   out[#out + 1] = "/* The meta functions and kernels that native_functions.yaml names, with their exact signatures. */"
-  out[#out + 1] = "#ifndef SK_KERNELS_H\n#define SK_KERNELS_H\n\n#include \"sk_iter.h\"\n#include \"sk_meta.h\"\n#include \"sk_value.h\"\n"
+  out[#out + 1] = "#ifndef SK_KERNELS_H\n#define SK_KERNELS_H\n\n#include \"sk_iter.h\"\n#include \"sk_meta.h\"\n#include \"sk_structured.h\"\n#include \"sk_value.h\"\n"
+  out[#out + 1] = "/* The built-in meta function and CPU kernel of a structured out op (\"aten::add.out\"), or NULL. */"
+  out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname);"
+  out[#out + 1] = "extern const SkStructuredBuiltin sk_structured_builtins[]; /* every one, then a NULL qualname */\n"
   for _, f in ipairs(model.functions) do
     local s = f.schema
     local ps = params(s)
@@ -124,6 +127,7 @@ local function emit_kernels_header(model, out)
         lines[#lines + 1] = fmt("int %s(%s);", names.kernel(key, f.dispatch[key]), decl_params(ps))
       end
     end
+    if f.structured or f.structured_delegate then lines[#lines + 1] = fmt("extern SkStructuredDesc %s;", names.desc(s)) end
     if #lines > 0 then
       out[#out + 1] = fmt("/* %s */", s.text)
       for _, l in ipairs(lines) do out[#out + 1] = l end
@@ -137,18 +141,14 @@ end
 local function emit_header(model, out)
   out[#out + 1] = GENERATED
   out[#out + 1] = "/* The dispatched C API: one typed entry point per op, its function-pointer type and handle. */"
-  out[#out + 1] = "#ifndef SK_OPS_H\n#define SK_OPS_H\n\n#include \"sk_dispatch.h\"\n#include \"sk_kernels.h\"\n#include \"sk_structured.h\"\n"
-  out[#out + 1] = "int sk_ops_init(void);"
-  out[#out + 1] = "/* The built-in meta function and CPU kernel of a structured out op (\"aten::add.out\"), or NULL. */"
-  out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname);"
-  out[#out + 1] = "extern const SkStructuredBuiltin sk_structured_builtins[]; /* every one, then a NULL qualname */\n"
+  out[#out + 1] = "#ifndef SK_OPS_H\n#define SK_OPS_H\n\n#include \"sk_dispatch.h\"\n"
+  out[#out + 1] = "int sk_ops_init(void);\n"
   for _, f in ipairs(model.functions) do
     local s = f.schema
     local ps = params(s)
     out[#out + 1] = fmt("/* %s */", s.text)
     out[#out + 1] = fmt("typedef int (*%s)(%s);", fn_type(s), decl_params(ps))
     out[#out + 1] = fmt("extern SkOperator *%s;", handle(s))
-    if f.structured or f.structured_delegate then out[#out + 1] = fmt("extern SkStructuredDesc %s;", names.desc(s)) end
     out[#out + 1] = fmt("int %s(%s);\n", names.cname(s), decl_params(ps))
   end
   out[#out + 1] = "#endif"
@@ -505,11 +505,11 @@ end
 -- file per backend with a module (codegen.backends), in `mods[module]`.
 local function emit_source(model, out, mods)
   out[#out + 1] = GENERATED
-  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n#include \"sk_iter.h\"\n\n#include <string.h>\n"
+  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n#include \"sk_error.h\"\n\n#include <string.h>\n"
   for _, b in ipairs(backends) do
     if b.module then
       local m = { lines = { GENERATED }, regs = {} }
-      m.lines[2] = fmt("#include \"sk_ops.h\"\n#include \"sk_error.h\"\n\nint sk_ops_%s_register(void);\n", b.module)
+      m.lines[2] = fmt("#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n#include \"sk_error.h\"\n\nint sk_ops_%s_register(void);\n", b.module)
       mods[b.module] = m
     end
   end

@@ -5,6 +5,7 @@
 ** 0 and -1 and reduces to a 0-dim result. A scan (cumsum, cumprod) keeps the
 ** shape. The reductions' composite forms are in sk_reduce.c.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 

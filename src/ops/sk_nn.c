@@ -11,6 +11,7 @@
 ** Ownership: arguments are borrowed; every temporary is released on every
 ** path; a result is stored only on success.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 
