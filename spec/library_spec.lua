@@ -251,6 +251,9 @@ describe("lib:structured", function()
     assert.matches("needs the built.in meta of the same op", h.err(lib6.structured, lib6, {
       out = "twice.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
       meta = function(m, s) m:set_output(0, s:shape(), s:dtype()) end, impl = { CPU = a } }))
+    assert.matches("runs only on CPU memory, not on 'CUDA'", h.err(lib6.structured, lib6, {
+      out = "twice.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
+      meta = a, impl = { CUDA = a } }))
     lib6:close()
   end)
 end)

@@ -7,6 +7,7 @@
 #include "sk_cpu_isa.h"
 #include "sk_cuda.h"
 #include "sk_error.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_parallel.h"
 #include "sk_random.h"

@@ -6,6 +6,7 @@
 #include "lsk.h"
 #include "sk_checked.h"
 #include "sk_error.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 
 #include <limits.h>

@@ -3,7 +3,7 @@
 ** A device is (type, index). The compiled-in types are the rows of
 ** SK_COMPILED_BACKENDS, then meta (no data: its allocator hands out no
 ** memory); run-time backends take the SK_MAX_RUNTIME_BACKENDS slots after.
-** The core knows nothing of dispatch: keys are the dispatcher's (sk_backend.h).
+** The core knows nothing of dispatch: keys are the dispatcher's (sk_dispatch.h).
 */
 #ifndef SK_DEVICE_H
 #define SK_DEVICE_H

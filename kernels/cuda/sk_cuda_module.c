@@ -8,6 +8,7 @@
 #include "sk_cuda_alloc.h"
 #include "sk_cpu_fallback.h"
 #include "sk_error.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 
 #include <cuda_runtime.h>

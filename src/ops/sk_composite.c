@@ -10,6 +10,7 @@
 ** path; a result is stored only on success.
 */
 #include "sk_composite_util.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 

@@ -6,6 +6,7 @@
 #include "sk_cpu_fallback.h"
 #include "sk_error.h"
 #include "sk_meta.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 
 #include <stdint.h>

@@ -6,6 +6,7 @@
 ** The Meta kernels of fill_, uniform_ and normal_ live here too: they only
 ** check their arguments, as the CPU kernels would, and touch no data.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_cpu_random.h"
 #include "sk_error.h"

@@ -7,6 +7,7 @@
 #include "sk_host_backend.h"
 #include "sk_cpu_fallback.h"
 #include "sk_error.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 
 #include <stdlib.h>

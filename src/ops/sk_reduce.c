@@ -3,6 +3,7 @@
 ** element, the unbiased forms of var/std, norm with a Scalar p. They call only
 ** the dispatched API, so they serve every backend.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 

@@ -9,6 +9,7 @@
 ** Ownership: arguments are borrowed; a Tensor[] result is a malloc'ed array
 ** of owned references, handed over only on success.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_checked.h"
 #include "sk_error.h"

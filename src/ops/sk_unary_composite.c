@@ -6,6 +6,7 @@
 ** Everything goes through the dispatched API, so every backend has them.
 ** Ownership: arguments are borrowed; temporaries are released on every path.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
 

@@ -8,6 +8,7 @@
 ** (sk_tensor_alias checks it); sizes, strides and offsets are computed with
 ** checked arithmetic, an overflow is an error naming the argument.
 */
+#include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_checked.h"
 #include "sk_error.h"
