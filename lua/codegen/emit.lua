@@ -468,62 +468,146 @@ local function emit_registrations(regs, out)
   out[#out + 1] = "    if (sk_op_register(*regs[i].handle, regs[i].key, &k, NULL) < 0) return -1;\n  }"
 end
 
--- sk_ops.c (everything the core needs) and sk_ops_cuda.c (the CUDA wrappers,
--- built into the CUDA module only, so the core never links CUDA code).
-local function emit_source(model, out, cuda)
+-- {==== Sources: the op shards ====
+-- The core's ops are compiled as M.SHARDS translation units, sk_ops_0.c … (so make builds
+-- them in parallel), plus sk_ops.c, whose sk_ops_init runs every shard's sk_ops_define_K,
+-- then every shard's sk_ops_register_K. sk_ops_cuda.c holds the CUDA wrappers, built into
+-- the CUDA module only, so the core never links CUDA code.
+-- Invariants: shard K holds a contiguous run of model.functions, whole families, cut where
+-- the text so far passes K/SHARDS of the total; so the shards in order define and register
+-- exactly as one file would, and the same YAML gives the same bytes. A shard's schemas,
+-- adapters and wrappers are static: no other file refers to them.
+M.SHARDS = 8
+
+-- One function's pieces, each a list of lines in emission order.
+local function emit_function(model, f)
+  local p = { schema = {}, adapters = {}, code = {}, regs = {}, cuda = {}, cuda_regs = {}, boxed = {} }
+  emit_schema(f.schema, p.schema)
+  emit_adapters(f.schema, p.adapters)
+  local function target(key) if key == "CUDA" then return p.cuda, p.cuda_regs end return p.code, p.regs end
+  local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
+  if o then
+    local keys = {}
+    for key in pairs(o.dispatch) do if key == "CPU" or key == "CUDA" then keys[#keys + 1] = key end end
+    table.sort(keys)
+    keys[#keys + 1] = "Meta"
+    if f.schema.kind ~= "out" then keys[#keys + 1] = "DefaultBackend" end
+    for _, key in ipairs(keys) do
+      local o_, r_ = target(key)
+      emit_wrapper(key, f, o, o_, r_)
+    end
+    if f ~= o then p.sibling = { handle(f.schema), names.qualname(o.schema) } end
+  else
+    local keys = {}
+    for key in pairs(f.dispatch) do keys[#keys + 1] = key end
+    table.sort(keys)
+    for _, key in ipairs(keys) do
+      local o_, r_ = target(key)
+      emit_bump_wrapper(key, f, o_, r_)
+    end
+    if is_factory(f) then emit_backend_select(f, p.code, p.regs) end
+  end
+  emit_direct_boxed(p.regs, p.boxed)
+  p.size = 0
+  for _, part in ipairs { p.schema, p.adapters, p.code, p.boxed } do
+    for _, l in ipairs(part) do p.size = p.size + #l end
+  end
+  return p
+end
+
+-- Shard k's list of {f, pieces}: contiguous, a family (add, add_, add.out) never split.
+local function partition(model, pieces, n)
+  local total = 0
+  for _, p in ipairs(pieces) do total = total + p.size end
+  local shards, k, acc, family = {}, 1, 0, nil
+  for i = 1, n do shards[i] = {} end
+  for i, f in ipairs(model.functions) do
+    local fam = f.schema.name:gsub("_$", "")
+    if fam ~= family and k < n and acc >= k * total / n then k = k + 1 end
+    family = fam
+    table.insert(shards[k], { f = f, p = pieces[i] })
+    acc = acc + pieces[i].size
+  end
+  return shards
+end
+
+local function emit_shard(k, shard, out)
   out[#out + 1] = GENERATED
+  out[#out + 1] = fmt("/* Ops shard %d of %d, a contiguous run of native_functions.yaml: schemas, adapters, entry points,", k, M.SHARDS)
+  out[#out + 1] = fmt(" * kernel wrappers. sk_ops_init (sk_ops.c) calls sk_ops_define_%d, then sk_ops_register_%d. */", k, k)
   out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n"
-  cuda[#cuda + 1] = GENERATED
-  cuda[#cuda + 1] = "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n\nint sk_ops_cuda_register(void);\n"
-  for _, f in ipairs(model.functions) do out[#out + 1] = fmt("SkOperator *%s;", handle(f.schema)) end
+  out[#out + 1] = fmt("int sk_ops_define_%d(void);\nint sk_ops_register_%d(void);\n", k, k)
+  for _, e in ipairs(shard) do out[#out + 1] = fmt("SkOperator *%s;", handle(e.f.schema)) end
   out[#out + 1] = ""
-  for _, f in ipairs(model.functions) do emit_schema(f.schema, out) end
-  out[#out + 1] = ""
-  for _, f in ipairs(model.functions) do emit_adapters(f.schema, out) end
-  local regs, cuda_regs, siblings = {}, {}, {}
-  local function target(key) if key == "CUDA" then return cuda, cuda_regs end return out, regs end
-  for _, f in ipairs(model.functions) do
-    local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
-    if o then
-      local keys = {}
-      for key in pairs(o.dispatch) do if key == "CPU" or key == "CUDA" then keys[#keys + 1] = key end end
-      table.sort(keys)
-      keys[#keys + 1] = "Meta"
-      if f.schema.kind ~= "out" then keys[#keys + 1] = "DefaultBackend" end
-      for _, key in ipairs(keys) do
-        local o_, r_ = target(key)
-        emit_wrapper(key, f, o, o_, r_)
-      end
-      if f ~= o then siblings[#siblings + 1] = { handle(f.schema), names.qualname(o.schema) } end
-    else
-      local keys = {}
-      for key in pairs(f.dispatch) do keys[#keys + 1] = key end
-      table.sort(keys)
-      for _, key in ipairs(keys) do
-        local o_, r_ = target(key)
-        emit_bump_wrapper(key, f, o_, r_)
-      end
-      if is_factory(f) then emit_backend_select(f, out, regs) end
+  for _, part in ipairs { "schema", "adapters", "code", "boxed" } do
+    for _, e in ipairs(shard) do table.move(e.p[part], 1, #e.p[part], #out + 1, out) end
+    if part == "schema" then out[#out + 1] = "" end
+  end
+  out[#out + 1] = fmt("int sk_ops_define_%d(void) {", k)
+  if #shard > 0 then
+    out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"
+    for _, e in ipairs(shard) do
+      local uid = names.uid(e.f.schema)
+      out[#out + 1] = fmt("    {&%s, &schema_%s, unbox_%s},", handle(e.f.schema), uid, uid)
+    end
+    out[#out + 1] = "  };"
+    out[#out + 1] = "  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)"
+    out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
+  end
+  out[#out + 1] = "  return 0;\n}\n"
+  local regs = {}
+  for _, e in ipairs(shard) do table.move(e.p.regs, 1, #e.p.regs, #regs + 1, regs) end
+  out[#out + 1] = fmt("int sk_ops_register_%d(void) {", k)
+  emit_registrations(regs, out)
+  for _, e in ipairs(shard) do
+    local sb = e.p.sibling
+    if sb then out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
+  end
+  out[#out + 1] = "  return 0;\n}"
+end
+
+-- sk_ops.c: defines every op first (a registration may look up any op), then registers.
+local function emit_init(out)
+  out[#out + 1] = GENERATED
+  out[#out + 1] = "/* sk_ops_init: each shard (sk_ops_K.c) defines its ops, then each registers its kernels. */"
+  out[#out + 1] = "#include \"sk_ops.h\"\n"
+  local steps = {}
+  for _, step in ipairs { "define", "register" } do
+    for k = 0, M.SHARDS - 1 do
+      steps[#steps + 1] = fmt("sk_ops_%s_%d", step, k)
+      out[#out + 1] = fmt("int %s(void);", steps[#steps])
     end
   end
-  emit_direct_boxed(regs, out)
-  emit_direct_boxed(cuda_regs, cuda)
-  out[#out + 1] = "int sk_ops_init(void) {"
-  out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"
-  for _, f in ipairs(model.functions) do
-    local uid = names.uid(f.schema)
-    out[#out + 1] = fmt("    {&%s, &schema_%s, unbox_%s},", handle(f.schema), uid, uid)
-  end
+  out[#out + 1] = "\nint sk_ops_init(void) {\n  static int (*const steps[])(void) = {"
+  for _, s in ipairs(steps) do out[#out + 1] = fmt("    %s,", s) end
   out[#out + 1] = "  };"
-  out[#out + 1] = "  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)"
-  out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
-  emit_registrations(regs, out)
-  for _, sb in ipairs(siblings) do out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
+  out[#out + 1] = "  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)"
+  out[#out + 1] = "    if (steps[i]()) return -1;"
   out[#out + 1] = "  return 0;\n}"
+end
+
+-- files[name] = lines, for sk_ops.c, every shard and sk_ops_cuda.c.
+local function emit_sources(model, files)
+  local pieces = {}
+  for i, f in ipairs(model.functions) do pieces[i] = emit_function(model, f) end
+  for k, shard in ipairs(partition(model, pieces, M.SHARDS)) do
+    files[fmt("sk_ops_%d.c", k - 1)] = {}
+    emit_shard(k - 1, shard, files[fmt("sk_ops_%d.c", k - 1)])
+  end
+  files["sk_ops.c"] = {}
+  emit_init(files["sk_ops.c"])
+  local cuda, cuda_regs = { GENERATED, "#include \"sk_ops.h\"\n#include \"sk_error.h\"\n\nint sk_ops_cuda_register(void);\n" }, {}
+  for _, p in ipairs(pieces) do
+    table.move(p.cuda, 1, #p.cuda, #cuda + 1, cuda)
+    table.move(p.cuda_regs, 1, #p.cuda_regs, #cuda_regs + 1, cuda_regs)
+  end
+  emit_direct_boxed(cuda_regs, cuda)
   cuda[#cuda + 1] = "/* Called by the CUDA module once the ops are defined. */\nint sk_ops_cuda_register(void) {"
   emit_registrations(cuda_regs, cuda)
   cuda[#cuda + 1] = "  return 0;\n}"
+  files["sk_ops_cuda.c"] = cuda
 end
+-- }====
 
 local function emit_binding_table(model, out)
   out[#out + 1] = GENERATED
@@ -574,19 +658,16 @@ function M.ops_doc(model)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Every generated file's name -> its text. A shard's name, sk_ops_K.c, has K < M.SHARDS.
 function M.files(model)
-  local h, k, c, cu, b = {}, {}, {}, {}, {}
-  emit_header(model, h)
-  emit_kernels_header(model, k)
-  emit_source(model, c, cu)
-  emit_binding_table(model, b)
-  return {
-    ["sk_ops.h"] = table.concat(h, "\n") .. "\n",
-    ["sk_kernels.h"] = table.concat(k, "\n") .. "\n",
-    ["sk_ops.c"] = table.concat(c, "\n") .. "\n",
-    ["sk_ops_cuda.c"] = table.concat(cu, "\n") .. "\n",
-    ["lsk_ops_table.c"] = table.concat(b, "\n") .. "\n",
-  }
+  local lines = { ["sk_ops.h"] = {}, ["sk_kernels.h"] = {}, ["lsk_ops_table.c"] = {} }
+  emit_header(model, lines["sk_ops.h"])
+  emit_kernels_header(model, lines["sk_kernels.h"])
+  emit_binding_table(model, lines["lsk_ops_table.c"])
+  emit_sources(model, lines)
+  local files = {}
+  for name, l in pairs(lines) do files[name] = table.concat(l, "\n") .. "\n" end
+  return files
 end
 
 return M
