@@ -120,13 +120,12 @@ memcheck-c: all $(TEST_PROGS)
 memcheck-spec: all $(TEST_PROGS)
 	$(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted spec
 
-# `make test`: the plain and the sanitizer builds (make -j$(TEST_JOBS)), then every step,
-# $(TEST_JOBS) at a time, longest first; --output-sync prints a step's output whole when it
+# `make test`: every step, $(TEST_JOBS) jobs at a time (compiles included: a step starts once
+# its build is made), the longest first; --output-sync prints each step's output whole when it
 # ends. make stops at the first failing step (after those running finish).
 TEST_JOBS ?= 2
 TEST_STEPS = memcheck-spec fuzz sanitize-spec spec test-c memcheck-c sanitize-c
 test: deps
-	+$(MAKE) --no-print-directory -j$(TEST_JOBS) all $(TEST_PROGS) sanitize-build
 	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) FUZZ_ARGS="--calls 300000"
 
 test-c: all $(TEST_PROGS)
@@ -151,7 +150,8 @@ SAN_RUN  = SK_BUILD=$(SAN) LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="$(SA
 SAN_MAKE = $(MAKE) --no-print-directory BUILD=$(SAN) OPT="-O1 $(SANFLAGS)" LDFLAGS="$(SANFLAGS)" NVCC=
 SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so
 
-# the sub-make is asked first (-q), so a current build prints nothing
+# The one rule that runs the sanitizer build (two sub-makes at once would race on its files);
+# the sub-make is asked first (-q), so a current build prints nothing.
 sanitize-build:
 	+$(SAN_MAKE) -q $(SAN_PROGS) || $(SAN_MAKE) $(SAN_PROGS)
 sanitize: sanitize-c sanitize-spec
@@ -162,8 +162,7 @@ sanitize-spec: sanitize-build
 	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build,rss spec
 
 # `make fuzz`: fuzz/sk_fuzz.lua under the sanitizer build (FUZZ_ARGS="--calls N --seed S").
-fuzz:
-	+$(SAN_MAKE) -q $(SAN)/sk/core.so || $(SAN_MAKE) $(SAN)/sk/core.so
+fuzz: sanitize-build
 	$(SAN_RUN) $(LUA) fuzz/sk_fuzz.lua $(FUZZ_ARGS)
 # }====
 # }====

@@ -515,7 +515,7 @@ local function emit_function(model, f)
   return p
 end
 
--- Shard k's list of {f, pieces}: contiguous, a family (add, add_, add.out) never split.
+-- Shard k's list of {f, p = pieces}: contiguous; consecutive ops of one name (add, add_, add.out) stay together.
 local function partition(model, pieces, n)
   local total = 0
   for _, p in ipairs(pieces) do total = total + p.size end
