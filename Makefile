@@ -122,11 +122,13 @@ memcheck-spec: all $(TEST_PROGS)
 
 # `make test`: every step, $(TEST_JOBS) jobs at a time (compiles included: a step starts once
 # its build is made), the longest first; --output-sync prints each step's output whole when it
-# ends. make stops at the first failing step (after those running finish).
+# ends. make stops at the first failing step (after those running finish). The sanitizer build
+# waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
 TEST_JOBS ?= 2
 TEST_STEPS = memcheck-spec fuzz sanitize-spec spec test-c memcheck-c sanitize-c
 test: deps
-	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) FUZZ_ARGS="--calls 300000"
+	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
+	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"
 
 test-c: all $(TEST_PROGS)
 	$(BUILD)/test_dispatch
@@ -152,7 +154,7 @@ SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)
 
 # The one rule that runs the sanitizer build (two sub-makes at once would race on its files);
 # the sub-make is asked first (-q), so a current build prints nothing.
-sanitize-build:
+sanitize-build: | $(SAN_AFTER)
 	+$(SAN_MAKE) -q $(SAN_PROGS) || $(SAN_MAKE) $(SAN_PROGS)
 sanitize: sanitize-c sanitize-spec
 sanitize-c: sanitize-build
