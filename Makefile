@@ -13,9 +13,13 @@ CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -I$(BUILD)/gen -I$(LUA_INC) -MMD -MP
 LDLIBS   = -lopenblas -lsleef -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
 
-GEN      = $(BUILD)/gen/sk_ops.c $(BUILD)/gen/sk_ops_cuda.c $(BUILD)/gen/sk_ops.h $(BUILD)/gen/sk_kernels.h $(BUILD)/gen/lsk_ops_table.c
-CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua lua/sk/types.lua
-SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) $(BUILD)/gen/sk_ops.c $(BUILD)/gen/lsk_ops_table.c
+# Generated files: sk_ops.c (sk_ops_init) and one translation unit per shard, numbered as
+# codegen.emit's M.SHARDS says (codegen_emit_spec checks the two agree).
+SHARDS   = 0 1 2 3 4 5 6 7
+GEN_SRC  = $(BUILD)/gen/sk_ops.c $(SHARDS:%=$(BUILD)/gen/sk_ops_%.c) $(BUILD)/gen/lsk_ops_table.c
+GEN      = $(GEN_SRC) $(BUILD)/gen/sk_ops_cuda.c $(BUILD)/gen/sk_ops.h $(BUILD)/gen/sk_kernels.h
+CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua lua/sk/types.lua lua/sk/structured.lua
+SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) $(GEN_SRC)
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC:$(BUILD)/gen/%=gen/%))
 MODULE   = $(BUILD)/sk/core.so
 RUN      = SK_BUILD=$(BUILD) LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
@@ -28,7 +32,8 @@ CUDA_MODULE = $(if $(NVCC),$(BUILD)/sk/cuda.so)
 CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
-.PHONY: all deps demo test spec memcheck sanitize fuzz bench compare install clean
+.PHONY: all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
+        sanitize-spec fuzz bench compare install install-files clean
 all: $(MODULE) $(CUDA_MODULE)
 
 deps:
@@ -36,22 +41,36 @@ deps:
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; fi
 
-$(BUILD)/gen/.stamp: $(CODEGEN)
+# {==== Generated files ====
+# The stamp records codegen's last run; codegen rewrites only the files whose text changed.
+# Objects depend on the generated files themselves (the .c, and the headers through the
+# compiler's depfiles), on the stamp only order-only (the headers exist before any compile),
+# so a codegen run that changes nothing recompiles nothing.
+# When codegen is due (a CODEGEN input newer than the stamp, or a generated file missing),
+# the generated files depend on the stamp with an empty recipe: make re-reads their mtimes
+# after it ran and sees only the real changes. When it is not due they depend on nothing, so
+# `make -q` holds them current (an unchanged file stays older than the stamp).
+GEN_MISSING = $(filter-out $(wildcard $(GEN)),$(GEN))
+GEN_DUE  := $(or $(GEN_MISSING),$(shell find $(CODEGEN) -newer $(BUILD)/gen/.stamp 2>/dev/null | head -n 1),$(if $(wildcard $(BUILD)/gen/.stamp),,nostamp))
+$(BUILD)/gen/.stamp: $(CODEGEN) $(if $(GEN_MISSING),FORCE)
 	$(LUA) codegen.lua native_functions.yaml $(BUILD)/gen docs/ops.md
 	@touch $@
-$(GEN): $(BUILD)/gen/.stamp
+$(GEN): $(if $(GEN_DUE),$(BUILD)/gen/.stamp) ;
+FORCE:
+.PHONY: FORCE
+# }====
 
-$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(BUILD)/gen/.stamp
+$(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-$(BUILD)/obj/%.o: %.c $(BUILD)/gen/.stamp
+$(BUILD)/obj/%.o: %.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu $(BUILD)/gen/.stamp
+$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -I$(BUILD)/gen -MMD -MP -c $< -o $@
-$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.c $(BUILD)/gen/.stamp
+$(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
 $(BUILD)/sk/cuda.so: $(CUDA_OBJ)
@@ -67,6 +86,7 @@ $(MODULE): $(OBJ)
 # The C-level spec links everything but the Lua binding: the core never needs Lua.
 CORE_OBJ = $(filter-out $(BUILD)/obj/src/lsk_% $(BUILD)/obj/gen/lsk_%,$(OBJ))
 $(BUILD)/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 # Two lua_States in one process, each requiring sk (links Lua; loads build/sk/core.so).
@@ -75,35 +95,49 @@ $(BUILD)/test_two_states: spec/c/test_two_states.c
 	$(CC) -std=gnu11 $(OPT) -g $(WARN) -I$(LUA_INC) -o $@ $< -llua5.4
 
 # An out-of-tree backend: built against the headers only, loaded with sk.load_backend.
-$(BUILD)/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c $(BUILD)/gen/.stamp
+$(BUILD)/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC $(CFLAGS) $(CPPFLAGS) -o $@ $<
 
 demo: deps all
 	$(RUN) $(LUA) examples/tour.lua
 
-spec: all
+# {==== Checks ====
+# Each check is one step: spec, memcheck-c, memcheck-spec (memcheck = both), sanitize-c,
+# sanitize-spec (sanitize = both), fuzz. A step builds what it runs (a no-op once built) and
+# nothing else; no spec builds anything (specs tagged #build only query make: `make -q`, `-n`).
+TEST_PROGS = $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
+VALGRIND = valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9
+VALGRIND_LUA = $(VALGRIND) --show-possibly-lost=no --suppressions=spec/valgrind.supp
+
+spec: all $(TEST_PROGS)
 	$(RUN) busted --lua=$(LUA) spec
 
-memcheck: all $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
-	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 $(BUILD)/test_dispatch
-	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no --error-exitcode=9 \
-	  --suppressions=spec/valgrind.supp $(BUILD)/test_two_states
-	$(RUN) valgrind -q --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no --error-exitcode=9 --suppressions=spec/valgrind.supp \
-	  $(LUA) /usr/bin/busted spec
+memcheck: memcheck-c memcheck-spec
+memcheck-c: all $(TEST_PROGS)
+	$(VALGRIND) $(BUILD)/test_dispatch
+	$(VALGRIND_LUA) $(BUILD)/test_two_states
+memcheck-spec: all $(TEST_PROGS)
+	$(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted spec
 
-test: deps all $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
+# `make test`: every step, $(TEST_JOBS) jobs at a time (compiles included: a step starts once
+# its build is made), the longest first; --output-sync prints each step's output whole when it
+# ends. make stops at the first failing step (after those running finish). The sanitizer build
+# waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
+TEST_JOBS ?= 2
+TEST_STEPS = memcheck-spec fuzz sanitize-spec spec test-c memcheck-c sanitize-c
+test: deps
+	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
+	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"
+
+test-c: all $(TEST_PROGS)
 	$(BUILD)/test_dispatch
 	$(BUILD)/test_two_states
-	$(RUN) busted --lua=$(LUA) spec
-	$(MAKE) --no-print-directory memcheck
-	$(MAKE) --no-print-directory sanitize
-	$(MAKE) --no-print-directory fuzz FUZZ_ARGS="--calls 300000"
 
 # {==== Sanitizers ====
 # `make sanitize`: the module, test_dispatch and the C backend with AddressSanitizer + UBSan
 # (every report fatal) in $(SAN)/, then test_dispatch and the busted suite against that module.
-# lua5.4 is not instrumented, so the runtimes are preloaded into it. Specs tagged #build run
+# lua5.4 is not instrumented, so the runtimes are preloaded into it. Specs tagged #build query
 # make or use build/ directly (install, codegen's make rules, the backend_c example): excluded;
 # so are those tagged #rss (peak memory under a memory limit, which ASan's shadow and quarantine break).
 SAN      = build-san
@@ -116,23 +150,31 @@ SAN_RUN  = SK_BUILD=$(SAN) LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="$(SA
            LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 SAN_MAKE = $(MAKE) --no-print-directory BUILD=$(SAN) OPT="-O1 $(SANFLAGS)" LDFLAGS="$(SANFLAGS)" NVCC=
+SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so
 
-sanitize:
-	$(SAN_MAKE) $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so
+# The one rule that runs the sanitizer build (two sub-makes at once would race on its files);
+# the sub-make is asked first (-q), so a current build prints nothing.
+sanitize-build: | $(SAN_AFTER)
+	+$(SAN_MAKE) -q $(SAN_PROGS) || $(SAN_MAKE) $(SAN_PROGS)
+sanitize: sanitize-c sanitize-spec
+sanitize-c: sanitize-build
 	$(SAN_RUN) $(SAN)/test_dispatch
 	$(SAN_RUN) $(SAN)/test_two_states
+sanitize-spec: sanitize-build
 	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build,rss spec
 
 # `make fuzz`: fuzz/sk_fuzz.lua under the sanitizer build (FUZZ_ARGS="--calls N --seed S").
-fuzz:
-	$(SAN_MAKE) $(SAN)/sk/core.so
+fuzz: sanitize-build
 	$(SAN_RUN) $(LUA) fuzz/sk_fuzz.lua $(FUZZ_ARGS)
+# }====
 # }====
 
 $(BUILD)/blas_direct.so: bench/blas_direct.c
+	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC $(OPT) -I$(LUA_INC) -o $@ $< -lopenblas
 
 $(BUILD)/bench_dispatch: bench/bench_dispatch.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
@@ -141,13 +183,18 @@ bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
 
 $(BUILD)/cublas_direct: bench/cublas_direct.cu
+	@mkdir -p $(dir $@)
 	$(NVCC) -O2 $(CUDA_ARCH) -o $@ $< -lcublas
 
 # sk against PyTorch and NumPy (python3-torch, python3-numpy: optional, not needed by the tests)
 compare: all $(BUILD)/blas_direct.so
 	$(RUN) $(LUA) bench/compare.lua
 
+# `make install` builds, then installs; `make install-files` installs the build as it is
+# (install_spec uses it after `make -q all`, so no spec rebuilds anything).
 install: all
+	+$(MAKE) --no-print-directory install-files
+install-files:
 	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk
 	install -m 644 lua/sk/*.lua $(DESTDIR)$(LUA_LDIR)/sk/
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/sk/core.so
@@ -156,4 +203,4 @@ install: all
 clean:
 	rm -rf build $(SAN)
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(BUILD)/examples/sk_cbackend.d
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d

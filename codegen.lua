@@ -1,6 +1,7 @@
 -- codegen.lua — native_functions.yaml -> build/gen/*.c, *.h
 -- Usage: lua5.4 codegen.lua [yaml] [outdir] [ops.md]. Files are rewritten only when their
--- text changes, so make rebuilds only what depends on a changed file.
+-- text changes, so make rebuilds only what depends on a changed file; a shard (sk_ops_K.c)
+-- left by a build with more shards is removed.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local model = require "codegen.model"
 local emit = require "codegen.emit"
@@ -32,3 +33,9 @@ write_if_changed(docs_path, emit.ops_doc(m))
 for _, name in ipairs(names) do
   write_if_changed(outdir .. "/" .. name, files[name])
 end
+-- a shard no longer generated (the count shrank) would be stale: remove it
+local ls = assert(io.popen("ls '" .. outdir .. "'"))
+for name in ls:lines() do
+  if name:match("^sk_ops_%d+%.c$") and not files[name] then assert(os.remove(outdir .. "/" .. name)) end
+end
+ls:close()

@@ -11,6 +11,22 @@ local function read(path)
   return s
 end
 
+-- Runs a shell command; returns its exit status and its output.
+local function sh(cmd)
+  local p = assert(io.popen(cmd .. " 2>&1"))
+  local out = p:read("a")
+  return select(3, p:close()), out
+end
+
+local GEN = (os.getenv("SK_BUILD") or "build") .. "/gen/"
+
+-- The core's C source as one text: sk_ops.c, then the shards in order.
+local function core_source(files)
+  local t = { files["sk_ops.c"] }
+  for k = 0, emit.SHARDS - 1 do t[#t + 1] = files[string.format("sk_ops_%d.c", k)] end
+  return table.concat(t)
+end
+
 describe("codegen", function()
   local m = model.load("native_functions.yaml")
   local files = emit.files(m)
@@ -34,7 +50,57 @@ describe("codegen", function()
   end)
 
   it("writes what the build uses (build/gen matches a fresh run)", function()
-    for name, text in pairs(files) do assert.equal(text, read("build/gen/" .. name), name) end
+    for name, text in pairs(files) do assert.equal(text, read(GEN .. name), name) end
+  end)
+
+  it("splits the core's ops into SHARDS files of similar size, each op defined once", function()
+    local sizes, defined = {}, 0
+    for k = 0, emit.SHARDS - 1 do
+      local c = assert(files[string.format("sk_ops_%d.c", k)], k)
+      sizes[#sizes + 1] = #c
+      assert.truthy(c:find(string.format("\nint sk_ops_define_%d(void) {", k), 1, true), k)
+      assert.truthy(c:find(string.format("\nint sk_ops_register_%d(void) {", k), 1, true), k)
+      for _ in c:gmatch("\n    {&sk_op_[%w_]+, &schema_") do defined = defined + 1 end
+    end
+    assert.equal(#m.functions, defined)
+    table.sort(sizes)
+    assert.is_true(sizes[#sizes] < 1.5 * sizes[1], "shard sizes " .. table.concat(sizes, ", "))
+    -- every shard's definitions run before any shard's registrations
+    local init = files["sk_ops.c"]
+    assert.truthy(init:find(string.format("sk_ops_define_%d,\n    sk_ops_register_0,", emit.SHARDS - 1), 1, true))
+    assert.is_nil(files[string.format("sk_ops_%d.c", emit.SHARDS)])
+  end)
+
+  it("runs from the command line into any folder, rewrites only changed files, removes stale shards", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local cmd = string.format("lua5.4 codegen.lua native_functions.yaml %s %s/ops.md", dir, dir)
+    assert.equal(0, (sh(cmd)))
+    local want = { "ops.md" }
+    for name, text in pairs(files) do
+      want[#want + 1] = name
+      assert.equal(text, read(dir .. "/" .. name), name)
+    end
+    table.sort(want)
+    local _, listing = sh("LC_ALL=C ls " .. dir)
+    assert.equal(table.concat(want, "\n") .. "\n", listing)
+    -- a second run over the same files writes nothing; shards a larger count left are removed
+    local stale = { string.format("sk_ops_%d.c", emit.SHARDS), "sk_ops_99.c" }
+    for _, name in ipairs(stale) do assert(io.open(dir .. "/" .. name, "w")):close() end
+    assert(io.open(dir .. "/notes.txt", "w")):close()
+    assert.equal(0, (sh("touch " .. dir .. "/.marker")))
+    assert.equal(0, (sh(cmd)))
+    local _, newer = sh(string.format("find %s -type f -newer %s/.marker", dir, dir))
+    assert.equal("", newer)
+    for _, name in ipairs(stale) do assert.is_nil(io.open(dir .. "/" .. name)) end
+    assert.truthy(io.open(dir .. "/notes.txt"))
+    sh("rm -rf " .. dir)
+  end)
+
+  it("has the Makefile name every shard codegen writes", function()
+    local ids = {}
+    for k = 0, emit.SHARDS - 1 do ids[#ids + 1] = tostring(k) end
+    assert.equal(table.concat(ids, " "), read("Makefile"):match("\nSHARDS%s*=%s*([%d ]-)%s*\n"))
   end)
 
   it("keeps docs/ops.md (the op list in the docs) equal to a fresh run, so it cannot drift", function()
@@ -43,7 +109,7 @@ describe("codegen", function()
   end)
 
   it("declares each structured family's meta function, impl and all three variants", function()
-    local h, k, c = files["sk_ops.h"], files["sk_kernels.h"], files["sk_ops.c"]
+    local h, k, c = files["sk_ops.h"], files["sk_kernels.h"], core_source(files)
     assert.truthy(k:find("int sk_meta_add(SkMeta *m, const SkTensor *self, const SkTensor *other, SkScalar alpha);", 1, true))
     assert.truthy(k:find("int sk_cpu_add_out(const SkMeta *m, const SkTensor *self, const SkTensor *other, SkScalar alpha, SkTensor *out);", 1, true))
     for _, api in ipairs { "int sk_add(SkTensor **result,", "int sk_add_(SkTensor *self,", "int sk_add_out(const SkTensor *self," } do
@@ -58,7 +124,7 @@ describe("codegen", function()
   end)
 
   it("passes precomputed values from meta to impl", function()
-    local k, c = files["sk_kernels.h"], files["sk_ops.c"]
+    local k, c = files["sk_kernels.h"], core_source(files)
     assert.truthy(k:find("typedef struct sk_precompute_amax_out {\n  int64_t dim_mask;\n} sk_precompute_amax_out;", 1, true))
     assert.truthy(k:find("int sk_meta_amax(SkMeta *m, const SkTensor *self, SkIntList dim, int keepdim, sk_precompute_amax_out *precompute);", 1, true))
     assert.truthy(k:find("int sk_cpu_amax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out);", 1, true))
@@ -68,7 +134,7 @@ describe("codegen", function()
   end)
 
   it("runs every variant through the structured runtime's steps over the op's descriptor", function()
-    local c = files["sk_ops.c"]
+    local c = core_source(files)
     local body = c:match("int wrap_CPU_add__Tensor%(.-\n}\n")
     assert.truthy(body:find("sk_structured_begin(&c, &sk_sd_add__Tensor, SK_KEY_CPU, ts, NULL, &it);", 1, true))
     assert.truthy(body:find("rc = sk_structured_end(&c, rc);", 1, true))
@@ -103,7 +169,7 @@ describe("codegen", function()
   dispatch:
     CPU, CUDA: nudge_
 ]]))
-    local cu, c = f["sk_ops_cuda.c"], f["sk_ops.c"]
+    local cu, c = f["sk_ops_cuda.c"], core_source(f)
     local fill = cu:match("static int bump_CUDA_fill__Scalar%(.-\n}\n")
     assert.truthy(fill:find("  SkDeviceGuard sk_guard = {0, 0, 0};\n  rc = sk_device_guard_enter(&sk_guard, self->device);\n", 1, true))
     -- the guard is entered before the checks and left before the bump
@@ -144,12 +210,23 @@ describe("codegen", function()
     os.execute("rm -r " .. dir)
   end)
 
-  it("is rerun by make when a codegen module changes #build", function()
-    assert.is_true(os.execute("make -s build/gen/.stamp >/dev/null"))
-    assert.equal(0, select(3, os.execute("make -q build/gen/.stamp")))
-    os.execute("touch lua/codegen/names.lua")
-    assert.equal(1, select(3, os.execute("make -q build/gen/.stamp")))
-    assert.is_true(os.execute("make -s build/gen/.stamp >/dev/null"))
-    assert.equal(0, select(3, os.execute("make -q build/gen/.stamp")))
+  -- make's rules, asked without running anything (-q, -n) and without touching a file (-W: "what if
+  -- this file changed"): the build must be current, as `make test` leaves it
+  it("reruns codegen when a codegen input changes, recompiling only what includes a changed file #build", function()
+    -- MAKEFLAGS cleared: under `make test` it names a jobserver this child cannot use
+    local make = "MAKEFLAGS= make --no-print-directory "
+    assert.equal(0, (sh(make .. "-q all")), "the build is not current: run make first")
+    assert.equal(1, (sh(make .. "-q -W lua/codegen/names.lua build/gen/.stamp")))
+    -- a codegen run alone compiles nothing: objects depend on the generated files, not the stamp
+    local _, out = sh(make .. "-n -W lua/codegen/names.lua all")
+    assert.truthy(out:find("lua5.4 codegen.lua native_functions.yaml build/gen docs/ops.md", 1, true), out)
+    assert.falsy(out:find(" -c ", 1, true), out)
+    assert.falsy(out:find("-shared", 1, true), out)
+    -- a changed shard recompiles that shard and relinks the module
+    _, out = sh(make .. "-n -W build/gen/sk_ops_3.c all")
+    local compiled = {}
+    for obj in out:gmatch(" %-c %S+ %-o (%S+)") do compiled[#compiled + 1] = obj end
+    assert.same({ "build/obj/gen/sk_ops_3.o" }, compiled)
+    assert.truthy(out:find("-o build/sk/core.so", 1, true), out)
   end)
 end)

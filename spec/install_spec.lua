@@ -1,9 +1,12 @@
--- spec/install_spec.lua — `make install` puts sk where lua5.4 finds it from any folder
+-- spec/install_spec.lua — `make install` puts sk where lua5.4 finds it from any folder.
+-- It installs the current build (`make install-files`, what `make install` runs after `make all`),
+-- so the spec rebuilds nothing and writes only under a temporary DESTDIR.
 describe("make install #build", function()
   it("installs the Lua files and the C module under PREFIX", function()
+    assert.equal(0, select(3, os.execute("MAKEFLAGS= make --no-print-directory -q all")), "the build is not current: run make first")
     local dest = os.tmpname()
     os.remove(dest)
-    assert.is_true(os.execute("make -s install DESTDIR=" .. dest .. " >/dev/null"))
+    assert.is_true(os.execute("MAKEFLAGS= make --no-print-directory -s install-files DESTDIR=" .. dest .. " >/dev/null"))
     local share, lib = dest .. "/usr/local/share/lua/5.4", dest .. "/usr/local/lib/lua/5.4"
     assert.truthy(io.open(share .. "/sk/init.lua"))
     assert.truthy(io.open(lib .. "/sk/core.so"))

@@ -377,26 +377,30 @@ local function emit_builtin(o, out, rows)
     margs[#margs + 1] = "pre"
     out[#out + 1] = fmt("_Static_assert(sizeof(%s) <= SK_STRUCTURED_PRE_MAX, \"%s's precomputed fields\");", pre_type(o), uid)
   end
-  out[#out + 1] = fmt("static int smeta_%s(SkMeta *m, const SkValue *a, int nargs, void *ud) {", uid)
+  local meta, cpu = names.builtin_meta(s), o.dispatch.CPU and names.builtin_impl(s)
+  local decls = { fmt("int %s(SkMeta *m, const SkValue *a, int nargs, void *ud);", meta) }
+  if cpu then
+    decls[2] = fmt("int %s(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud);", cpu)
+  end
+  for _, d in ipairs(decls) do out[#out + 1] = d end
+  out[#out + 1] = fmt("int %s(SkMeta *m, const SkValue *a, int nargs, void *ud) {", meta)
   out[#out + 1] = "  (void)nargs;\n  (void)ud;"
   if pre then out[#out + 1] = fmt("  %s *pre = %s;", pre_type(o), pre) end
   out[#out + 1] = fmt("  return %s(%s);\n}", names.meta_fn(s), table.concat(margs, ", "))
-  local cpu = "NULL"
-  if o.dispatch.CPU then
-    cpu = "simpl_" .. uid
+  if cpu then
     local outi = 0
     local iargs = impl_args(o, ps, function(p)
       if p.arg.is_out then outi = outi + 1 return fmt("outs[%d]", outi - 1) end
       return vals[p]
     end, function(fl) return "pre->" .. fl.name end)
     table.insert(iargs, 1, "m")
-    out[#out + 1] = fmt("static int %s(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud) {", cpu)
+    out[#out + 1] = fmt("int %s(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, void *ud) {", cpu)
     out[#out + 1] = "  (void)nargs;\n  (void)nouts;\n  (void)ud;"
     if pre then out[#out + 1] = fmt("  %s *pre = %s;", pre_type(o), pre) end
     out[#out + 1] = fmt("  return %s(%s);\n}", names.kernel("CPU", o.dispatch.CPU), table.concat(iargs, ", "))
   end
-  rows[#rows + 1] = fmt("    {%s, smeta_%s, %s, %s, %d},", cstr(names.qualname(s)), uid, cpu,
-    pre and fmt("sizeof(%s)", pre_type(o)) or "0", o.structured_inherits and 1 or 0)
+  rows[#rows + 1] = { decl = table.concat(decls, "\n"), row = fmt("    {%s, %s, %s, %s, %d},", cstr(names.qualname(s)), meta,
+    cpu or "NULL", pre and fmt("sizeof(%s)", pre_type(o)) or "0", o.structured_inherits and 1 or 0) }
 end
 
 -- The device an unstructured kernel runs on, for its device guard: the first tensor
@@ -500,87 +504,181 @@ local function emit_registrations(regs, out)
   out[#out + 1] = "    if (sk_op_register(*regs[i].handle, regs[i].key, &k, NULL) < 0) return -1;\n  }"
 end
 
--- sk_ops.c (everything the core needs) and sk_ops_cuda.c (the CUDA wrappers,
--- built into the CUDA module only, so the core never links CUDA code): one
--- file per backend with a module (codegen.backends), in `mods[module]`.
-local function emit_source(model, out, mods)
-  out[#out + 1] = GENERATED
-  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n#include \"sk_error.h\"\n\n#include <string.h>\n"
-  for _, b in ipairs(backends) do
-    if b.module then
-      local m = { lines = { GENERATED }, regs = {} }
-      m.lines[2] = fmt("#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n#include \"sk_error.h\"\n\nint sk_ops_%s_register(void);\n", b.module)
-      mods[b.module] = m
-    end
-  end
-  for _, f in ipairs(model.functions) do out[#out + 1] = fmt("SkOperator *%s;", handle(f.schema)) end
-  out[#out + 1] = ""
-  for _, f in ipairs(model.functions) do emit_schema(f.schema, out) end
-  out[#out + 1] = ""
-  for _, f in ipairs(model.functions) do emit_adapters(f.schema, out) end
-  local regs, siblings, descs, builtins = {}, {}, {}, {}
+-- {==== Sources: the op shards ====
+-- The core's ops are compiled as M.SHARDS translation units, sk_ops_0.c … (so make builds
+-- them in parallel), plus sk_ops.c, whose sk_ops_init runs every shard's sk_ops_define_K,
+-- then every shard's sk_ops_register_K. A backend with a module (codegen.backends: CUDA)
+-- has its wrappers in sk_ops_<module>.c, built into that module only, so the core never
+-- links CUDA code. sk_ops.c also holds the table of built-in structured ops.
+-- Invariants: shard K holds a contiguous run of model.functions, whole families, cut where
+-- the text so far passes K/SHARDS of the total; so the shards in order define and register
+-- exactly as one file would, and the same YAML gives the same bytes. A shard's schemas,
+-- adapters and wrappers are static: no other file refers to them.
+M.SHARDS = 8
+
+-- One function's pieces, each a list of lines in emission order.
+local function emit_function(model, f)
+  local p = { schema = {}, adapters = {}, code = {}, regs = {}, mods = {}, boxed = {}, descs = {}, builtins = {} }
+  emit_schema(f.schema, p.schema)
+  emit_adapters(f.schema, p.adapters)
   local function target(key)
     local m = BACKEND[key] and BACKEND[key].module
-    if m then return mods[m].lines, mods[m].regs end
-    return out, regs
+    if not m then return p.code, p.regs end
+    p.mods[m] = p.mods[m] or { code = {}, regs = {} }
+    return p.mods[m].code, p.mods[m].regs
   end
-  for _, f in ipairs(model.functions) do
-    local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
-    if o then
-      local impl_keys = {}
-      for _, b in ipairs(backends) do if o.dispatch[b.key] then impl_keys[#impl_keys + 1] = b.key end end
-      local keys = structured.kernel_keys(f.schema.kind, impl_keys)
-      out[#out + 1] = fmt("SkStructuredDesc %s;", names.desc(f.schema))
-      descs[#descs + 1] = fmt("    {&%s, &schema_%s, %d},", names.desc(f.schema), names.uid(f.schema), device_check(f, o))
-      if f == o then emit_builtin(o, out, builtins) end
-      for _, key in ipairs(keys) do
-        local o_, r_ = target(key)
-        emit_wrapper(key, f, o, o_, r_)
-      end
-      if f ~= o then siblings[#siblings + 1] = { handle(f.schema), names.qualname(o.schema) } end
-    else
-      local keys = {}
-      for key in pairs(f.dispatch) do keys[#keys + 1] = key end
-      table.sort(keys)
-      for _, key in ipairs(keys) do
-        local o_, r_ = target(key)
-        emit_bump_wrapper(key, f, o_, r_)
-      end
-      if is_factory(f) then emit_backend_select(f, out, regs) end
+  local o = f.structured and f or (f.structured_delegate and model.by_name[f.structured_delegate])
+  if o then
+    local impl_keys = {}
+    for _, b in ipairs(backends) do if o.dispatch[b.key] then impl_keys[#impl_keys + 1] = b.key end end
+    local keys = structured.kernel_keys(f.schema.kind, impl_keys)
+    p.code[#p.code + 1] = fmt("SkStructuredDesc %s;", names.desc(f.schema))
+    p.descs[1] = fmt("    {&%s, &schema_%s, %d},", names.desc(f.schema), names.uid(f.schema), device_check(f, o))
+    if f == o then emit_builtin(o, p.code, p.builtins) end
+    for _, key in ipairs(keys) do
+      local o_, r_ = target(key)
+      emit_wrapper(key, f, o, o_, r_)
     end
+    if f ~= o then p.sibling = { handle(f.schema), names.qualname(o.schema) } end
+  else
+    local keys = {}
+    for key in pairs(f.dispatch) do keys[#keys + 1] = key end
+    table.sort(keys)
+    for _, key in ipairs(keys) do
+      local o_, r_ = target(key)
+      emit_bump_wrapper(key, f, o_, r_)
+    end
+    if is_factory(f) then emit_backend_select(f, p.code, p.regs) end
   end
-  emit_direct_boxed(regs, out)
-  for _, m in pairs(mods) do emit_direct_boxed(m.regs, m.lines) end
+  emit_direct_boxed(p.regs, p.boxed)
+  p.size = 0
+  for _, part in ipairs { p.schema, p.adapters, p.code, p.boxed } do
+    for _, l in ipairs(part) do p.size = p.size + #l end
+  end
+  return p
+end
+
+-- Shard k's list of {f, p = pieces}: contiguous; consecutive ops of one name (add, add_, add.out) stay together.
+local function partition(model, pieces, n)
+  local total = 0
+  for _, p in ipairs(pieces) do total = total + p.size end
+  local shards, k, acc, family = {}, 1, 0, nil
+  for i = 1, n do shards[i] = {} end
+  for i, f in ipairs(model.functions) do
+    local fam = f.schema.name:gsub("_$", "")
+    if fam ~= family and k < n and acc >= k * total / n then k = k + 1 end
+    family = fam
+    table.insert(shards[k], { f = f, p = pieces[i] })
+    acc = acc + pieces[i].size
+  end
+  return shards
+end
+
+local function emit_shard(k, shard, out)
+  out[#out + 1] = GENERATED
+  out[#out + 1] = fmt("/* Ops shard %d of %d, a contiguous run of native_functions.yaml: schemas, adapters, entry points,", k, M.SHARDS)
+  out[#out + 1] = fmt(" * kernel wrappers. sk_ops_init (sk_ops.c) calls sk_ops_define_%d, then sk_ops_register_%d. */", k, k)
+  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n#include \"sk_error.h\"\n"
+  out[#out + 1] = fmt("int sk_ops_define_%d(void);\nint sk_ops_register_%d(void);\n", k, k)
+  for _, e in ipairs(shard) do out[#out + 1] = fmt("SkOperator *%s;", handle(e.f.schema)) end
+  out[#out + 1] = ""
+  for _, part in ipairs { "schema", "adapters", "code", "boxed" } do
+    for _, e in ipairs(shard) do table.move(e.p[part], 1, #e.p[part], #out + 1, out) end
+    if part == "schema" then out[#out + 1] = "" end
+  end
+  out[#out + 1] = fmt("int sk_ops_define_%d(void) {", k)
+  if #shard > 0 then
+    out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"
+    for _, e in ipairs(shard) do
+      local uid = names.uid(e.f.schema)
+      out[#out + 1] = fmt("    {&%s, &schema_%s, unbox_%s},", handle(e.f.schema), uid, uid)
+    end
+    out[#out + 1] = "  };"
+    out[#out + 1] = "  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)"
+    out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
+  end
+  -- the structured runtime's descriptors, built from the schemas (its one builder)
+  local descs = {}
+  for _, e in ipairs(shard) do for _, d in ipairs(e.p.descs) do descs[#descs + 1] = d end end
+  if #descs > 0 then
+    out[#out + 1] = "  static const struct { SkStructuredDesc *d; const SkSchema *s; int check; } descs[] = {"
+    for _, d in ipairs(descs) do out[#out + 1] = d end
+    out[#out + 1] = "  };"
+    out[#out + 1] = "  for (size_t i = 0; i < sizeof descs / sizeof descs[0]; i++)"
+    out[#out + 1] = "    if (sk_structured_desc_init(descs[i].d, descs[i].s, descs[i].check)) return -1;"
+  end
+  out[#out + 1] = "  return 0;\n}\n"
+  local regs = {}
+  for _, e in ipairs(shard) do table.move(e.p.regs, 1, #e.p.regs, #regs + 1, regs) end
+  out[#out + 1] = fmt("int sk_ops_register_%d(void) {", k)
+  emit_registrations(regs, out)
+  for _, e in ipairs(shard) do
+    local sb = e.p.sibling
+    if sb then out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
+  end
+  out[#out + 1] = "  return 0;\n}"
+end
+
+-- sk_ops.c: defines every op first (a registration may look up any op), then registers.
+local function emit_init(out, builtins)
+  out[#out + 1] = GENERATED
+  out[#out + 1] = "/* sk_ops_init: each shard (sk_ops_K.c) defines its ops, then each registers its kernels. */"
+  out[#out + 1] = "#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n\n#include <string.h>\n"
+  for _, b in ipairs(builtins) do out[#out + 1] = b.decl end
   out[#out + 1] = "const SkStructuredBuiltin sk_structured_builtins[] = {"
-  for _, b in ipairs(builtins) do out[#out + 1] = b end
+  for _, b in ipairs(builtins) do out[#out + 1] = b.row end
   out[#out + 1] = "    {NULL, NULL, NULL, 0, 0},\n};"
   out[#out + 1] = "const SkStructuredBuiltin *sk_structured_builtin(const char *qualname) {"
   out[#out + 1] = "  for (size_t i = 0; sk_structured_builtins[i].qualname; i++)"
   out[#out + 1] = "    if (strcmp(sk_structured_builtins[i].qualname, qualname) == 0) return &sk_structured_builtins[i];"
   out[#out + 1] = "  return NULL;\n}\n"
-  out[#out + 1] = "int sk_ops_init(void) {"
-  out[#out + 1] = "  static const struct { SkOperator **handle; const SkSchema *schema; SkUnboxFn unbox; } defs[] = {"
-  for _, f in ipairs(model.functions) do
-    local uid = names.uid(f.schema)
-    out[#out + 1] = fmt("    {&%s, &schema_%s, unbox_%s},", handle(f.schema), uid, uid)
+  local steps = {}
+  for _, step in ipairs { "define", "register" } do
+    for k = 0, M.SHARDS - 1 do
+      steps[#steps + 1] = fmt("sk_ops_%s_%d", step, k)
+      out[#out + 1] = fmt("int %s(void);", steps[#steps])
+    end
   end
+  out[#out + 1] = "\nint sk_ops_init(void) {\n  static int (*const steps[])(void) = {"
+  for _, s in ipairs(steps) do out[#out + 1] = fmt("    %s,", s) end
   out[#out + 1] = "  };"
-  out[#out + 1] = "  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)"
-  out[#out + 1] = "    if (!(*defs[i].handle = sk_op_define(defs[i].schema, defs[i].unbox, 0))) return -1;"
-  out[#out + 1] = "  static const struct { SkStructuredDesc *d; const SkSchema *s; int check; } descs[] = {"
-  for _, d in ipairs(descs) do out[#out + 1] = d end
-  out[#out + 1] = "    {NULL, NULL, 0},\n  };"
-  out[#out + 1] = "  for (size_t i = 0; descs[i].d; i++)"
-  out[#out + 1] = "    if (sk_structured_desc_init(descs[i].d, descs[i].s, descs[i].check)) return -1;"
-  emit_registrations(regs, out)
-  for _, sb in ipairs(siblings) do out[#out + 1] = fmt("  sk_op_set_out_sibling(%s, %s);", sb[1], cstr(sb[2])) end
+  out[#out + 1] = "  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)"
+  out[#out + 1] = "    if (steps[i]()) return -1;"
   out[#out + 1] = "  return 0;\n}"
-  for name, m in pairs(mods) do
-    m.lines[#m.lines + 1] = fmt("/* Called by the %s module once the ops are defined. */\nint sk_ops_%s_register(void) {", name, name)
-    emit_registrations(m.regs, m.lines)
-    m.lines[#m.lines + 1] = "  return 0;\n}"
+end
+
+-- files[name] = lines, for sk_ops.c, every shard and sk_ops_cuda.c.
+local function emit_sources(model, files)
+  local pieces = {}
+  for i, f in ipairs(model.functions) do pieces[i] = emit_function(model, f) end
+  for k, shard in ipairs(partition(model, pieces, M.SHARDS)) do
+    files[fmt("sk_ops_%d.c", k - 1)] = {}
+    emit_shard(k - 1, shard, files[fmt("sk_ops_%d.c", k - 1)])
+  end
+  local builtins = {}
+  for _, p in ipairs(pieces) do for _, b in ipairs(p.builtins) do builtins[#builtins + 1] = b end end
+  files["sk_ops.c"] = {}
+  emit_init(files["sk_ops.c"], builtins)
+  for _, bk in ipairs(backends) do
+    local m = bk.module
+    if m then
+      local lines, regs = { GENERATED, fmt("#include \"sk_ops.h\"\n#include \"sk_kernels.h\"\n#include \"sk_error.h\"\n\nint sk_ops_%s_register(void);\n", m) }, {}
+      for _, p in ipairs(pieces) do
+        local pm = p.mods[m]
+        if pm then
+          table.move(pm.code, 1, #pm.code, #lines + 1, lines)
+          table.move(pm.regs, 1, #pm.regs, #regs + 1, regs)
+        end
+      end
+      emit_direct_boxed(regs, lines)
+      lines[#lines + 1] = fmt("/* Called by the %s module once the ops are defined. */\nint sk_ops_%s_register(void) {", m, m)
+      emit_registrations(regs, lines)
+      lines[#lines + 1] = "  return 0;\n}"
+      files["sk_ops_" .. m .. ".c"] = lines
+    end
   end
 end
+-- }====
 
 local function emit_binding_table(model, out)
   out[#out + 1] = GENERATED
@@ -636,19 +734,15 @@ function M.ops_doc(model)
   return table.concat(out, "\n") .. "\n"
 end
 
+-- Every generated file's name -> its text. A shard's name, sk_ops_K.c, has K < M.SHARDS.
 function M.files(model)
-  local h, k, c, mods, b = {}, {}, {}, {}, {}
-  emit_header(model, h)
-  emit_kernels_header(model, k)
-  emit_source(model, c, mods)
-  emit_binding_table(model, b)
-  local files = {
-    ["sk_ops.h"] = table.concat(h, "\n") .. "\n",
-    ["sk_kernels.h"] = table.concat(k, "\n") .. "\n",
-    ["sk_ops.c"] = table.concat(c, "\n") .. "\n",
-    ["lsk_ops_table.c"] = table.concat(b, "\n") .. "\n",
-  }
-  for name, m in pairs(mods) do files["sk_ops_" .. name .. ".c"] = table.concat(m.lines, "\n") .. "\n" end
+  local lines = { ["sk_ops.h"] = {}, ["sk_kernels.h"] = {}, ["lsk_ops_table.c"] = {} }
+  emit_header(model, lines["sk_ops.h"])
+  emit_kernels_header(model, lines["sk_kernels.h"])
+  emit_binding_table(model, lines["lsk_ops_table.c"])
+  emit_sources(model, lines)
+  local files = {}
+  for name, l in pairs(lines) do files[name] = table.concat(l, "\n") .. "\n" end
   return files
 end
 

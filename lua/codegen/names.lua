@@ -13,6 +13,9 @@ end
 
 -- The structured runtime's descriptor of a structured op.
 function M.desc(s) return "sk_sd_" .. M.uid(s) end
+-- The boxed adapters of a structured out op's meta function and CPU kernel (sk_structured_builtin).
+function M.builtin_meta(s) return "sk_smeta_" .. M.uid(s) end
+function M.builtin_impl(s) return "sk_simpl_" .. M.uid(s) end
 
 function M.qualname(s) return s.namespace .. "::" .. s.name .. (s.overload ~= "" and ("." .. s.overload) or "") end
 
