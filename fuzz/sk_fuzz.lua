@@ -637,12 +637,25 @@ local function behaviour(tag)
 end
 
 local KEYS = { "CPU", "Meta", "fuzzdev", "DefaultBackend", "Math", "CUDA", "npu", "" }
+local BUILTINS = require("sk.core").lib.structured_builtins()
+-- A built-in structured op's meta and CPU kernel (sk.structured_builtin), plugged in whole or mixed
+-- with Lua functions, another op's built-in, bad overload names and keys that are not host memory.
+local function builtin_spec(e)
+  local b = sk.structured_builtin(e.out)
+  local other = sk.structured_builtin(pick(BUILTINS).out)
+  local impl = {}
+  for _ = 1, R(1, 2) do impl[pick(KEYS)] = pick { b, b, other, (behaviour("impl")) } end
+  return { out = e.schema, meta = pick { b, b, b, other, (behaviour("meta")) }, impl = impl,
+           overload = chance(0.2) and pick { "", "x", 1, e.out:match("%.(.*)$") } or nil }
+end
 local function case_library()
   local ns = "fz" .. ctx.case
   local text = pick(SEED_SCHEMAS)
   for _ = 1, R(0, 3) do text = mutate(text) end
   local structured = chance(0.4)
-  return (structured and "structured " or "define ") .. text, function()
+  local builtin = structured and chance(0.3) and pick(BUILTINS)
+  if builtin then text = builtin.schema end
+  return (builtin and "builtin " or structured and "structured " or "define ") .. text, function()
     local lib = sk.library(ns)
     ctx.lib = lib
     local rec = schema.parse(text)
@@ -652,6 +665,7 @@ local function case_library()
       for _ = 1, R(0, 2) do impl[pick(KEYS)] = (behaviour("impl")) end
       if chance(0.1) then impl = pick { 1, "x", { CPU = 1 } } end
       local spec = { out = text, meta = chance(0.9) and (behaviour("meta")) or nil, impl = impl }
+      if builtin then spec = builtin_spec(builtin) end
       if chance(0.05) then spec = hostile_options(spec) end
       lib:structured(spec)
       if rec then name = rec.name:gsub("_$", "") end

@@ -251,6 +251,10 @@ describe("lib:structured", function()
     assert.matches("needs the built.in meta of the same op", h.err(lib6.structured, lib6, {
       out = "twice.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
       meta = function(m, s) m:set_output(0, s:shape(), s:dtype()) end, impl = { CPU = a } }))
+    -- a built-in reads the arguments of its own op: another op's schema is refused (fuzz: a segfault)
+    assert.matches("the built.in meta of 'aten::add.out' reads the arguments of 'add.out%(Tensor self, Tensor other, %*, "
+                   .. "Scalar alpha=1, Tensor%(a!%) out%) %-> Tensor%(a!%)', which 'tril.out", h.err(lib6.structured, lib6, {
+      out = "tril.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)", meta = a, impl = { CPU = a } }))
     assert.matches("runs only on CPU memory, not on 'CUDA'", h.err(lib6.structured, lib6, {
       out = "twice.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)",
       meta = a, impl = { CUDA = a } }))

@@ -632,6 +632,19 @@ static int builtin_tostring(lua_State *L) {
   return 1;
 }
 
+/* 1 when schema s takes the arguments of the built-in's own op: its adapters read them by that schema. */
+static int same_arguments(const SkSchema *s, const SkStructuredBuiltin *b) {
+  const SkSchema *own = &sk_op_find(b->qualname)->schema;
+  if (s->nargs != own->nargs || s->nrets != own->nrets) return 0;
+  for (int i = 0; i < s->nargs; i++) {
+    const SkArg *x = &s->args[i], *y = &own->args[i];
+    if (x->type != y->type || x->is_list != y->is_list || x->optional != y->optional ||
+        x->elem_optional != y->elem_optional || x->is_out != y->is_out || x->list_size != y->list_size)
+      return 0;
+  }
+  return 1;
+}
+
 /* 1 when the tensors of key live in memory the CPU addresses (a built-in CPU kernel can run on them). */
 static int key_is_host(int key) {
   int t = sk_key_device_type(key);
@@ -668,6 +681,9 @@ static int l_register_structured(lua_State *L) {
     lua_pop(L, 3);
   }
   SkOperator *out = members[0].op;
+  if (bmeta && !same_arguments(&out->schema, bmeta))
+    return lsk_raise(L, "lib:structured: the built-in meta of '%s' reads the arguments of '%s', which '%s' does not take",
+                     bmeta->qualname, sk_op_find(bmeta->qualname)->schema.text, out->schema.text);
   /* every impl is checked before the family exists: a Lua error leaks nothing */
   lua_pushnil(L);
   while (lua_next(L, 3)) {
