@@ -459,9 +459,7 @@ for _, r in ipairs(IDX) do
   for i = 2, #r do
     row { op = r[1], args = r[i], dtypes = i == 2 and ALL or F32,
           variants = i == 2 and IDX_VARIANTS[r[1]] or { "functional" }, raises = r[i].raises,
-          skip = (VALUE_SHAPED[r[1]] or r[i].mask) and { meta = "the result's shape depends on the values" } or nil,
-          pending = r[i].mask and { conf_host = "index with a bool mask refuses every device but the CPU, the "
-                                                .. "CPU fallback included" } or nil }
+          skip = (VALUE_SHAPED[r[1]] or r[i].mask) and { meta = "the result's shape depends on the values" } or nil }
   end
 end
 row { op = "index_put", args = { T{3, 4}, L{ I({3}, 3) }, T{4}, true }, dtypes = ALL, variants = { "functional", "inplace" } }

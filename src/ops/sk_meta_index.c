@@ -362,7 +362,7 @@ static int index_shape(const SkTensor *self, SkTensorList indices, const char *o
                           "index %d", sk_shape_str(t->ndim, t->sizes, a, sizeof a), k,
                           sk_shape_str(self->ndim, self->sizes, b, sizeof b), d + k);
       int64_t count = 0;
-      if (t->device.type == SK_DEVICE_CPU) count = count_true(t);
+      if (sk_device_host_addressable(t->device)) count = count_true(t); /* host memory: its data is readable */
       else p->unknown = 1;
       for (int k = 0; k < t->ndim; k++) {
         nds[p->nidx] = 1;
@@ -434,8 +434,8 @@ int sk_meta_index_Tensor(SkMeta *m, const SkTensor *self, SkTensorList indices) 
   IndexShape p;
   if (index_shape(self, indices, "index", &p)) return -1;
   if (p.unknown)
-    return sk_error("index: a boolean mask index on %s has a data-dependent result shape, which Meta tensors cannot "
-                    "compute (argument 'indices')", self->device.type == SK_DEVICE_META ? "meta" : "this device");
+    return sk_error("index: a boolean mask index on %s has a data-dependent result shape, which cannot be computed "
+                    "without reading the mask (argument 'indices')", self->device.type == SK_DEVICE_META ? "meta" : "this device");
   const SkTensor *in[SK_MAX_DIMS + 1];
   const char *names[SK_MAX_DIMS + 1];
   int n = 0;
