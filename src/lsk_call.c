@@ -144,7 +144,11 @@ static int push_default(const SkValue *v, SkStack *s) {
 ** nil is its default when it has one. Returns like lsk_read_value. */
 static int read_arg(lua_State *L, int idx, int last, const SkArg *a, const SkValue *dflt, SkStack *s, int flags, char *err,
                     size_t errlen) {
-  if (lua_isnil(L, idx) && dflt->n >= 0) return push_default(dflt, s) ? -1 : 1;
+  if (a->type == SK_T_TENSOR && !a->is_list) { /* the common case without a call: a tensor where a tensor goes */
+    SkTensor *t = lsk_test_tensor(L, idx);
+    if (t) return sk_push_tensor(s, t) ? -1 : 1;
+  }
+  if (dflt->n >= 0 && lua_isnil(L, idx)) return push_default(dflt, s) ? -1 : 1;
   return lsk_read_value(L, idx, last, a, s, flags, err, errlen);
 }
 

@@ -16,6 +16,7 @@
 #include "sk_iter.h"
 #include "sk_meta.h"
 
+#define SK_ALWAYS_INLINE __attribute__((always_inline))
 #define SK_STRUCTURED_MAX_TENSORS (SK_META_MAX_INPUTS + SK_MAX_OUTPUTS)
 
 /* What the steps need to know of one op (one variant of a family). */
@@ -46,7 +47,7 @@ typedef struct SkStructuredCall {
 ** both in desc order; it: an iterator for ops built on TensorIterator, else NULL.
 ** On failure the call still needs sk_structured_end (it releases nothing yet).
 ** Inline: in a generated wrapper the key is a constant, so its branches fold. */
-static inline int sk_structured_begin(SkStructuredCall *c, const SkStructuredDesc *d, int key, const SkTensor *const *ts,
+static inline SK_ALWAYS_INLINE int sk_structured_begin(SkStructuredCall *c, const SkStructuredDesc *d, int key, const SkTensor *const *ts,
                                       const SkTensorList *ls, struct SkTensorIter *it) {
   /* the device: Meta's, the CPU's, else the first tensor's (a CPU scalar only when nothing else decides) */
   SkDevice dev = key == SK_KEY_META ? SK_META : SK_CPU;
@@ -83,7 +84,7 @@ static inline int sk_structured_begin(SkStructuredCall *c, const SkStructuredDes
 
 /* rc: the result of meta and kernel. Finishes a successful compute (not for
 ** DefaultBackend, whose out op finished), exits the guard, cleans up. */
-static inline int sk_structured_end(SkStructuredCall *c, int rc) {
+static inline SK_ALWAYS_INLINE int sk_structured_end(SkStructuredCall *c, int rc) {
   if (!rc && c->key != SK_KEY_DEFAULT_BACKEND) rc = sk_meta_finish(&c->m);
   sk_device_guard_exit(&c->guard);
   sk_meta_cleanup(&c->m, rc != 0);
