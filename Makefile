@@ -5,11 +5,30 @@ PREFIX   ?= /usr/local
 LUA_INC  ?= /usr/include/lua5.4
 LUA_LDIR ?= $(PREFIX)/share/lua/5.4
 LUA_CDIR ?= $(PREFIX)/lib/lua/5.4
+INCDIR   ?= $(PREFIX)/include/sk
 OPT      ?= -O2
 BUILD    ?= build
 WARN     = -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wundef -Wwrite-strings
 CFLAGS   += -std=gnu11 $(OPT) -fvect-cost-model=cheap -g -fPIC -fopenmp -fno-semantic-interposition $(WARN)
-CPPFLAGS += -Isrc -Isrc/ops -Ikernels/cpu -I$(BUILD)/gen -I$(LUA_INC) -MMD -MP
+CPPFLAGS += -MMD -MP
+# {==== Layers ====
+# Each folder is a layer and sees only its own headers and those of the layers below, so a
+# file that includes a higher layer's header does not compile:
+#   core (src/core) < dispatcher (src/dispatch) < structured runtime (src/structured)
+#   < op library (src/ops, kernels/cpu, kernels/cuda, the generated $(BUILD)/gen) < binding (src/binding).
+INC_core       = -Isrc/core
+INC_dispatch   = $(INC_core) -Isrc/dispatch
+INC_structured = $(INC_dispatch) -Isrc/structured
+INC_ops        = $(INC_structured) -Isrc/ops -Ikernels/cpu -I$(BUILD)/gen
+INC_binding    = $(INC_ops) -Isrc/binding -I$(LUA_INC)
+# The layer of a source file: its folder's; generated files are the op library's, but for the
+# binding's table of Lua variants.
+layer_of = $(strip $(if $(filter src/core/%,$1),core,$(if $(filter src/dispatch/%,$1),dispatch,$(if \
+  $(filter src/structured/%,$1),structured,$(if $(filter src/binding/% %/lsk_ops_table.c,$1),binding,ops)))))
+# The include flags of a layer, for the spec that checks the layers (`make -s print-inc-core`).
+print-inc-%:
+	@echo $(INC_$*)
+# }====
 LDLIBS   = -lopenblas -lsleef -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
 
@@ -19,7 +38,7 @@ SHARDS   = 0 1 2 3 4 5 6 7
 GEN_SRC  = $(BUILD)/gen/sk_ops.c $(SHARDS:%=$(BUILD)/gen/sk_ops_%.c) $(BUILD)/gen/lsk_ops_table.c
 GEN      = $(GEN_SRC) $(BUILD)/gen/sk_ops_cuda.c $(BUILD)/gen/sk_ops.h $(BUILD)/gen/sk_kernels.h
 CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua lua/sk/types.lua lua/sk/structured.lua
-SRC      = $(wildcard src/*.c src/ops/*.c kernels/cpu/*.c) $(GEN_SRC)
+SRC      = $(wildcard src/core/*.c src/dispatch/*.c src/structured/*.c src/ops/*.c kernels/cpu/*.c src/binding/*.c) $(GEN_SRC)
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC:$(BUILD)/gen/%=gen/%))
 MODULE   = $(BUILD)/sk/core.so
 RUN      = SK_BUILD=$(BUILD) LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"
@@ -62,17 +81,17 @@ FORCE:
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(INC_$(call layer_of,$<)) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 $(BUILD)/obj/%.o: %.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(INC_$(call layer_of,$<)) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.cu | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall -Isrc -Isrc/ops -I$(BUILD)/gen -MMD -MP -c $< -o $@
+	$(NVCC) -O2 -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-Wall $(INC_ops) -MMD -MP -c $< -o $@
 $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
+	$(CC) $(INC_ops) $(CPPFLAGS) -I$(CUDA_HOME)/include $(CFLAGS) -c $< -o $@
 $(BUILD)/sk/cuda.so: $(CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
@@ -84,10 +103,10 @@ $(MODULE): $(OBJ)
 	$(CC) -shared $(LDFLAGS) -Wl,-z,nodelete -o $@ $(OBJ) $(LDLIBS)
 
 # The C-level spec links everything but the Lua binding: the core never needs Lua.
-CORE_OBJ = $(filter-out $(BUILD)/obj/src/lsk_% $(BUILD)/obj/gen/lsk_%,$(OBJ))
+CORE_OBJ = $(filter-out $(BUILD)/obj/src/binding/% $(BUILD)/obj/gen/lsk_%,$(OBJ))
 $(BUILD)/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
+	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 # Two lua_States in one process, each requiring sk (links Lua; loads build/sk/core.so).
 $(BUILD)/test_two_states: spec/c/test_two_states.c
@@ -97,7 +116,7 @@ $(BUILD)/test_two_states: spec/c/test_two_states.c
 # An out-of-tree backend: built against the headers only, loaded with sk.load_backend.
 $(BUILD)/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
-	$(CC) -shared -fPIC $(CFLAGS) $(CPPFLAGS) -o $@ $<
+	$(CC) -shared -fPIC $(CFLAGS) -Isrc $(INC_ops) $(CPPFLAGS) -o $@ $<
 
 demo: deps all
 	$(RUN) $(LUA) examples/tour.lua
@@ -175,7 +194,7 @@ $(BUILD)/blas_direct.so: bench/blas_direct.c
 
 $(BUILD)/bench_dispatch: bench/bench_dispatch.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
+	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench.lua
@@ -194,8 +213,14 @@ compare: all $(BUILD)/blas_direct.so
 # (install_spec uses it after `make -q all`, so no spec rebuilds anything).
 install: all
 	+$(MAKE) --no-print-directory install-files
+# The public headers: what an out-of-tree backend includes (examples/backend_c builds against
+# them alone), no more: src/sk.h and the headers it reaches, and the CPU fallback's.
+PUBLIC_H = src/sk.h src/core/sk_error.h src/core/sk_tensor.h src/core/sk_device.h src/core/sk_dtype.h src/core/sk_value.h \
+           src/dispatch/sk_dispatch.h src/structured/sk_meta.h src/structured/sk_iter.h src/ops/sk_cpu_fallback.h \
+           $(BUILD)/gen/sk_ops.h
 install-files:
-	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk
+	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk $(DESTDIR)$(INCDIR)
+	install -m 644 $(PUBLIC_H) $(DESTDIR)$(INCDIR)/
 	install -m 644 lua/sk/*.lua $(DESTDIR)$(LUA_LDIR)/sk/
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/sk/core.so
 	$(if $(CUDA_MODULE),install -m 755 $(CUDA_MODULE) $(DESTDIR)$(LUA_CDIR)/sk/cuda.so)

@@ -146,7 +146,7 @@ describe("sk.types", function()
   end)
 
   it("keeps SkBaseType in the order of its rows", function()
-    local f = assert(io.open("src/sk_dispatch.h"))
+    local f = assert(io.open("src/dispatch/sk_dispatch.h"))
     local enum = f:read("a"):match("typedef enum SkBaseType {(.-)}")
     f:close()
     local names = {}

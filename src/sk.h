@@ -24,7 +24,7 @@
 **
 **      A boxed kernel sets .boxed (an SkBoxedFn) and .ctx instead; it may
 **      hand a call to the CPU fallback with sk_cpu_fallback_call() from
-**      "ops/sk_cpu_fallback.h". Registering `empty.memory_format` lets the
+**      "sk_cpu_fallback.h". Registering `empty.memory_format` lets the
 **      factories allocate on the device; an `<op>.out` kernel gives the
 **      functional and in-place variants of a structured op through
 **      DefaultBackend. Kernels report errors as values: return -1 after
@@ -36,7 +36,7 @@
 **
 **   4. Build without linking against sk (its symbols resolve at load time):
 **
-**        cc -shared -fPIC -I<sk>/src -I<sk>/build/gen -o mybackend.so mybackend.c
+**        cc -shared -fPIC -I$PREFIX/include/sk -o mybackend.so mybackend.c   (after make install)
 **
 **   5. Load it from Lua, once per process (a second load finds the device
 **      name taken and raises "backend 'mybackend' is already registered"):

@@ -5,10 +5,10 @@
 ** the memory is host memory), add.out for float32 (strided, broadcasting),
 ** and a boxed mul.out that hands the call to the CPU fallback. Every other
 ** op on "cdev" has no kernel and says so.
-** Build: cc -shared -fPIC -I<sk>/src -I<sk>/build/gen -o sk_cbackend.so sk_cbackend.c
+** Build against an installed sk: cc -shared -fPIC -I/usr/local/include/sk -o sk_cbackend.so sk_cbackend.c
 */
 #include "sk.h"
-#include "ops/sk_cpu_fallback.h"
+#include "sk_cpu_fallback.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 -- codegen.backends: the compiled-in backends, one row each, in the order of
--- SK_COMPILED_BACKENDS in src/sk_device.h (spec/codegen_model_spec.lua checks they agree).
+-- SK_COMPILED_BACKENDS in src/core/sk_device.h (spec/codegen_model_spec.lua checks they agree).
 -- key: the YAML dispatch key and C key suffix; prefix: of its kernels' C names; module: nil
 -- when its wrappers are built into the core, else the shared module whose generated file
 -- (sk_ops_<module>.c, registering with sk_ops_<module>_register) holds them; device_guard:

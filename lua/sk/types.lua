@@ -3,8 +3,8 @@
 -- Readers: sk.schema (the type names, defaults, and refusing what sk cannot carry),
 -- codegen.ctypes (C types and the boxing expressions of generated code), codegen.emit
 -- and sk.library (the SkArg row of an argument). The C binding converts by the C enum,
--- in one pair of functions (src/lsk_value.c: lsk_read_value / lsk_push_value).
--- Invariants: rows are in the order of SkBaseType (src/sk_dispatch.h), so a row's code
+-- in one pair of functions (src/binding/lsk_value.c: lsk_read_value / lsk_push_value).
+-- Invariants: rows are in the order of SkBaseType (src/dispatch/sk_dispatch.h), so a row's code
 -- is its index - 1 (the generated binding table asserts each enum's value); a type
 -- refused here is refused by codegen (with the YAML line) and by lib:define (with the
 -- schema string) alike, because both call sk.schema.check_limits.
