@@ -37,31 +37,6 @@ int sk_stack_grow(SkStack *s, int n) {
   return 0;
 }
 
-static int push_ints(SkStack *s, SkValueTag tag, const int64_t *data, int n) {
-  int64_t *copy = malloc((size_t)(n ? n : 1) * sizeof *copy);
-  if (!copy) return sk_error("out of memory");
-  if (n) memcpy(copy, data, (size_t)n * sizeof *copy);
-  SkValue *v = sk_stack_push(s, tag);
-  if (!v) { free(copy); return -1; }
-  v->u.ints = copy;
-  v->n = n;
-  return 0;
-}
-
-int sk_push_intlist(SkStack *s, const int64_t *data, int n) { return push_ints(s, SK_VAL_INTLIST, data, n); }
-int sk_push_boollist(SkStack *s, const int64_t *data, int n) { return push_ints(s, SK_VAL_BOOLLIST, data, n); }
-
-int sk_push_doublelist(SkStack *s, const double *data, int n) {
-  double *copy = malloc((size_t)(n ? n : 1) * sizeof *copy);
-  if (!copy) return sk_error("out of memory");
-  if (n) memcpy(copy, data, (size_t)n * sizeof *copy);
-  SkValue *v = sk_stack_push(s, SK_VAL_DOUBLELIST);
-  if (!v) { free(copy); return -1; }
-  v->u.doubles = copy;
-  v->n = n;
-  return 0;
-}
-
 /* An owned array (any element type) into a new slot of tag; freed on failure. */
 static int push_owned(SkStack *s, SkValueTag tag, void *data, int n) {
   SkValue *v = sk_stack_push(s, tag);
@@ -70,6 +45,19 @@ static int push_owned(SkStack *s, SkValueTag tag, void *data, int n) {
   else v->u.ints = data;
   v->n = n;
   return 0;
+}
+/* A copy of n elements of elem bytes, pushed owned. */
+static int push_copy_of(SkStack *s, SkValueTag tag, const void *data, size_t elem, int n) {
+  void *copy = malloc((size_t)(n ? n : 1) * elem);
+  if (!copy) return sk_error("out of memory");
+  if (n) memcpy(copy, data, (size_t)n * elem);
+  return push_owned(s, tag, copy, n);
+}
+
+int sk_push_intlist(SkStack *s, const int64_t *data, int n) { return push_copy_of(s, SK_VAL_INTLIST, data, sizeof *data, n); }
+int sk_push_boollist(SkStack *s, const int64_t *data, int n) { return push_copy_of(s, SK_VAL_BOOLLIST, data, sizeof *data, n); }
+int sk_push_doublelist(SkStack *s, const double *data, int n) {
+  return push_copy_of(s, SK_VAL_DOUBLELIST, data, sizeof *data, n);
 }
 int sk_push_intlist_owned(SkStack *s, int64_t *data, int n) { return push_owned(s, SK_VAL_INTLIST, data, n); }
 int sk_push_boollist_owned(SkStack *s, int64_t *data, int n) { return push_owned(s, SK_VAL_BOOLLIST, data, n); }
