@@ -203,12 +203,7 @@ describe("codegen", function()
       out:close()
     end
     -- with the op library's include paths (the binding's for its table), this folder's headers first
-    local function inc(layer)
-      local p = assert(io.popen("MAKEFLAGS= make --no-print-directory -s print-inc-" .. layer))
-      local flags = p:read("l")
-      p:close()
-      return flags
-    end
+    local inc = require("spec.helper").layer_flags
     local cc = "cc -std=gnu11 -fsyntax-only -Wall -Wextra -Werror -I" .. dir .. " "
     for name in pairs(gen) do
       if name:match("%.c$") and name ~= "lsk_ops_table.c" then

@@ -83,4 +83,12 @@ function M.err(fn, ...)
   return tostring(e)
 end
 
+-- The include flags of a source layer ("core", ..., "ops", "binding"), as the Makefile gives them.
+function M.layer_flags(layer)
+  local p = assert(io.popen("MAKEFLAGS= make --no-print-directory -s print-inc-" .. layer))
+  local flags = p:read("l")
+  p:close()
+  return flags
+end
+
 return M

@@ -7,12 +7,7 @@ local HEADER_OF = { -- a header of each layer, to probe the layers below it with
 local FOLDERS = { core = { "src/core" }, dispatch = { "src/dispatch" }, structured = { "src/structured" },
                   ops = { "src/ops", "kernels/cpu" }, binding = { "src/binding" } }
 
-local function inc(layer)
-  local p = assert(io.popen("MAKEFLAGS= make --no-print-directory -s print-inc-" .. layer))
-  local flags = p:read("l")
-  p:close()
-  return flags
-end
+local inc = require("spec.helper").layer_flags
 
 local function compiles(flags, header)
   local src = os.tmpname() .. ".c"
