@@ -324,8 +324,9 @@ local function emit_wrapper(key, f, o, out, regs)
   if #lists > 0 then out[#out + 1] = fmt("  const SkTensorList ls[] = {%s};", table.concat(lists, ", ")) end
   out[#out + 1] = fmt("  int rc = sk_structured_begin(&c, &%s, %s, %s, %s, %s);", names.desc(s), names.key_enum(key),
     #tps > 0 and "ts" or "NULL", #lists > 0 and "ls" or "NULL", o.structured_inherits and "&it" or "NULL")
-  local margs = { "&c.m" }
-  for _, p in ipairs(ps) do if p.arg and not p.arg.is_out then margs[#margs + 1] = p.name end end
+  local ins = {} -- the op's non-out arguments: the meta function's, and the out op's before its outs
+  for _, p in ipairs(ps) do if p.arg and not p.arg.is_out then ins[#ins + 1] = p.name end end
+  local margs = { "&c.m", table.unpack(ins) }
   if o.precomputed then
     out[#out + 1] = fmt("  %s pre = {0};", pre_type(o))
     margs[#margs + 1] = "&pre"
@@ -345,8 +346,7 @@ local function emit_wrapper(key, f, o, out, regs)
     table.insert(iargs, 1, "&c.m")
     out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", names.kernel(key, o.dispatch[key]), table.concat(iargs, ", "))
   elseif key == "DefaultBackend" then
-    local cargs = {}
-    for i = 2, #margs do if margs[i] ~= "&pre" then cargs[#cargs + 1] = margs[i] end end
+    local cargs = { table.unpack(ins) }
     for _, x in ipairs(outputs) do cargs[#cargs + 1] = x end
     out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", names.cname(os), table.concat(cargs, ", "))
   end
