@@ -133,13 +133,25 @@ int sk_structured_boxed(SkOperator *op, SkStack *s, void *ctx) {
   return run_boxed(op, s, k->family, &k->family->desc[k->variant], k->key);
 }
 
+/* The descriptor of an op with a meta function but no family: built on its first call,
+** kept in the structured runtime's slot of the op's data (freed with the op). */
+static const SkStructuredDesc *desc_of(SkOperator *op) {
+  static int slot = -1;
+  if (slot < 0 && (slot = sk_op_ext_slot(free)) < 0) return NULL;
+  if (op->ext[slot]) return op->ext[slot];
+  SkStructuredDesc *d = malloc(sizeof *d);
+  if (!d) return sk_error("out of memory"), NULL;
+  if (sk_structured_desc_init(d, &op->schema, 1)) { free(d); return NULL; }
+  return op->ext[slot] = d;
+}
+
 int sk_structured_run_meta(SkOperator *op, SkStack *s, SkStructuredMetaFn meta, void *ud) {
+  const SkStructuredDesc *d = desc_of(op);
+  if (!d) return -1;
   SkStructuredFamily f;
   memset(&f, 0, sizeof f);
   f.meta = meta;
   f.meta_ud = ud;
-  SkStructuredDesc d;
-  if (sk_structured_desc_init(&d, &op->schema, 1)) return -1;
-  return run_boxed(op, s, &f, &d, SK_KEY_META);
+  return run_boxed(op, s, &f, d, SK_KEY_META);
 }
 /* }==== */
