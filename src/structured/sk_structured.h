@@ -131,7 +131,7 @@ void sk_structured_kernel_free(void *ctx);
 int sk_structured_run_meta(SkOperator *op, SkStack *s, SkStructuredMetaFn meta, void *ud);
 
 /* The built-in meta function and CPU kernel of a generated structured out op,
-** as boxed functions, for re-declaring it at run time (sk_structured_builtin() in sk_ops.h). */
+** as boxed functions, for re-declaring it at run time (sk_structured_builtin() in the generated sk_kernels.h). */
 typedef struct SkStructuredBuiltin {
   const char *qualname;                 /* "aten::add.out" */
   SkStructuredMetaFn meta;
