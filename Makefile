@@ -216,7 +216,7 @@ install: all
 # The public headers: what an out-of-tree backend includes (examples/backend_c builds against
 # them alone), no more: src/sk.h and the headers it reaches, and the CPU fallback's.
 PUBLIC_H = src/sk.h src/core/sk_error.h src/core/sk_tensor.h src/core/sk_device.h src/core/sk_dtype.h src/core/sk_value.h \
-           src/dispatch/sk_dispatch.h src/structured/sk_meta.h src/structured/sk_iter.h src/ops/sk_cpu_fallback.h \
+           src/dispatch/sk_dispatch.h src/structured/sk_meta.h src/structured/sk_iter.h src/ops/sk_backend.h src/ops/sk_cpu_fallback.h \
            $(BUILD)/gen/sk_ops.h
 install-files:
 	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk $(DESTDIR)$(INCDIR)

@@ -114,9 +114,8 @@ local TARGETS = {
     error_context = { "Lua kernel for 'aten::[%w_.]+' on <dev> raised: aten::[%w_.]+: ",
                       "aten::[%w_.]+ through the <dev> fallback for '<dev>': " },
     setup = function()
-      sk.backends.register("conf_host")
+      sk.backends.register("conf_host", {fallback = "cpu"}) -- the record's policy: the CPU fallback
       host_lib = sk.library("conformance_host")
-      host_lib:fallback("conf_host", sk.cpu_fallback)
       -- out kernels computing on CPU copies; a direct out= call whose out has another shape
       -- (an empty out to resize) goes to the CPU fallback, which resizes
       for op, k in pairs(HOST_KERNELS) do

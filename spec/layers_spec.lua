@@ -35,6 +35,14 @@ describe("the layers #build", function()
     end
   end)
 
+  it("keep kernels from calling the dispatcher: no file under kernels/ includes sk_ops.h", function()
+    -- a kernel is what the dispatcher calls; what it needs (a dense or broadcast copy) it does itself
+    local p = assert(io.popen("grep -l '#include \"sk_ops.h\"' kernels/*/* 2>/dev/null"))
+    local found = p:read("a")
+    p:close()
+    assert.equal("", found)
+  end)
+
   it("keep each layer from including a higher layer's header", function()
     for i, low in ipairs(LAYERS) do
       for j = i + 1, #LAYERS do

@@ -391,6 +391,35 @@ describe("fallbacks and backends", function()
     for i = #made - 1, 1, -1 do sk.backends.unregister(made[i]) end
   end)
 
+  it("follow a backend record's fallback policy: cpu runs every op without a kernel on the CPU, none raises", function()
+    sk.backends.register("pol", {fallback = "cpu"})
+    local a = T({1.0, 2.0, 3.0}):to("pol")
+    sk.fallback.reset("pol")
+    local p = sk.mul(a, a)
+    assert.equal("pol:0", p:device())
+    assert.same({1, 4, 9}, p:cpu():totable())
+    assert.equal(1, sk.fallback.counts("pol")["aten::mul.out"])
+    assert.equal("fallback", sk.dispatch_table("aten::mul.out")["pol"].source)
+    a, p = nil, nil
+    collectgarbage()
+    sk.backends.unregister("pol") -- the record's own fallback goes with it: no library to close
+    sk.backends.register("pol", {fallback = "none"})
+    local b = T({1.0}):to("pol")
+    assert.matches("no kernel for 'aten::mul.out' on backend 'pol' %(registered for: [%w, ]+; no fallback%)",
+                   h.err(sk.mul, b, b))
+    b = nil
+    collectgarbage()
+    sk.backends.unregister("pol")
+    local line = debug.getinfo(1, "l").currentline
+    local ok, err = pcall(sk.backends.register, "pol2", {fallback = "gpu"})
+    assert.is_false(ok)
+    assert.matches("sk.backends.register: option 'fallback' must be \"none\" or \"cpu\", not 'gpu'", err)
+    ok, err = pcall(function() sk.backends.register("pol2", {fallbak = "cpu"}) end)
+    assert.is_false(ok)
+    assert.matches("library_spec.lua:" .. line + 4 .. ": sk.backends.register: unknown option 'fallbak' %(expected on_copy or fallback%)", err)
+    assert.matches("unknown device 'pol2'", h.err(sk.zeros, {1}, {device = "pol2"}))
+  end)
+
   it("reports backend copies and refuses bad registrations", function()
     local copies = {}
     sk.backends.register("hooked", {on_copy = function(dir, n) copies[#copies + 1] = dir .. ":" .. n end})

@@ -1,7 +1,7 @@
 /*
 ** sk.h — the public header for C users of sk and out-of-tree backends
 ** One include gives what a backend needs: errors, tensors, devices, the
-** dispatcher, the meta context and TensorIterator (to write host-memory
+** backend record, the dispatcher, the meta context and TensorIterator (to write host-memory
 ** kernels) and the generated dispatched C API (sk_add_out,
 ** sk_empty_memory_format, sk_to_device, ... and the typedefs sk_fn_<op>
 ** that unboxed kernels must match). sk's own kernels and meta functions
@@ -9,12 +9,15 @@
 **
 ** Writing a backend as a shared object (examples/backend_c/sk_cbackend.c):
 **
-**   1. Register a device type. Its hooks allocate, free and copy contiguous
-**      bytes; alloc returns NULL after sk_error() on failure:
+**   1. Register the backend's record (sk_backend.h): its name, its hooks
+**      (allocate, free and copy contiguous bytes; alloc returns NULL after
+**      sk_error() on failure) and its fallback policy. The record gives it a
+**      device type and dispatch key, `empty`, and on host memory `fill_`:
 **
-**        SkDeviceHooks hooks = {my_alloc, my_free, my_from_cpu, my_to_cpu, my_same, NULL, NULL, NULL, 0};
+**        SkBackend b = {"mybackend", {my_alloc, my_free, my_from_cpu, my_to_cpu, my_same, NULL, NULL, NULL, 0},
+**                       SK_BACKEND_FALLBACK_CPU};   (or _NONE: ops without a kernel raise)
 **        int type;
-**        if (sk_device_register("mybackend", &hooks, &type)) return -1;
+**        if (sk_backend_register(&b, &type)) return -1;
 **
 **   2. Register kernels under the device's dispatch key. An unboxed kernel
 **      has the exact signature of the generated typedef (here sk_fn_add_out):
@@ -24,8 +27,7 @@
 **
 **      A boxed kernel sets .boxed (an SkBoxedFn) and .ctx instead; it may
 **      hand a call to the CPU fallback with sk_cpu_fallback_call() from
-**      "sk_cpu_fallback.h". Registering `empty.memory_format` lets the
-**      factories allocate on the device; an `<op>.out` kernel gives the
+**      "sk_cpu_fallback.h". An `<op>.out` kernel gives the
 **      functional and in-place variants of a structured op through
 **      DefaultBackend. Kernels report errors as values: return -1 after
 **      sk_error(...); they never longjmp or abort.
@@ -51,6 +53,7 @@
 #include "sk_tensor.h"
 #include "sk_device.h"
 #include "sk_dispatch.h"
+#include "sk_backend.h"
 #include "sk_meta.h"
 #include "sk_iter.h"
 #include "sk_ops.h"

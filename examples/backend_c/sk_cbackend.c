@@ -1,10 +1,10 @@
 /*
 ** sk_cbackend.c — an out-of-tree backend "cdev" in C, loaded with sk.load_backend
 ** Its tensors live in host memory it allocates itself (malloc/free, counted
-** in `allocated`). It registers empty.memory_format, fill_ (the CPU kernel:
-** the memory is host memory), add.out for float32 (strided, broadcasting),
-** and a boxed mul.out that hands the call to the CPU fallback. Every other
-** op on "cdev" has no kernel and says so.
+** in `allocated`). Its backend record (sk_backend.h) gives it empty and fill_;
+** it registers add.out for float32 (strided, broadcasting) and a boxed mul.out
+** that hands the call to the CPU fallback. Its fallback policy is none: every
+** other op on "cdev" has no kernel and says so.
 ** Build against an installed sk: cc -shared -fPIC -I/usr/local/include/sk -o sk_cbackend.so sk_cbackend.c
 */
 #include "sk.h"
@@ -41,17 +41,6 @@ static int cdev_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d)
 /* }==== */
 
 /* {==== Kernels ==== */
-/* empty.memory_format: the factories (empty, zeros, tensor:to) allocate through it. */
-static int cdev_empty(SkTensor **result, SkIntList size, int dtype, int layout, SkDevice device, int pin_memory,
-                      int memory_format) {
-  (void)layout; (void)pin_memory;
-  if (memory_format > 0) return sk_error("cdev: argument 'memory_format': only contiguous_format is supported");
-  for (int i = 0; i < size.n; i++)
-    if (size.data[i] < 0) return sk_error("negative dimension %lld in argument 'size'", (long long)size.data[i]);
-  *result = sk_tensor_empty(size.n, size.data, dtype >= 0 ? (SkDType)dtype : SK_DTYPE_FLOAT32, device);
-  return *result ? 0 : -1;
-}
-
 /* Inner loop of add: data[0] = out, data[1] = self, data[2] = other; strides in bytes. */
 static void add_loop(char **data, const int64_t *strides, int64_t n, void *ctx) {
   float alpha = *(const float *)ctx;
@@ -93,21 +82,17 @@ static int cdev_mul_out(SkOperator *op, SkStack *stack, void *ctx) {
 
 /* {==== Registration ==== */
 int sk_backend_init(void) {
-  SkDeviceHooks hooks = {cdev_alloc, cdev_free, cdev_copy, cdev_copy, cdev_copy, NULL, NULL, NULL, 0};
+  /* the record: host memory, so it gets the generic empty and the CPU's fill_; no fallback, so
+  ** an op without a kernel raises */
+  SkBackend b = {"cdev", {cdev_alloc, cdev_free, cdev_copy, cdev_copy, cdev_copy, NULL, NULL, NULL, 0},
+                 SK_BACKEND_FALLBACK_NONE};
   int type;
-  if (sk_device_register("cdev", &hooks, &type)) return -1;
+  if (sk_backend_register(&b, &type)) return -1;
   int key = sk_device_key(sk_device(type, 0));
   struct { const char *op; SkKernel k; } regs[] = {
-    {"aten::empty.memory_format", {(void *)cdev_empty, NULL, NULL, "sk_cbackend", 0}},
-    {"aten::fill_.Scalar", {NULL, NULL, NULL, "sk_cbackend", 0}}, /* the CPU's entry: cdev is host memory */
     {"aten::add.out", {(void *)cdev_add_out, NULL, NULL, "sk_cbackend", 0}},
     {"aten::mul.out", {NULL, cdev_mul_out, (void *)(intptr_t)key, "sk_cbackend", 0}},
   };
-  /* the CPU's registered fill_ (its checks and version bump with it), not a bare kernel */
-  const SkKernel *cpu_fill = &sk_op_find("aten::fill_.Scalar")->table[SK_KEY_CPU];
-  regs[1].k.unboxed = cpu_fill->unboxed;
-  regs[1].k.boxed = cpu_fill->boxed;
-  regs[1].k.ctx = cpu_fill->ctx;
   enum { NREGS = sizeof regs / sizeof regs[0] };
   SkOperator *ops[NREGS];
   int ids[NREGS], n = 0;
@@ -119,7 +104,7 @@ int sk_backend_init(void) {
   if (n == NREGS) return 0;
   /* undo what was registered: the process keeps no half-made backend */
   while (n-- > 0) sk_op_deregister(ops[n], ids[n]);
-  sk_device_unregister(type);
+  sk_backend_unregister(type);
   return -1;
 }
 /* }==== */

@@ -13,13 +13,13 @@ extern "C" {
 #include "sk_cuda.h"
 #include "sk_elem.h"
 #include "sk_error.h"
-#include "sk_ops.h"
 #include "sk_random.h"
 }
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MAX_OPS 4
 
@@ -386,12 +386,41 @@ static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int
   return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed (status %d)", (int)s);
 }
 
+/* {==== Copies on the device: the kernels' own, not the dispatched copy_ (kernels call no op) ==== */
+/* dst[i] = src[i] for every logical index i of dst, isz bytes each. */
+__global__ void copy_kernel(Walk dst, Walk src, int64_t n, int isz) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+    char *d = at(dst, i);
+    const char *p = at(src, i);
+    for (int b = 0; b < isz; b++) d[b] = p[b];
+  }
+}
+
+/* dst = src broadcast to dst's shape; both on one device, same dtype. */
+static int copy_broadcast(SkTensor *dst, const SkTensor *src) {
+  if (dst->numel == 0) return 0;
+  if (src->storage == dst->storage && src->offset == dst->offset && src->ndim == dst->ndim &&
+      memcmp(src->strides, dst->strides, sizeof src->strides[0] * (size_t)src->ndim) == 0)
+    return 0; /* dst is src (addmm_: out is self) */
+  Walk w = walk_of(dst), from = w;
+  int64_t isz = (int64_t)sk_dtype_size(src->dtype);
+  from.data = (char *)sk_tensor_data(src);
+  for (int d = 0; d < dst->ndim; d++) { /* src's dims align to dst's last ones; size-1 and missing dims repeat */
+    int sd = d - (dst->ndim - src->ndim);
+    from.strides[d] = sd >= 0 && src->sizes[sd] != 1 ? src->strides[sd] * isz : 0;
+  }
+  copy_kernel<<<grid_for(dst->numel), 256>>>(w, from, dst->numel, (int)isz);
+  return check(cudaGetLastError(), "a copy on the device");
+}
+
 /* A contiguous version of t (t itself, retained, when it already is). */
 static SkTensor *dense(const SkTensor *t) {
   if (sk_tensor_is_contiguous(t)) return sk_tensor_retain((SkTensor *)t);
-  SkTensor *c = NULL;
-  return sk_contiguous(&c, t, -1) ? NULL : c;
+  SkTensor *c = sk_tensor_empty(t->ndim, t->sizes, t->dtype, t->device);
+  if (c && copy_broadcast(c, t)) { sk_tensor_release(c); return NULL; }
+  return c;
 }
+/* }==== */
 
 static int batched(const SkTensor *a, const SkTensor *b, SkTensor *out, int64_t batch, double alpha, double beta) {
   SkTensor *da = dense(a), *db = da ? dense(b) : NULL;
@@ -403,7 +432,7 @@ static int batched(const SkTensor *a, const SkTensor *b, SkTensor *out, int64_t 
     else {
       SkTensor *tmp = dense(out);
       rc = tmp ? gemm(out->device.index, out->dtype, batch, n, k, p, sk_tensor_data(da), sk_tensor_data(db), sk_tensor_data(tmp), alpha, beta) : -1;
-      if (!rc) rc = sk_copy_(out, tmp, 0);
+      if (!rc) rc = copy_broadcast(out, tmp);
       sk_tensor_release(tmp);
     }
   }
@@ -425,9 +454,7 @@ int sk_cuda_addmm_out(const SkMeta *m, const SkTensor *self, const SkTensor *mat
                       SkScalar alpha, SkTensor *out) {
   (void)m;
   double b = sk_scalar_to_double(beta);
-  uint64_t version = out->storage->version; /* the structured wrapper bumps once, after the impl */
-  if (b != 0 && sk_copy_(out, self, 0)) return -1; /* out = self broadcast, then out = alpha*mat1@mat2 + beta*out */
-  out->storage->version = version;
+  if (b != 0 && copy_broadcast(out, self)) return -1; /* out = self broadcast, then out = alpha*mat1@mat2 + beta*out */
   return batched(mat1, mat2, out, 1, sk_scalar_to_double(alpha), b);
 }
 }

@@ -6,10 +6,8 @@
 */
 #include "sk_cuda.h"
 #include "sk_cuda_alloc.h"
-#include "sk_cpu_fallback.h"
+#include "sk_backend.h"
 #include "sk_error.h"
-#include "sk_kernels.h"
-#include "sk_ops.h"
 
 #include <cuda_runtime.h>
 
@@ -58,11 +56,12 @@ static int init(void) {
   }
   if (e != cudaSuccess) { cudaGetLastError(); return sk_error("no driver (%s)", cudaGetErrorString(e)); }
   ndevices = n;
-  SkDeviceHooks hooks = {hook_alloc, hook_free, hook_from_cpu, hook_to_cpu, hook_same, hook_set_device, NULL, NULL, 1};
-  if (sk_device_set_hooks(SK_DEVICE_CUDA, &hooks)) return -1;
-  if (sk_ops_cuda_register()) return -1;
   /* ops without a CUDA kernel run on the CPU, counted per op */
-  return sk_cpu_fallback_register(SK_KEY_CUDA) < 0 ? -1 : 0;
+  SkBackend b = {"cuda", {hook_alloc, hook_free, hook_from_cpu, hook_to_cpu, hook_same, hook_set_device, NULL, NULL, 1},
+                 SK_BACKEND_FALLBACK_CPU};
+  int type;
+  if (sk_backend_register(&b, &type)) return -1;
+  return sk_ops_cuda_register();
 }
 
 static int device_count(void) { return ndevices; }

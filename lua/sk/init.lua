@@ -58,7 +58,21 @@ for name, rule in pairs { allow = "allow", deny = "deny", clear = "default" } do
 end
 
 sk.backends = {
-  register = function(name, opts) return L.register_backend(name, opts and opts.on_copy) end,
+  -- register(name, {on_copy = fn(direction, nbytes), fallback = "none" | "cpu"})
+  register = function(name, opts)
+    opts = opts or {}
+    for k in pairs(opts) do
+      if k ~= "on_copy" and k ~= "fallback" then
+        core.raise(string.format("sk.backends.register: unknown option '%s' (expected on_copy or fallback)", tostring(k)))
+      end
+    end
+    local fb = opts.fallback or "none"
+    if fb ~= "none" and fb ~= "cpu" then
+      core.raise(string.format("sk.backends.register: option 'fallback' must be \"none\" or \"cpu\", not %s",
+                               type(fb) == "string" and "'" .. fb .. "'" or "a " .. type(fb)))
+    end
+    return L.register_backend(name, opts.on_copy, fb == "cpu")
+  end,
   unregister = L.unregister_backend,
   stats = L.backend_stats,
 }

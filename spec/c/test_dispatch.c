@@ -3,6 +3,8 @@
 ** Links the core, kernels and generated ops without Lua (which also shows
 ** the C layers never reach up). Prints "N passed, M failed".
 */
+#include "sk_backend.h"
+#include "sk_cpu_fallback.h"
 #include "sk_error.h"
 #include "sk_ops.h"
 
@@ -94,6 +96,13 @@ static int undefine(SkOperator *op) {
 
 static void *host_alloc(void *ud, size_t n, SkDevice d) { (void)ud; (void)d; return malloc(n ? n : 1); }
 static void host_free(void *ud, void *p, size_t n, SkDevice d) { (void)ud; (void)n; (void)d; free(p); }
+static int host_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d) {
+  (void)ud; (void)d;
+  if (n) memcpy(dst, src, n);
+  return 0;
+}
+static int releases;
+static void count_release(void *ud) { (void)ud; releases++; }
 
 static const SkKernelInfo *info_for(const SkKernelInfo *info, int n, int key) {
   for (int i = 0; i < n; i++) if (info[i].key == key) return &info[i];
@@ -234,6 +243,51 @@ int main(void) {
   CHECK(sk_fallback_deregister(fid) == 0 && sk_uniform_(x, 0, 1, NULL) == -1 && fb_calls == 1, "fallback removed");
   sk_tensor_release(x);
   CHECK(sk_device_unregister(npu) == 0, "unregister the device type");
+  /* }==== */
+
+  /* {==== backend records: policies, what a run-time record gets, compiled-in rows, all or nothing ==== */
+  {
+    SkBackend rec = {"rec", {host_alloc, host_free, host_copy, host_copy, host_copy, NULL, count_release, NULL, 0},
+                     SK_BACKEND_FALLBACK_CPU};
+    int t;
+    CHECK(sk_backend_register(&rec, &t) == 0 && t >= SK_DEVICE_FIRST_CUSTOM, "register a run-time record");
+    int rk = sk_device_key(sk_device(t, 0));
+    CHECK(sk_fallback_active(rk) && sk_key_registrations(rk) == 3, "its fallback (the policy), empty and fill_");
+    SkTensor *z = NULL, *p = NULL;
+    SkIntList size = {&three, 1};
+    CHECK(sk_full(&z, size, sk_scalar_float(1.5), -1, -1, sk_device(t, 0), -1) == 0 && z->device.type == t &&
+          ((float *)sk_tensor_data(z))[2] == 1.5f, "full allocates through the hooks and fills with the CPU's fill_");
+    CHECK(sk_mul(&p, z, z) == 0 && p->device.type == t && ((float *)sk_tensor_data(p))[1] == 2.25f &&
+          sk_fallback_calls(sk_op_mul_out, rk) == 1, "an op without a kernel runs on the CPU fallback, counted");
+    sk_tensor_release(p);
+    sk_tensor_release(z);
+    SkKernel extra = {NULL, counting_fallback, &fb_calls, "test", 0};
+    int eid = sk_op_register(sk_op_mul_out, rk, &extra, NULL);
+    CHECK(sk_backend_unregister(t) == -1 && strstr(sk_error_message(), "backend 'rec' still has kernels or a fallback"),
+          "unregistering is refused while another's kernel remains");
+    CHECK(sk_op_deregister(sk_op_mul_out, eid) == 0 && sk_backend_unregister(t) == 0 && sk_key_registrations(rk) == 0 &&
+          !sk_device_type(t) && releases == 1, "then it removes its own registrations, the type, and releases the hooks");
+    SkBackend dev = {"devmem", {host_alloc, host_free, host_copy, host_copy, host_copy, NULL, NULL, NULL, 1},
+                     SK_BACKEND_FALLBACK_NONE};
+    CHECK(sk_backend_register(&dev, &t) == 0 && sk_key_registrations(sk_device_key(sk_device(t, 0))) == 1 &&
+          !sk_fallback_active(sk_device_key(sk_device(t, 0))), "device memory, no fallback: empty only");
+    CHECK(sk_backend_unregister(t) == 0, "unregister it");
+    SkBackend badname = {"Bad!", rec.hooks, SK_BACKEND_FALLBACK_CPU};
+    CHECK(sk_backend_register(&badname, &t) == -1 && strstr(sk_error_message(), "must use lowercase letters") && releases == 1,
+          "a refused record keeps nothing and leaves hooks.ud to the caller");
+    SkBackend cpu_row = {"cpu", rec.hooks, SK_BACKEND_FALLBACK_NONE};
+    CHECK(sk_backend_register(&cpu_row, &t) == -1 && strstr(sk_error_message(), "backend 'cpu' is already registered"),
+          "the CPU's row is static");
+    SkBackend cuda = {"cuda", {host_alloc, host_free, host_copy, host_copy, host_copy, NULL, NULL, NULL, 1},
+                      SK_BACKEND_FALLBACK_CPU};
+    CHECK(sk_backend_register(&cuda, &t) == 0 && t == SK_DEVICE_CUDA && sk_device_type(t)->hooks.alloc == host_alloc &&
+          sk_fallback_active(SK_KEY_CUDA) && sk_key_registrations(SK_KEY_CUDA) == 1,
+          "a compiled-in row gets its hooks and its fallback, and no run-time kernels");
+    CHECK(sk_backend_register(&cuda, &t) == -1 && strstr(sk_error_message(), "backend 'cuda' is already registered"),
+          "once");
+    CHECK(sk_backend_unregister(SK_DEVICE_CUDA) == -1 && strstr(sk_error_message(), "not a registered run-time backend"),
+          "a compiled-in row stays");
+  }
   /* }==== */
 
   sk_tensor_release(a);

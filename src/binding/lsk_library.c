@@ -923,16 +923,20 @@ static int device_type_of(lua_State *L, int idx, const char *fname) {
   return d.type;
 }
 
-/* core.register_backend(name, on_copy|nil) */
+/* core.register_backend(name, on_copy|nil, cpu_fallback) */
 static int l_register_backend(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
+  int cpu_fallback = lua_toboolean(L, 3);
   LuaFn *f = NULL;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TFUNCTION);
     f = luafn_new(L, 2, NULL, 0, "copy hook of backend '%s'%s", name, "");
   }
   int type;
-  if (sk_host_backend_register(name, f ? observe_copy : NULL, f, &type)) { luafn_free(f); return lsk_error(L, "sk.backends.register"); }
+  if (sk_host_backend_register(name, cpu_fallback, f ? observe_copy : NULL, f, &type)) {
+    luafn_free(f);
+    return lsk_error(L, "sk.backends.register");
+  }
   observers[type].fn = f;
   lua_pushstring(L, name);
   return 1;
