@@ -164,11 +164,6 @@ static void scale(SkTensor *c, SkScalar beta) {
 static int is_zero(SkScalar s) { return s.kind == SK_SCALAR_FLOAT ? s.v.f == 0 : s.v.i == 0; }
 static int is_one(SkScalar s) { return s.kind == SK_SCALAR_FLOAT ? s.v.f == 1 : s.v.i == 1; }
 
-static int same_view(const SkTensor *a, const SkTensor *b) {
-  return sk_tensor_data(a) == sk_tensor_data(b) && a->dtype == b->dtype && sk_tensor_same_shape(a, b) &&
-         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
-}
-
 /* out = beta·self + alpha·(a @ b); self may be NULL (beta ignored); a, b are [n,k], [k,p] or batched. */
 static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, SkScalar beta, SkScalar alpha,
                   SkTensor *out) {
@@ -180,13 +175,13 @@ static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, Sk
     return sk_error("matrix dimensions larger than %d are not supported by BLAS", INT_MAX);
   int use_self = self && !is_zero(beta);
   int direct = out->dtype == w && sk_tensor_is_contiguous(out) && !sk_tensor_may_overlap(out, a) &&
-               !sk_tensor_may_overlap(out, b) && (!use_self || !sk_tensor_may_overlap(out, self) || same_view(out, self));
+               !sk_tensor_may_overlap(out, b) && (!use_self || !sk_tensor_may_overlap(out, self) || sk_tensor_same_view(out, self));
   SkTensor *ca = NULL, *cb = NULL, *tmp = NULL;
   Mat ma, mb;
   int rc = prepare(a, w, &ma, &ca) || prepare(b, w, &mb, &cb) ? -1 : 0;
   if (!rc && !direct && !(tmp = sk_tensor_empty(out->ndim, out->sizes, w, out->device))) rc = -1;
   SkTensor *c = tmp ? tmp : out;
-  if (!rc && use_self && !same_view(c, self)) rc = sk_copy_cpu(c, self);
+  if (!rc && use_self && !sk_tensor_same_view(c, self)) rc = sk_copy_cpu(c, self);
   if (rc) goto done;
   if (!use_self) memset(sk_tensor_data(c), 0, (size_t)c->numel * sk_dtype_size(w));
   else if (!is_one(beta)) scale(c, beta);
@@ -254,14 +249,14 @@ static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, Sk
     return sk_error("matrix dimensions larger than %d are not supported by BLAS", INT_MAX);
   int use_self = self && !is_zero(beta);
   int direct = out->dtype == w && sk_tensor_is_contiguous(out) && !sk_tensor_may_overlap(out, a) &&
-               !sk_tensor_may_overlap(out, x) && (!use_self || !sk_tensor_may_overlap(out, self) || same_view(out, self));
+               !sk_tensor_may_overlap(out, x) && (!use_self || !sk_tensor_may_overlap(out, self) || sk_tensor_same_view(out, self));
   SkTensor *ca = NULL, *cx = NULL, *tmp = NULL;
   Mat ma;
   Vec vx;
   int rc = prepare(a, w, &ma, &ca) || prepare_vec(x, w, &vx, &cx) ? -1 : 0;
   if (!rc && !direct && !(tmp = sk_tensor_empty(1, &n, w, out->device))) rc = -1;
   SkTensor *y = tmp ? tmp : out;
-  if (!rc && use_self && !same_view(y, self)) rc = sk_copy_cpu(y, self);
+  if (!rc && use_self && !sk_tensor_same_view(y, self)) rc = sk_copy_cpu(y, self);
   if (rc) goto done;
   if (!use_self) memset(sk_tensor_data(y), 0, (size_t)n * sk_dtype_size(w));
   else if (!is_one(beta)) scale(y, beta);

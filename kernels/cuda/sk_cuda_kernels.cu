@@ -19,7 +19,6 @@ extern "C" {
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
-#include <string.h>
 
 #define MAX_OPS 4
 
@@ -399,9 +398,7 @@ __global__ void copy_kernel(Walk dst, Walk src, int64_t n, int isz) {
 /* dst = src broadcast to dst's shape; both on one device, same dtype. */
 static int copy_broadcast(SkTensor *dst, const SkTensor *src) {
   if (dst->numel == 0) return 0;
-  if (src->storage == dst->storage && src->offset == dst->offset && src->ndim == dst->ndim &&
-      memcmp(src->strides, dst->strides, sizeof src->strides[0] * (size_t)src->ndim) == 0)
-    return 0; /* dst is src (addmm_: out is self) */
+  if (sk_tensor_same_view(dst, src)) return 0; /* dst is src (addmm_: out is self) */
   Walk w = walk_of(dst), from = w;
   int64_t isz = (int64_t)sk_dtype_size(src->dtype);
   from.data = (char *)sk_tensor_data(src);

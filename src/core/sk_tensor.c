@@ -242,6 +242,17 @@ int sk_tensor_same_shape(const SkTensor *a, const SkTensor *b) {
   return a->ndim == b->ndim && memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof a->sizes[0]) == 0;
 }
 
+int sk_tensor_has_internal_overlap(const SkTensor *t) {
+  for (int d = 0; d < t->ndim; d++)
+    if (t->strides[d] == 0 && t->sizes[d] > 1) return 1;
+  return 0;
+}
+
+int sk_tensor_same_view(const SkTensor *a, const SkTensor *b) {
+  return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype && sk_tensor_same_shape(a, b) &&
+         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
+}
+
 const char *sk_shape_str(int ndim, const int64_t *sizes, char *buf, size_t n) {
   size_t len = 0;
   len += (size_t)snprintf(buf, n, "[");

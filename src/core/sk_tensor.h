@@ -81,6 +81,10 @@ const char *sk_shape_str(int ndim, const int64_t *sizes, char *buf, size_t n);
 int sk_wrap_dim(int64_t dim, int ndim, const char *argname, int64_t *out);
 /* 1 when a and b may share memory: same storage, overlapping byte ranges. */
 int sk_tensor_may_overlap(const SkTensor *a, const SkTensor *b);
+/* 1 when a stride 0 makes elements of t share memory (what PyTorch's assert_no_internal_overlap decides). */
+int sk_tensor_has_internal_overlap(const SkTensor *t);
+/* 1 when a and b are views of the same elements: storage, offset, dtype, sizes and strides. */
+int sk_tensor_same_view(const SkTensor *a, const SkTensor *b);
 /* }==== */
 
 /* {==== Mutation of the tensor object (not of data) ==== */

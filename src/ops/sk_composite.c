@@ -211,17 +211,11 @@ static int is_dense(const SkTensor *t) {
   return 1;
 }
 
-static int same_data(const SkTensor *a, const SkTensor *b) {
-  return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype && sk_tensor_same_shape(a, b) &&
-         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
-}
-
-/* The memory-overlap checks of PyTorch's TensorIterator, for self written from src. */
+/* The memory-overlap checks of PyTorch's TensorIterator, for self written from src: internal
+** overlap as every written tensor (sk_check_written), partial overlap only between dense tensors
+** (PyTorch calls the rest too hard to decide), so x[:, 0]:copy_(x[:, 1]) works as in PyTorch. */
 static int check_overlap(const SkTensor *self, const SkTensor *src) {
-  for (int d = 0; d < self->ndim; d++)
-    if (self->strides[d] == 0 && self->sizes[d] > 1)
-      return sk_error("unsupported operation: more than one element of the written-to tensor 'self' refers to a single "
-                      "memory location; clone() it first");
+  if (sk_check_written(self, "self", 0, 0, NULL, NULL, 1)) return -1;
   if (self->storage != src->storage || !is_dense(self) || !is_dense(src)) return 0;
   int64_t sb = self->offset * (int64_t)sk_tensor_itemsize(self), se = sb + self->numel * (int64_t)sk_tensor_itemsize(self);
   int64_t rb = src->offset * (int64_t)sk_tensor_itemsize(src), re = rb + src->numel * (int64_t)sk_tensor_itemsize(src);
@@ -316,7 +310,7 @@ int sk_default_copy_(SkTensor *self, const SkTensor *src, int non_blocking) {
   if (check_src_broadcasts(self, src)) return -1;
   int meta = self->device.type == SK_DEVICE_META;
   if (!meta && src->device.type == SK_DEVICE_META) return sk_error("Cannot copy out of meta tensor; no data! (argument 'src')");
-  if (!same_data(self, src) && self->numel > 0) {
+  if (!sk_tensor_same_view(self, src) && self->numel > 0) {
     if (check_overlap(self, src)) return -1; /* on Meta too: the checks never depend on data */
     int rc = meta ? 0 : self->device.type == SK_DEVICE_CPU && src->device.type == SK_DEVICE_CPU ? sk_copy_cpu(self, src)
                                                                                                 : copy_across_devices(self, src);

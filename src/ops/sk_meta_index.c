@@ -27,25 +27,11 @@ static const SkTensor *written(const SkMeta *m) {
   return m->variant == SK_VARIANT_FUNCTIONAL ? NULL : sk_meta_maybe_output(m, 0);
 }
 
-static int has_internal_overlap(const SkTensor *t) {
-  for (int d = 0; d < t->ndim; d++)
-    if (t->strides[d] == 0 && t->sizes[d] > 1) return 1;
-  return 0;
-}
-
 /* PyTorch's assert_no_internal_overlap and assert_no_overlap for the written tensor w
 ** against the inputs read (NULL entries skipped; callers leave out an in-place self). */
 static int check_written(const SkMeta *m, int n, const SkTensor *const *in, const char *const *names) {
   const SkTensor *w = written(m);
-  if (!w) return 0;
-  if (has_internal_overlap(w))
-    return sk_error("unsupported operation: more than one element of the written-to tensor '%s' refers to a single "
-                    "memory location; clone() it first", m->out_names[0]);
-  for (int i = 0; i < n; i++)
-    if (in[i] && sk_tensor_may_overlap(w, in[i]))
-      return sk_error("unsupported operation: some elements of the input tensor '%s' and the written-to tensor '%s' "
-                      "refer to a single memory location; clone() the input first", names[i], m->out_names[0]);
-  return 0;
+  return w ? sk_check_written(w, m->out_names[0], 0, n, in, names, 0) : 0;
 }
 
 static int check_same_device(SkDevice d, const SkTensor *t, const char *op, const char *name) {
@@ -111,7 +97,7 @@ int sk_meta_cat(SkMeta *m, SkTensorList tensors, int64_t dim, sk_precompute_cat_
                       (long long)d, i);
   }
   if (given) {
-    if (has_internal_overlap(given))
+    if (sk_tensor_has_internal_overlap(given))
       return sk_error("unsupported operation: more than one element of the written-to tensor 'out' refers to a single "
                       "memory location; clone() it first");
     for (int i = 0; i < tensors.n; i++)
@@ -512,9 +498,8 @@ int sk_meta_sort_values_stable(SkMeta *m, const SkTensor *self, int stable, int6
   const SkTensor *in[] = {self};
   static const char *const names[] = {"self"};
   if (check_written(m, 1, in, names)) return -1;
-  if (m->variant == SK_VARIANT_OUT && sk_meta_maybe_output(m, 1) && has_internal_overlap(sk_meta_maybe_output(m, 1)))
-    return sk_error("unsupported operation: more than one element of the written-to tensor 'indices' refers to a single "
-                    "memory location; clone() it first");
+  const SkTensor *indices = m->variant == SK_VARIANT_OUT ? sk_meta_maybe_output(m, 1) : NULL;
+  if (indices && sk_check_written(indices, "indices", 0, 0, NULL, NULL, 1)) return -1;
   if (set_like(m, 0, self, self->dtype)) return -1;
   return set_like(m, 1, self, SK_DTYPE_INT64);
 }

@@ -23,27 +23,21 @@ void sk_meta_init(SkMeta *m, const char *op, SkVariant v, SkDevice device, int c
   m->resized = 0;
 }
 
-static int same_view(const SkTensor *a, const SkTensor *b) {
-  return a->storage == b->storage && a->offset == b->offset && a->dtype == b->dtype && sk_tensor_same_shape(a, b) &&
-         memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
-}
-
 static int check_one(const SkTensor *w, const char *wname, int resizing, const SkTensor *t, const char *name, int alias_ok) {
   if (!t) return 0;
   if (resizing && t->storage == w->storage)
     return sk_error("unsupported operation: the written-to tensor '%s' must be resized, but it shares its memory with "
                     "the input tensor '%s'; pass another out tensor", wname, name);
-  if (!sk_tensor_may_overlap(w, t) || (alias_ok && same_view(w, t))) return 0;
+  if (!sk_tensor_may_overlap(w, t) || (alias_ok && sk_tensor_same_view(w, t))) return 0;
   return sk_error("unsupported operation: some elements of the input tensor '%s' and the written-to tensor '%s' refer to "
                   "a single memory location; clone() the input first", name, wname);
 }
 
 int sk_check_written(const SkTensor *w, const char *wname, int resizing, int n, const SkTensor *const *in,
                      const char *const *names, int alias_ok) {
-  for (int d = 0; d < w->ndim; d++)
-    if (w->strides[d] == 0 && w->sizes[d] > 1)
-      return sk_error("unsupported operation: more than one element of the written-to tensor '%s' refers to a single "
-                      "memory location; clone() it first", wname);
+  if (sk_tensor_has_internal_overlap(w))
+    return sk_error("unsupported operation: more than one element of the written-to tensor '%s' refers to a single "
+                    "memory location; clone() it first", wname);
   for (int i = 0; i < n; i++)
     if (check_one(w, wname, resizing, in[i], names[i], alias_ok)) return -1;
   return 0;
