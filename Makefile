@@ -31,6 +31,12 @@ print-inc-%:
 # }====
 LDLIBS   = -lopenblas -lsleef -lm -fopenmp
 DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
+# What scripts/gpu_check.sh unpacks on a GPU machine with no network (`make gpu-deps` fetches
+# them here into .gpu-deps/, which travels with the work tree): DEBS without valgrind, as the
+# packages that hold the files, and the libraries they need beyond a base system.
+GPU_DEBS = lua5.4 liblua5.4-0 liblua5.4-dev libreadline8 lua-busted lua-cliargs lua-dkjson lua-filesystem \
+           lua-luassert lua-mediator lua-penlight lua-say lua-system lua-term lua-yaml libyaml-0-2 \
+           libopenblas0-pthread libopenblas-pthread-dev libgfortran5 libsleef3 libsleef-dev
 
 # Generated files: sk_ops.c (sk_ops_init) and one translation unit per shard, numbered as
 # codegen.emit's M.SHARDS says (codegen_emit_spec checks the two agree).
@@ -51,7 +57,7 @@ CUDA_MODULE = $(if $(NVCC),$(BUILD)/sk/cuda.so)
 CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
-.PHONY: all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
+.PHONY: gpu-deps all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
         sanitize-spec fuzz bench compare install install-files clean
 all: $(MODULE) $(CUDA_MODULE)
 
@@ -106,17 +112,21 @@ $(MODULE): $(OBJ)
 CORE_OBJ = $(filter-out $(BUILD)/obj/src/binding/% $(BUILD)/obj/gen/lsk_%,$(OBJ))
 $(BUILD)/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
+	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 # Two lua_States in one process, each requiring sk (links Lua; loads build/sk/core.so).
 $(BUILD)/test_two_states: spec/c/test_two_states.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 $(OPT) -g $(WARN) -I$(LUA_INC) -o $@ $< -llua5.4
+	$(CC) -std=gnu11 $(OPT) -g $(WARN) -I$(LUA_INC) $(LDFLAGS) -o $@ $< -llua5.4
 
 # An out-of-tree backend: built against the headers only, loaded with sk.load_backend.
 $(BUILD)/examples/sk_cbackend.so: examples/backend_c/sk_cbackend.c | $(BUILD)/gen/.stamp
 	@mkdir -p $(dir $@)
 	$(CC) -shared -fPIC $(CFLAGS) -Isrc $(INC_ops) $(CPPFLAGS) -o $@ $<
+
+gpu-deps:
+	@mkdir -p .gpu-deps && cd .gpu-deps && rm -f *.deb && apt-get download -qq -o APT::Sandbox::User=root $(GPU_DEBS)
+	@du -sh .gpu-deps
 
 demo: deps all
 	$(RUN) $(LUA) examples/tour.lua
@@ -190,11 +200,11 @@ fuzz: sanitize-build
 
 $(BUILD)/blas_direct.so: bench/blas_direct.c
 	@mkdir -p $(dir $@)
-	$(CC) -shared -fPIC $(OPT) -I$(LUA_INC) -o $@ $< -lopenblas
+	$(CC) -shared -fPIC $(OPT) -I$(LUA_INC) $(CPPFLAGS) $(LDFLAGS) -o $@ $< -lopenblas
 
 $(BUILD)/bench_dispatch: bench/bench_dispatch.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
+	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ bench/bench_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
 bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench.lua

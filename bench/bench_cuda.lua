@@ -18,6 +18,7 @@ local function best(reps, fn)
   return t
 end
 
+local failed = false
 local function row(name, v, unit, note) print(string.format("%-46s %10.2f %-8s %s", name, v, unit, note or "")) end
 
 local n = 256 * 1024 * 1024
@@ -29,6 +30,8 @@ local out = best(10, function() sk.add(a, b, {out = c}) end)
 row("add out=, 256M float32", 3 * 4 * n / out / 1e9, "GB/s", string.format("%.0f%% of copy (target >= 85)", 100 * 3 * 4 * n / out / 1e9 / copy_gbs))
 local fun = best(10, function() local _ = a + b end)
 row("a + b, 256M float32", 3 * 4 * n / fun / 1e9, "GB/s", string.format("%.0f%% of copy", 100 * 3 * 4 * n / fun / 1e9 / copy_gbs))
+local sum = best(10, function() local _ = a:sum() end)
+row("full sum, 256M float32", 4 * n / sum / 1e9, "GB/s", string.format("%.0f%% of copy (target >= 80)", 100 * 4 * n / sum / 1e9 / copy_gbs))
 a, b, c = nil, nil, nil
 collectgarbage()
 sk.cuda.empty_cache()
@@ -37,13 +40,19 @@ local m = 8192
 for _, dt in ipairs { "float32", "float16", "bfloat16" } do
   local x, y = sk.rand(m, m, {device = "cuda"}):to(dt), sk.rand(m, m, {device = "cuda"}):to(dt)
   local t = best(3, function() local _ = sk.matmul(x, y) end)
-  local p = io.popen("build/cublas_direct " .. m .. " " .. dt)
-  local direct = p and tonumber(p:read("l")) or nil
-  if p then p:close() end
+  local p = assert(io.popen("build/cublas_direct " .. m .. " " .. dt))
+  local direct = tonumber(p:read("l"))
+  p:close()
   local mine = 2 * m ^ 3 / t / 1e12
-  row("matmul 8192^3 " .. dt, mine, "TFLOP/s", direct and string.format("cuBLAS direct %.2f (%.0f%%, target >= 95)", direct, 100 * mine / direct) or "")
+  if direct then
+    row("matmul 8192^3 " .. dt, mine, "TFLOP/s", string.format("cuBLAS direct %.2f (%.0f%%, target >= 95)", direct, 100 * mine / direct))
+  else -- no baseline is a failed row, never a dropped one
+    row("matmul 8192^3 " .. dt, mine, "TFLOP/s", "FAILED: build/cublas_direct gave no figure (see its error above)")
+    failed = true
+  end
 end
 
 local s1, s2 = sk.ones(1, {device = "cuda"}), sk.ones(1, {device = "cuda"})
 local small = best(10000, function() local _ = s1 + s2 end)
 row("a + b, 1-element, from Lua", small * 1e6, "us/call", "target < 10")
+if failed then os.exit(1) end

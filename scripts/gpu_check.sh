@@ -1,17 +1,56 @@
 #!/usr/bin/env bash
-# scripts/gpu_check.sh — the one script to run on a machine with a GPU (the `device` tool):
-# builds with nvcc, runs the CUDA parity spec, the whole suite and the CUDA benchmark,
-# and saves every output under $OUT (or ./gpu_out).
-set -u
+# scripts/gpu_check.sh — the one script to run on a GPU machine (the `device` tool), which has
+# nvcc and a compiler but no network, Lua, busted, OpenBLAS or SLEEF. It unpacks the Debian
+# packages `make gpu-deps` fetched into .gpu-deps/ (carry it) into a prefix and points the build
+# and Lua at it; builds with -j; runs the CUDA parity spec, the conformance suite (its cuda target)
+# and the CUDA benchmark; stops at the first failure. Every log goes under $OUT (or ./gpu_out).
+# Without .gpu-deps/ it uses what the system has (a machine set up with `make deps`).
+set -uo pipefail
 out=${OUT:-gpu_out}
 mkdir -p "$out"
+: > "$out/summary.txt"
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+
+# step NAME CMD...: runs CMD with its output in $OUT/NAME.txt; on failure shows its tail and stops.
+step() {
+  local name=$1 t0=$SECONDS
+  shift
+  "$@" > "$out/$name.txt" 2>&1
+  local rc=$?
+  say "$name: $([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)") in $((SECONDS - t0)) s"
+  if [ $rc != 0 ]; then tail -n 40 "$out/$name.txt"; exit $rc; fi
+}
+
+prefix=/tmp/sk-gpu-deps
+unpack() {
+  rm -rf "$prefix" && mkdir -p "$prefix" || return 1
+  for deb in .gpu-deps/*.deb; do
+    if command -v dpkg > /dev/null; then dpkg -x "$deb" "$prefix" || return 1
+    else (ar p "$deb" data.tar.xz | tar -xJ -C "$prefix") || return 1; fi
+  done
+}
+if compgen -G ".gpu-deps/*.deb" > /dev/null; then
+  step unpack unpack
+  p=$prefix/usr lib=$prefix/usr/lib/x86_64-linux-gnu
+  export PATH="$p/bin:$PATH"
+  export LD_LIBRARY_PATH="$lib/openblas-pthread:$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export CPPFLAGS="-I$p/include -I$p/include/x86_64-linux-gnu/openblas-pthread" LDFLAGS="-L$lib/openblas-pthread -L$lib"
+  export LUA_INC="$p/include/lua5.4"
+  # every lua5.4 started from here on (make's codegen, busted, the specs' own subprocesses) finds the
+  # unpacked Lua modules first (sk's own are in lua/ and build/, which the prefix does not hold)
+  cat > "$prefix/paths.lua" <<LUA
+package.path = "$p/share/lua/5.4/?.lua;$p/share/lua/5.4/?/init.lua;" .. package.path
+package.cpath = "$lib/lua/5.4/?.so;" .. package.cpath
+LUA
+  export LUA_INIT_5_4="@$prefix/paths.lua"
+fi
+busted=$(command -v busted)
 export LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="build/?.so;;"
-{ nvidia-smi; make deps >/dev/null 2>&1; make -j"$(nproc)" all build/blas_direct.so build/cublas_direct; } > "$out/build.txt" 2>&1
-echo "build: $?" | tee -a "$out/summary.txt"
-busted --lua=lua5.4 -o TAP spec/cuda_spec.lua > "$out/cuda_spec.txt" 2>&1
-echo "cuda_spec: $?" | tee -a "$out/summary.txt"
-busted --lua=lua5.4 spec > "$out/spec.txt" 2>&1
-echo "spec: $?" | tee -a "$out/summary.txt"
-lua5.4 bench/bench_cuda.lua > "$out/bench_cuda.txt" 2>&1
-echo "bench_cuda: $?" | tee -a "$out/summary.txt"
-tail -n 30 "$out"/*.txt
+
+step machine sh -c 'nvidia-smi; uname -a; nproc; command -v gcc make nvcc lua5.4'
+step build make -j"$(nproc)" all build/blas_direct.so build/cublas_direct
+step cuda_available lua5.4 -e 'local sk = require "sk"; local ok, why = sk.cuda.is_available(); assert(ok, why)'
+step cuda_spec lua5.4 "$busted" -o TAP spec/cuda_spec.lua
+step conformance lua5.4 "$busted" -o TAP spec/conformance_spec.lua
+step bench_cuda lua5.4 bench/bench_cuda.lua
+tail -n 30 "$out/bench_cuda.txt"
