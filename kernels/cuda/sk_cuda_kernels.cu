@@ -16,6 +16,8 @@ extern "C" {
 #include "sk_random.h"
 }
 
+#include "sk_cuda_launch.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -39,6 +41,7 @@ struct Elem {
   int64_t strides[SK_MAX_DIMS][MAX_OPS];
   double alpha;
   int64_t ialpha;
+  int pointers(const void **p) const { for (int k = 0; k < nops; k++) p[k] = data[k]; return nops; }
 };
 
 __device__ static double apply(int op, double a, double b, double alpha) {
@@ -134,9 +137,9 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
     same &= it->ops[k]->dtype == SK_DTYPE_FLOAT32;
   }
   if (flat && same && nops == 3 && op <= DIV && ((uintptr_t)it->data[0] | (uintptr_t)it->data[1] | (uintptr_t)it->data[2]) % 16 == 0) {
-    binary_f32x4<<<grid_for(it->numel / 4 + 1), 256>>>((float *)it->data[0], (const float *)it->data[1],
-                                                       (const float *)it->data[2], op, (float)alpha, it->numel);
-    return check(cudaGetLastError(), "a pointwise kernel");
+    return check(SK_LAUNCH(binary_f32x4, grid_for(it->numel / 4 + 1), 256, (float *)it->data[0], (const float *)it->data[1],
+                           (const float *)it->data[2], op, (float)alpha, it->numel),
+                 "a pointwise kernel");
   }
   Elem e;
   e.ndim = it->ndim;
@@ -150,9 +153,8 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
     e.shape[d] = it->shape[d];
     for (int k = 0; k < nops; k++) e.strides[d][k] = it->strides[d][k];
   }
-  if (it->numel < INT32_MAX) elementwise<int32_t><<<grid_for(it->numel), 256>>>(e, (int32_t)it->numel);
-  else elementwise<int64_t><<<grid_for(it->numel), 256>>>(e, it->numel);
-  return check(cudaGetLastError(), "a pointwise kernel");
+  if (it->numel < INT32_MAX) return check(SK_LAUNCH(elementwise<int32_t>, grid_for(it->numel), 256, e, (int32_t)it->numel), "a pointwise kernel");
+  return check(SK_LAUNCH(elementwise<int64_t>, grid_for(it->numel), 256, e, it->numel), "a pointwise kernel");
 }
 
 extern "C" {
@@ -196,6 +198,7 @@ struct Walk {
   int ndim, dtype;
   char *data;
   int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS]; /* C order, strides in bytes */
+  int pointers(const void **p) const { p[0] = data; return 1; }
 };
 
 static Walk walk_of(const SkTensor *t) {
@@ -239,9 +242,9 @@ extern "C" int sk_cuda_fill_(SkTensor *self, SkScalar value) {
   if (sk_scalar_check(value, self->dtype)) return -1;
   if (self->numel == 0) return 0;
   int integer = !sk_dtype_is_floating(self->dtype);
-  fill_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, sk_scalar_to_double(value),
-                                             sk_scalar_to_int(value), integer);
-  return check(cudaGetLastError(), "fill_");
+  return check(SK_LAUNCH(fill_kernel, grid_for(self->numel), 256, walk_of(self), self->numel, sk_scalar_to_double(value),
+                         sk_scalar_to_int(value), integer),
+               "fill_");
 }
 
 static int fill_random(SkTensor *self, const char *op, int normal, double a, double b) {
@@ -249,8 +252,7 @@ static int fill_random(SkTensor *self, const char *op, int normal, double a, dou
   uint64_t seed, base;
   sk_random_get_state(&seed, &base);
   base = sk_random_reserve((uint64_t)self->numel);
-  random_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, seed, base, a, b, normal);
-  return check(cudaGetLastError(), op);
+  return check(SK_LAUNCH(random_kernel, grid_for(self->numel), 256, walk_of(self), self->numel, seed, base, a, b, normal), op);
 }
 
 /* The argument checks are Meta's (sk_factories.c): one set for every backend. */
@@ -275,6 +277,7 @@ struct Reduce {
   int64_t out_strides[SK_MAX_DIMS];
   char *out;
   int64_t count;
+  int pointers(const void **p) const { p[0] = in.data; p[1] = out; return 2; }
 };
 
 __global__ void reduce_kernel(Reduce r, int64_t nout) {
@@ -325,8 +328,7 @@ static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kin
     if (mask >> d & 1) { r.red_sizes[r.nred] = self->sizes[d]; r.red_strides[r.nred++] = bst; r.count *= self->sizes[d]; }
     else { r.kept_sizes[r.nkept] = self->sizes[d]; r.kept_strides[r.nkept] = bst; r.out_strides[r.nkept++] = ostride[k++]; }
   }
-  reduce_kernel<<<grid_for(out->numel), 256>>>(r, out->numel);
-  return check(cudaGetLastError(), "a reduction");
+  return check(SK_LAUNCH(reduce_kernel, grid_for(out->numel), 256, r, out->numel), "a reduction");
 }
 
 extern "C" {
@@ -382,7 +384,7 @@ static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int
   cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, (int)p, k * p,
                                                 a, t, (int)k, n * k, pb, c, t, (int)p, n * p, (int)batch, compute,
                                                 CUBLAS_GEMM_DEFAULT);
-  return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed (status %d)", (int)s);
+  return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed: %s", cublasGetStatusString(s));
 }
 
 /* {==== Copies on the device: the kernels' own, not the dispatched copy_ (kernels call no op) ==== */
@@ -406,8 +408,7 @@ static int copy_broadcast(SkTensor *dst, const SkTensor *src) {
     int sd = d - (dst->ndim - src->ndim);
     from.strides[d] = sd >= 0 && src->sizes[sd] != 1 ? src->strides[sd] * isz : 0;
   }
-  copy_kernel<<<grid_for(dst->numel), 256>>>(w, from, dst->numel, (int)isz);
-  return check(cudaGetLastError(), "a copy on the device");
+  return check(SK_LAUNCH(copy_kernel, grid_for(dst->numel), 256, w, from, dst->numel, (int)isz), "a copy on the device");
 }
 
 /* A contiguous version of t (t itself, retained, when it already is). */
