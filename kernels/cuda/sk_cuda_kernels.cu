@@ -33,15 +33,24 @@ static int check(cudaError_t e, const char *what) {
 /* {==== Pointwise ==== */
 enum Op { ADD, SUB, MUL, DIV, NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, EQ, NE, LT, LE, GT, GE };
 
+/* An input that is a CPU 0-dim tensor (a wrapped number, sk.tensor(2.0)) is read on the
+** host and passed by value (bit k of by_value; value/ivalue[k]): the device cannot read it. */
 struct Elem {
   int ndim, nops, op, integer;  /* integer: compute in int64 */
   int dtype[MAX_OPS];
-  char *data[MAX_OPS];
+  char *data[MAX_OPS];          /* NULL for an operand passed by value */
   int64_t shape[SK_MAX_DIMS];
   int64_t strides[SK_MAX_DIMS][MAX_OPS];
   double alpha;
   int64_t ialpha;
-  int pointers(const void **p) const { for (int k = 0; k < nops; k++) p[k] = data[k]; return nops; }
+  unsigned by_value;
+  double value[MAX_OPS];
+  int64_t ivalue[MAX_OPS];
+  int pointers(const void **p) const {
+    int n = 0;
+    for (int k = 0; k < nops; k++) if (!(by_value >> k & 1)) p[n++] = data[k];
+    return n;
+  }
 };
 
 __device__ static double apply(int op, double a, double b, double alpha) {
@@ -82,6 +91,13 @@ __device__ static int64_t apply_int(int op, int64_t a, int64_t b, int64_t alpha)
   }
 }
 
+__device__ static double operand(const Elem &e, char *const *p, int k) {
+  return e.by_value >> k & 1 ? e.value[k] : sk_elem_load_double(p[k], (SkDType)e.dtype[k]);
+}
+__device__ static int64_t operand_int(const Elem &e, char *const *p, int k) {
+  return e.by_value >> k & 1 ? e.ivalue[k] : sk_elem_load_int64(p[k], (SkDType)e.dtype[k]);
+}
+
 template <typename I>
 __global__ void elementwise(Elem e, I n) {
   for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)gridDim.x * blockDim.x) {
@@ -94,10 +110,10 @@ __global__ void elementwise(Elem e, I n) {
       for (int k = 0; k < e.nops; k++) p[k] += idx * e.strides[d][k];
     }
     if (e.integer) {
-      int64_t a = sk_elem_load_int64(p[1], (SkDType)e.dtype[1]), b = e.nops > 2 ? sk_elem_load_int64(p[2], (SkDType)e.dtype[2]) : 0;
+      int64_t a = operand_int(e, p, 1), b = e.nops > 2 ? operand_int(e, p, 2) : 0;
       sk_elem_store_int64(p[0], (SkDType)e.dtype[0], apply_int(e.op, a, b, e.ialpha));
     } else {
-      double a = sk_elem_load_double(p[1], (SkDType)e.dtype[1]), b = e.nops > 2 ? sk_elem_load_double(p[2], (SkDType)e.dtype[2]) : 0;
+      double a = operand(e, p, 1), b = e.nops > 2 ? operand(e, p, 2) : 0;
       sk_elem_store_double(p[0], (SkDType)e.dtype[0], apply(e.op, a, b, e.alpha));
     }
   }
@@ -148,7 +164,17 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
   e.alpha = alpha;
   e.ialpha = ialpha;
   e.integer = !sk_dtype_is_floating(it->common_dtype) && op != DIV && op < EXP;
-  for (int k = 0; k < nops; k++) { e.dtype[k] = it->ops[k]->dtype; e.data[k] = it->data[k]; }
+  e.by_value = 0;
+  for (int k = 0; k < nops; k++) {
+    e.dtype[k] = it->ops[k]->dtype;
+    e.data[k] = it->data[k];
+    if (k >= it->nout && it->ops[k]->device.type == SK_DEVICE_CPU) { /* a CPU 0-dim input (sk_structured_begin allows no other) */
+      e.by_value |= 1u << k;
+      e.value[k] = sk_elem_load_double(it->data[k], (SkDType)e.dtype[k]);
+      e.ivalue[k] = sk_elem_load_int64(it->data[k], (SkDType)e.dtype[k]);
+      e.data[k] = NULL;
+    }
+  }
   for (int d = 0; d < it->ndim; d++) {
     e.shape[d] = it->shape[d];
     for (int k = 0; k < nops; k++) e.strides[d][k] = it->strides[d][k];
