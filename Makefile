@@ -124,8 +124,14 @@ $(EMU_MODULE): $(EMU_OBJ)
 	@mkdir -p $(dir $@)
 	$(CXX) -shared -Wl,-z,nodelete -o $@ $(EMU_OBJ)
 
-cuda-emu: $(EMU_MODULE)
-cuda-emu-spec: $(MODULE) $(EMU_MODULE)
+# The emulation's own rules, each broken once, against the emulated runtime alone.
+$(EMU)/test_cuda_emu: spec/c/test_cuda_emu.cpp $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ $(EMU_INC) -Ikernels/cuda $(CPPFLAGS) $(CXXFLAGS_EMU) -o $@ spec/c/test_cuda_emu.cpp -x none $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o
+
+cuda-emu: $(EMU_MODULE) $(EMU)/test_cuda_emu
+cuda-emu-spec: $(MODULE) cuda-emu
+	$(EMU)/test_cuda_emu
 	$(EMU_RUN) busted --lua=$(LUA) spec/cuda_spec.lua spec/conformance_spec.lua
 # }====
 
@@ -261,4 +267,4 @@ install-files:
 clean:
 	rm -rf build $(SAN)
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(EMU)/test_cuda_emu.d $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d

@@ -163,7 +163,8 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
   e.op = op;
   e.alpha = alpha;
   e.ialpha = ialpha;
-  e.integer = !sk_dtype_is_floating(it->common_dtype) && op != DIV && op < EXP;
+  /* integers in int64 (comparisons too: int64 beyond 2^53 is not exact in double); DIV and the transcendental ops in double */
+  e.integer = !sk_dtype_is_floating(it->common_dtype) && op != DIV && (op < EXP || op >= EQ);
   e.by_value = 0;
   for (int k = 0; k < nops; k++) {
     e.dtype[k] = it->ops[k]->dtype;
@@ -343,16 +344,18 @@ static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kin
   r.nkept = r.nred = 0;
   r.count = 1;
   int64_t osz = (int64_t)sk_dtype_size(out->dtype);
-  /* the output keeps the kept dims in order (keepdim or not); walk them with its contiguous strides */
-  int64_t ostride[SK_MAX_DIMS], st = osz;
-  int nk = 0;
-  for (int d = 0; d < self->ndim; d++) if (!(mask >> d & 1)) nk++;
-  for (int d = self->ndim - 1, k = nk - 1; d >= 0; d--)
-    if (!(mask >> d & 1)) { ostride[k--] = st; st *= self->sizes[d]; }
-  for (int d = 0, k = 0; d < self->ndim; d++) {
+  /* the output holds the kept dims in order, with the reduced ones as size 1 under keepdim:
+  ** kept dim d is out's dim d (keepdim) or its k-th dim; walk it with out's own strides (an out= may be any view) */
+  int keep = out->ndim == self->ndim;
+  for (int d = 0; d < self->ndim; d++) {
     int64_t bst = self->strides[d] * (int64_t)sk_dtype_size(self->dtype);
     if (mask >> d & 1) { r.red_sizes[r.nred] = self->sizes[d]; r.red_strides[r.nred++] = bst; r.count *= self->sizes[d]; }
-    else { r.kept_sizes[r.nkept] = self->sizes[d]; r.kept_strides[r.nkept] = bst; r.out_strides[r.nkept++] = ostride[k++]; }
+    else {
+      r.kept_sizes[r.nkept] = self->sizes[d];
+      r.kept_strides[r.nkept] = bst;
+      r.out_strides[r.nkept] = out->strides[keep ? d : r.nkept] * osz;
+      r.nkept++;
+    }
   }
   return check(SK_LAUNCH(reduce_kernel, grid_for(out->numel), 256, r, out->numel), "a reduction");
 }
@@ -390,9 +393,13 @@ static int handle_for(int device, cublasHandle_t *h) {
   return 0;
 }
 
-/* C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major contiguous batches (C^T = B^T A^T in column major). */
+/* C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major contiguous batches (C^T = B^T A^T in column major).
+** k = 0 gives C = beta * C (zeros for beta 0, as the CPU); an empty C is nothing to do. cuBLAS
+** wants every leading dimension >= 1 even where a matrix is empty. */
 static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int64_t p, const void *a, const void *b, void *c,
                 double alpha, double beta) {
+  if (batch == 0 || n == 0 || p == 0) return 0;
+  int ldp = (int)(p > 1 ? p : 1), ldk = (int)(k > 1 ? k : 1);
   cublasHandle_t h = NULL;
   if (handle_for(device, &h)) return -1;
   cudaDataType_t t;
@@ -407,8 +414,8 @@ static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int
   float af = (float)alpha, bf = (float)beta;
   const void *pa = dt == SK_DTYPE_FLOAT64 ? (const void *)&alpha : (const void *)&af;
   const void *pb = dt == SK_DTYPE_FLOAT64 ? (const void *)&beta : (const void *)&bf;
-  cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, (int)p, k * p,
-                                                a, t, (int)k, n * k, pb, c, t, (int)p, n * p, (int)batch, compute,
+  cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, ldp, k * p,
+                                                a, t, ldk, n * k, pb, c, t, ldp, n * p, (int)batch, compute,
                                                 CUBLAS_GEMM_DEFAULT);
   return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed: %s", cublasGetStatusString(s));
 }

@@ -87,15 +87,18 @@ struct alignas(16) float4 { float x, y, z, w; };
 extern thread_local uint3 threadIdx, blockIdx;
 extern thread_local dim3 blockDim, gridDim;
 
-/* Needs the threads of a block to run together: a launch that reaches it fails, naming the kernel. */
+/* Needs the threads of a block to run together: it stops the launch (throws sk_emu::Unsupported,
+** caught by the launch before any later thread runs), which fails naming the kernel. */
 void __syncthreads(void);
 
 /* The steps of a launch: the configuration check, the argument checks, then every thread. */
 cudaError_t sk_emu_launch_begin(const char *kernel, dim3 grid, dim3 block);
 cudaError_t sk_emu_check_kernel_pointer(const char *kernel, int arg, int index, const void *p);
-cudaError_t sk_emu_launch_end(const char *kernel);
+cudaError_t sk_emu_launch_end(const char *kernel, int stopped);
 
 namespace sk_emu {
+struct Unsupported {};
+
 /* A kernel argument's device pointers: a raw pointer is one; a struct that lists its own
 ** (`int pointers(const void **p) const`, at most MAX_POINTERS; sk_cuda_launch.h) gives
 ** those; anything else has none. */
@@ -120,20 +123,24 @@ cudaError_t run(const char *kernel, void (*k)(P...), dim3 grid, dim3 block, type
   cudaError_t bad = cudaSuccess;
   int arg = 0;
   ((bad = bad ? bad : check_arg(kernel, arg, args, 0), arg++), ...);
-  if (bad) return bad;
+  if (bad) return bad; /* the check recorded it */
   gridDim = grid;
   blockDim = block;
-  for (unsigned bz = 0; bz < grid.z; bz++)
-    for (unsigned by = 0; by < grid.y; by++)
-      for (unsigned bx = 0; bx < grid.x; bx++)
-        for (unsigned tz = 0; tz < block.z; tz++)
-          for (unsigned ty = 0; ty < block.y; ty++)
-            for (unsigned tx = 0; tx < block.x; tx++) {
-              blockIdx = uint3{bx, by, bz};
-              threadIdx = uint3{tx, ty, tz};
-              k(args...);
-            }
-  return sk_emu_launch_end(kernel);
+  try {
+    for (unsigned bz = 0; bz < grid.z; bz++)
+      for (unsigned by = 0; by < grid.y; by++)
+        for (unsigned bx = 0; bx < grid.x; bx++)
+          for (unsigned tz = 0; tz < block.z; tz++)
+            for (unsigned ty = 0; ty < block.y; ty++)
+              for (unsigned tx = 0; tx < block.x; tx++) {
+                blockIdx = uint3{bx, by, bz};
+                threadIdx = uint3{tx, ty, tz};
+                k(args...);
+              }
+  } catch (Unsupported &) {
+    return sk_emu_launch_end(kernel, 1);
+  }
+  return sk_emu_launch_end(kernel, 0);
 }
 } // namespace sk_emu
 

@@ -42,7 +42,6 @@ thread_local cudaError_t last_error;
 thread_local cudaError_t detail_code;
 thread_local char detail[768];
 thread_local const char *running;            /* emulated device code now executing, or NULL */
-thread_local int sync_reached;
 
 int device_count() {
   static int n = -1;
@@ -289,7 +288,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 } // extern "C"
 
 /* {==== Launches (the template in cuda_runtime.h runs the threads; C++ linkage) ==== */
-void __syncthreads(void) { sync_reached = 1; }
+void __syncthreads(void) { throw sk_emu::Unsupported(); }
 
 cudaError_t sk_emu_launch_begin(const char *kernel, dim3 g, dim3 b) {
   unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
@@ -303,7 +302,6 @@ cudaError_t sk_emu_launch_begin(const char *kernel, dim3 g, dim3 b) {
     return fail(cudaErrorInvalidConfiguration, "kernel '%s': invalid configuration (grid %u x %u x %u, block %u x %u x %u): %s",
                 kernel, g.x, g.y, g.z, b.x, b.y, b.z, why);
   running = kernel;
-  sync_reached = 0;
   return cudaSuccess;
 }
 
@@ -315,9 +313,9 @@ cudaError_t sk_emu_check_kernel_pointer(const char *kernel, int arg, int index, 
   return fail(cudaErrorInvalidDevicePointer, "kernel '%s', argument %d (its pointer %d): %s", kernel, arg, index, why);
 }
 
-cudaError_t sk_emu_launch_end(const char *kernel) {
+cudaError_t sk_emu_launch_end(const char *kernel, int stopped) {
   running = NULL;
-  if (sync_reached)
+  if (stopped)
     return fail(cudaErrorNotSupported, "kernel '%s' calls __syncthreads, which is not supported by the emulation yet", kernel);
   return cudaSuccess;
 }
