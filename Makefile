@@ -58,7 +58,7 @@ CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
 .PHONY: gpu-deps all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
-        sanitize-spec fuzz bench compare install install-files clean
+        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec
 all: $(MODULE) $(CUDA_MODULE)
 
 deps:
@@ -101,6 +101,45 @@ $(BUILD)/obj/kernels/cuda/%.o: kernels/cuda/%.c | $(BUILD)/gen/.stamp
 $(BUILD)/sk/cuda.so: $(CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-z,nodelete -o $@ $(CUDA_OBJ) -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lcublas -lstdc++
+
+# {==== The CUDA module on the CPU ====
+# `make cuda-emu`: the same sources, the .cu files as host C++, against the emulated runtime
+# of kernels/cuda/emu (its cuda_runtime.h and cublas_v2.h come first on the include path),
+# into $(EMU_MODULE); no GPU and no CUDA toolkit needed. The loader takes it from
+# SK_CUDA_MODULE. `make cuda-emu-spec` runs the CUDA spec and the conformance suite on it.
+EMU        = $(BUILD)/emu
+EMU_MODULE = $(EMU)/cuda.so
+EMU_INC    = -Ikernels/cuda/emu
+CXX_WARN   = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings
+CXXFLAGS_EMU = -std=c++17 $(OPT) -g -fPIC $(CXX_WARN)
+EMU_OBJ    = $(patsubst %.cu,$(EMU)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
+             $(patsubst %.c,$(EMU)/obj/%.o,$(wildcard kernels/cuda/*.c)) \
+             $(patsubst %.cpp,$(EMU)/obj/%.o,$(wildcard kernels/cuda/emu/*.cpp)) $(BUILD)/obj/gen/sk_ops_cuda.o
+EMU_RUN    = $(RUN) SK_CUDA_MODULE=$(CURDIR)/$(EMU_MODULE)
+
+$(EMU)/obj/kernels/cuda/%.o: kernels/cuda/%.cu | $(BUILD)/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ $(EMU_INC) $(INC_ops) $(CPPFLAGS) $(CXXFLAGS_EMU) -c $< -o $@
+$(EMU)/obj/kernels/cuda/%.o: kernels/cuda/%.c | $(BUILD)/gen/.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_INC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(EMU)/obj/kernels/cuda/emu/%.o: kernels/cuda/emu/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_INC) $(CPPFLAGS) $(CXXFLAGS_EMU) -c $< -o $@
+$(EMU_MODULE): $(EMU_OBJ)
+	@mkdir -p $(dir $@)
+	$(CXX) -shared -Wl,-z,nodelete -o $@ $(EMU_OBJ)
+
+# The emulation's own rules, each broken once, against the emulated runtime alone.
+$(EMU)/test_cuda_emu: spec/c/test_cuda_emu.cpp $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o
+	@mkdir -p $(dir $@)
+	$(CXX) -x c++ $(EMU_INC) -Ikernels/cuda $(CPPFLAGS) $(CXXFLAGS_EMU) -o $@ spec/c/test_cuda_emu.cpp -x none $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o
+
+cuda-emu: $(EMU_MODULE) $(EMU)/test_cuda_emu
+cuda-emu-spec: $(MODULE) cuda-emu
+	$(EMU)/test_cuda_emu
+	$(EMU_RUN) busted --lua=$(LUA) spec/cuda_spec.lua spec/conformance_spec.lua
+# }====
 
 # nodelete: libgomp worker threads outlive lua_close, so the module (and its
 # libraries) must stay mapped until the process exits.
@@ -238,4 +277,4 @@ install-files:
 clean:
 	rm -rf build $(SAN)
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(EMU)/test_cuda_emu.d $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d

@@ -105,6 +105,9 @@ local TARGETS = {
     name = "cuda", device = "cuda", values = true,
     move = function(t) return t:to("cuda") end,
     available = function() return sk.cuda.is_available() end,
+    -- an op without a CUDA kernel runs through the CPU fallback (of the key 'CUDA'), which
+    -- wraps the CPU kernel's error with the op and the key
+    error_context = { "aten::[%w_.]+ through the <dev> fallback for 'CUDA': " },
   },
   {
     name = "conf_host", device = "conf_host", values = true,

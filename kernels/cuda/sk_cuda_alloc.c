@@ -81,9 +81,16 @@ static Block *best_fit(int device, size_t size) {
   return best;
 }
 
+/* A segment of `device`, whichever device is current (cudaMalloc allocates on the current one). */
 static int segment_new(int device, size_t size, Block **out) {
   void *p = NULL;
+  int prev;
+  if (cudaGetDevice(&prev) != cudaSuccess || (prev != device && cudaSetDevice(device) != cudaSuccess)) {
+    cudaGetLastError();
+    return -1;
+  }
   cudaError_t e = cudaMalloc(&p, size);
+  if (prev != device) cudaSetDevice(prev);
   if (e != cudaSuccess) { cudaGetLastError(); return -1; }
   Block *b = calloc(1, sizeof *b);
   if (!b) { cudaFree(p); return -1; }

@@ -16,6 +16,8 @@ extern "C" {
 #include "sk_random.h"
 }
 
+#include "sk_cuda_launch.h"
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -31,14 +33,24 @@ static int check(cudaError_t e, const char *what) {
 /* {==== Pointwise ==== */
 enum Op { ADD, SUB, MUL, DIV, NEG, ABS, EXP, LOG, SQRT, TANH, SIGMOID, EQ, NE, LT, LE, GT, GE };
 
+/* An input that is a CPU 0-dim tensor (a wrapped number, sk.tensor(2.0)) is read on the
+** host and passed by value (bit k of by_value; value/ivalue[k]): the device cannot read it. */
 struct Elem {
   int ndim, nops, op, integer;  /* integer: compute in int64 */
   int dtype[MAX_OPS];
-  char *data[MAX_OPS];
+  char *data[MAX_OPS];          /* NULL for an operand passed by value */
   int64_t shape[SK_MAX_DIMS];
   int64_t strides[SK_MAX_DIMS][MAX_OPS];
   double alpha;
   int64_t ialpha;
+  unsigned by_value;
+  double value[MAX_OPS];
+  int64_t ivalue[MAX_OPS];
+  int pointers(const void **p) const {
+    int n = 0;
+    for (int k = 0; k < nops; k++) if (!(by_value >> k & 1)) p[n++] = data[k];
+    return n;
+  }
 };
 
 __device__ static double apply(int op, double a, double b, double alpha) {
@@ -79,6 +91,13 @@ __device__ static int64_t apply_int(int op, int64_t a, int64_t b, int64_t alpha)
   }
 }
 
+__device__ static double operand(const Elem &e, char *const *p, int k) {
+  return e.by_value >> k & 1 ? e.value[k] : sk_elem_load_double(p[k], (SkDType)e.dtype[k]);
+}
+__device__ static int64_t operand_int(const Elem &e, char *const *p, int k) {
+  return e.by_value >> k & 1 ? e.ivalue[k] : sk_elem_load_int64(p[k], (SkDType)e.dtype[k]);
+}
+
 template <typename I>
 __global__ void elementwise(Elem e, I n) {
   for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)gridDim.x * blockDim.x) {
@@ -91,10 +110,10 @@ __global__ void elementwise(Elem e, I n) {
       for (int k = 0; k < e.nops; k++) p[k] += idx * e.strides[d][k];
     }
     if (e.integer) {
-      int64_t a = sk_elem_load_int64(p[1], (SkDType)e.dtype[1]), b = e.nops > 2 ? sk_elem_load_int64(p[2], (SkDType)e.dtype[2]) : 0;
+      int64_t a = operand_int(e, p, 1), b = e.nops > 2 ? operand_int(e, p, 2) : 0;
       sk_elem_store_int64(p[0], (SkDType)e.dtype[0], apply_int(e.op, a, b, e.ialpha));
     } else {
-      double a = sk_elem_load_double(p[1], (SkDType)e.dtype[1]), b = e.nops > 2 ? sk_elem_load_double(p[2], (SkDType)e.dtype[2]) : 0;
+      double a = operand(e, p, 1), b = e.nops > 2 ? operand(e, p, 2) : 0;
       sk_elem_store_double(p[0], (SkDType)e.dtype[0], apply(e.op, a, b, e.alpha));
     }
   }
@@ -134,9 +153,9 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
     same &= it->ops[k]->dtype == SK_DTYPE_FLOAT32;
   }
   if (flat && same && nops == 3 && op <= DIV && ((uintptr_t)it->data[0] | (uintptr_t)it->data[1] | (uintptr_t)it->data[2]) % 16 == 0) {
-    binary_f32x4<<<grid_for(it->numel / 4 + 1), 256>>>((float *)it->data[0], (const float *)it->data[1],
-                                                       (const float *)it->data[2], op, (float)alpha, it->numel);
-    return check(cudaGetLastError(), "a pointwise kernel");
+    return check(SK_LAUNCH(binary_f32x4, grid_for(it->numel / 4 + 1), 256, (float *)it->data[0], (const float *)it->data[1],
+                           (const float *)it->data[2], op, (float)alpha, it->numel),
+                 "a pointwise kernel");
   }
   Elem e;
   e.ndim = it->ndim;
@@ -144,15 +163,25 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
   e.op = op;
   e.alpha = alpha;
   e.ialpha = ialpha;
-  e.integer = !sk_dtype_is_floating(it->common_dtype) && op != DIV && op < EXP;
-  for (int k = 0; k < nops; k++) { e.dtype[k] = it->ops[k]->dtype; e.data[k] = it->data[k]; }
+  /* integers in int64 (comparisons too: int64 beyond 2^53 is not exact in double); DIV and the transcendental ops in double */
+  e.integer = !sk_dtype_is_floating(it->common_dtype) && op != DIV && (op < EXP || op >= EQ);
+  e.by_value = 0;
+  for (int k = 0; k < nops; k++) {
+    e.dtype[k] = it->ops[k]->dtype;
+    e.data[k] = it->data[k];
+    if (k >= it->nout && it->ops[k]->device.type == SK_DEVICE_CPU) { /* a CPU 0-dim input (sk_structured_begin allows no other) */
+      e.by_value |= 1u << k;
+      e.value[k] = sk_elem_load_double(it->data[k], (SkDType)e.dtype[k]);
+      e.ivalue[k] = sk_elem_load_int64(it->data[k], (SkDType)e.dtype[k]);
+      e.data[k] = NULL;
+    }
+  }
   for (int d = 0; d < it->ndim; d++) {
     e.shape[d] = it->shape[d];
     for (int k = 0; k < nops; k++) e.strides[d][k] = it->strides[d][k];
   }
-  if (it->numel < INT32_MAX) elementwise<int32_t><<<grid_for(it->numel), 256>>>(e, (int32_t)it->numel);
-  else elementwise<int64_t><<<grid_for(it->numel), 256>>>(e, it->numel);
-  return check(cudaGetLastError(), "a pointwise kernel");
+  if (it->numel < INT32_MAX) return check(SK_LAUNCH(elementwise<int32_t>, grid_for(it->numel), 256, e, (int32_t)it->numel), "a pointwise kernel");
+  return check(SK_LAUNCH(elementwise<int64_t>, grid_for(it->numel), 256, e, it->numel), "a pointwise kernel");
 }
 
 extern "C" {
@@ -196,6 +225,7 @@ struct Walk {
   int ndim, dtype;
   char *data;
   int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS]; /* C order, strides in bytes */
+  int pointers(const void **p) const { p[0] = data; return 1; }
 };
 
 static Walk walk_of(const SkTensor *t) {
@@ -239,9 +269,9 @@ extern "C" int sk_cuda_fill_(SkTensor *self, SkScalar value) {
   if (sk_scalar_check(value, self->dtype)) return -1;
   if (self->numel == 0) return 0;
   int integer = !sk_dtype_is_floating(self->dtype);
-  fill_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, sk_scalar_to_double(value),
-                                             sk_scalar_to_int(value), integer);
-  return check(cudaGetLastError(), "fill_");
+  return check(SK_LAUNCH(fill_kernel, grid_for(self->numel), 256, walk_of(self), self->numel, sk_scalar_to_double(value),
+                         sk_scalar_to_int(value), integer),
+               "fill_");
 }
 
 static int fill_random(SkTensor *self, const char *op, int normal, double a, double b) {
@@ -249,8 +279,7 @@ static int fill_random(SkTensor *self, const char *op, int normal, double a, dou
   uint64_t seed, base;
   sk_random_get_state(&seed, &base);
   base = sk_random_reserve((uint64_t)self->numel);
-  random_kernel<<<grid_for(self->numel), 256>>>(walk_of(self), self->numel, seed, base, a, b, normal);
-  return check(cudaGetLastError(), op);
+  return check(SK_LAUNCH(random_kernel, grid_for(self->numel), 256, walk_of(self), self->numel, seed, base, a, b, normal), op);
 }
 
 /* The argument checks are Meta's (sk_factories.c): one set for every backend. */
@@ -275,6 +304,7 @@ struct Reduce {
   int64_t out_strides[SK_MAX_DIMS];
   char *out;
   int64_t count;
+  int pointers(const void **p) const { p[0] = in.data; p[1] = out; return 2; }
 };
 
 __global__ void reduce_kernel(Reduce r, int64_t nout) {
@@ -314,19 +344,20 @@ static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kin
   r.nkept = r.nred = 0;
   r.count = 1;
   int64_t osz = (int64_t)sk_dtype_size(out->dtype);
-  /* the output keeps the kept dims in order (keepdim or not); walk them with its contiguous strides */
-  int64_t ostride[SK_MAX_DIMS], st = osz;
-  int nk = 0;
-  for (int d = 0; d < self->ndim; d++) if (!(mask >> d & 1)) nk++;
-  for (int d = self->ndim - 1, k = nk - 1; d >= 0; d--)
-    if (!(mask >> d & 1)) { ostride[k--] = st; st *= self->sizes[d]; }
-  for (int d = 0, k = 0; d < self->ndim; d++) {
+  /* the output holds the kept dims in order, with the reduced ones as size 1 under keepdim:
+  ** kept dim d is out's dim d (keepdim) or its k-th dim; walk it with out's own strides (an out= may be any view) */
+  int keep = out->ndim == self->ndim;
+  for (int d = 0; d < self->ndim; d++) {
     int64_t bst = self->strides[d] * (int64_t)sk_dtype_size(self->dtype);
     if (mask >> d & 1) { r.red_sizes[r.nred] = self->sizes[d]; r.red_strides[r.nred++] = bst; r.count *= self->sizes[d]; }
-    else { r.kept_sizes[r.nkept] = self->sizes[d]; r.kept_strides[r.nkept] = bst; r.out_strides[r.nkept++] = ostride[k++]; }
+    else {
+      r.kept_sizes[r.nkept] = self->sizes[d];
+      r.kept_strides[r.nkept] = bst;
+      r.out_strides[r.nkept] = out->strides[keep ? d : r.nkept] * osz;
+      r.nkept++;
+    }
   }
-  reduce_kernel<<<grid_for(out->numel), 256>>>(r, out->numel);
-  return check(cudaGetLastError(), "a reduction");
+  return check(SK_LAUNCH(reduce_kernel, grid_for(out->numel), 256, r, out->numel), "a reduction");
 }
 
 extern "C" {
@@ -362,9 +393,13 @@ static int handle_for(int device, cublasHandle_t *h) {
   return 0;
 }
 
-/* C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major contiguous batches (C^T = B^T A^T in column major). */
+/* C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major contiguous batches (C^T = B^T A^T in column major).
+** k = 0 gives C = beta * C (zeros for beta 0, as the CPU); an empty C is nothing to do. cuBLAS
+** wants every leading dimension >= 1 even where a matrix is empty. */
 static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int64_t p, const void *a, const void *b, void *c,
                 double alpha, double beta) {
+  if (batch == 0 || n == 0 || p == 0) return 0;
+  int ldp = (int)(p > 1 ? p : 1), ldk = (int)(k > 1 ? k : 1);
   cublasHandle_t h = NULL;
   if (handle_for(device, &h)) return -1;
   cudaDataType_t t;
@@ -379,10 +414,10 @@ static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int
   float af = (float)alpha, bf = (float)beta;
   const void *pa = dt == SK_DTYPE_FLOAT64 ? (const void *)&alpha : (const void *)&af;
   const void *pb = dt == SK_DTYPE_FLOAT64 ? (const void *)&beta : (const void *)&bf;
-  cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, (int)p, k * p,
-                                                a, t, (int)k, n * k, pb, c, t, (int)p, n * p, (int)batch, compute,
+  cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, ldp, k * p,
+                                                a, t, ldk, n * k, pb, c, t, ldp, n * p, (int)batch, compute,
                                                 CUBLAS_GEMM_DEFAULT);
-  return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed (status %d)", (int)s);
+  return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed: %s", cublasGetStatusString(s));
 }
 
 /* {==== Copies on the device: the kernels' own, not the dispatched copy_ (kernels call no op) ==== */
@@ -406,8 +441,7 @@ static int copy_broadcast(SkTensor *dst, const SkTensor *src) {
     int sd = d - (dst->ndim - src->ndim);
     from.strides[d] = sd >= 0 && src->sizes[sd] != 1 ? src->strides[sd] * isz : 0;
   }
-  copy_kernel<<<grid_for(dst->numel), 256>>>(w, from, dst->numel, (int)isz);
-  return check(cudaGetLastError(), "a copy on the device");
+  return check(SK_LAUNCH(copy_kernel, grid_for(dst->numel), 256, w, from, dst->numel, (int)isz), "a copy on the device");
 }
 
 /* A contiguous version of t (t itself, retained, when it already is). */

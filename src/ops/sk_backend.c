@@ -14,7 +14,9 @@
 typedef struct Own { int live, fallback, empty, fill; } Own; /* registration ids; 0 = none */
 static Own own[SK_DEVICE_MAX_TYPES];
 
-/* empty.memory_format for every run-time backend: the device's hooks allocate. */
+/* empty.memory_format for every backend but the CPU: the device's hooks allocate. A
+** compiled-in backend gets it too (CUDA has no empty of its own): without it, empty would
+** reach the CPU fallback, whose move to the device calls empty again. */
 static int backend_empty(SkTensor **result, SkIntList size, int dtype, int layout, SkDevice device, int pin_memory,
                          int memory_format) {
   (void)layout; (void)pin_memory;
@@ -50,15 +52,15 @@ int sk_backend_register(const SkBackend *b, int *type_out) {
   Own o = {1, 0, 0, 0};
   int rc = 0;
   if (b->fallback == SK_BACKEND_FALLBACK_CPU) rc = (o.fallback = sk_cpu_fallback_register(key)) < 0;
-  if (!rc && type >= SK_DEVICE_FIRST_CUSTOM) {
+  if (!rc) {
     SkKernel empty = {(void *)backend_empty, NULL, NULL, "sk_backend", 0};
     rc = (o.empty = sk_op_register(sk_op_empty_memory_format, key, &empty, NULL)) < 0;
-    if (!rc && !b->hooks.device_memory) {
-      /* the CPU's registered entry, not the bare kernel: the written-tensor checks and the version bump come too */
-      const SkKernel *cpu = &sk_op_fill__Scalar->table[SK_KEY_CPU];
-      SkKernel fill = {cpu->unboxed, cpu->boxed, cpu->ctx, "sk_backend", 0};
-      rc = (o.fill = sk_op_register(sk_op_fill__Scalar, key, &fill, NULL)) < 0;
-    }
+  }
+  if (!rc && type >= SK_DEVICE_FIRST_CUSTOM && !b->hooks.device_memory) {
+    /* the CPU's registered entry, not the bare kernel: the written-tensor checks and the version bump come too */
+    const SkKernel *cpu = &sk_op_fill__Scalar->table[SK_KEY_CPU];
+    SkKernel fill = {cpu->unboxed, cpu->boxed, cpu->ctx, "sk_backend", 0};
+    rc = (o.fill = sk_op_register(sk_op_fill__Scalar, key, &fill, NULL)) < 0;
   }
   if (rc) {
     undo(type, &o);

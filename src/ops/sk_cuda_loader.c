@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,8 +24,11 @@ static void *pressure_ud;
 void sk_set_memory_pressure_handler(SkMemoryPressureFn fn, void *ud) { pressure_fn = fn; pressure_ud = ud; }
 void sk_memory_pressure(void) { if (pressure_fn) pressure_fn(pressure_ud); }
 
-/* The module's path: cuda.so in the folder of the library holding this code. */
+/* The module's path: SK_CUDA_MODULE when set (the emulated module of `make cuda-emu`, a
+** module built elsewhere), else cuda.so in the folder of the library holding this code. */
 static int module_path(char *buf, size_t n) {
+  const char *env = getenv("SK_CUDA_MODULE");
+  if (env && *env) return snprintf(buf, n, "%s", env) < (int)n ? 0 : -1;
   Dl_info info;
   if (!dladdr((void *)module_path, &info) || !info.dli_fname) return -1;
   const char *slash = strrchr(info.dli_fname, '/');
@@ -37,7 +41,9 @@ static void load(void) {
   state = FAILED;
   if (module_path(path, sizeof path)) { snprintf(reason, sizeof reason, "cannot locate sk's CUDA module"); return; }
   if (access(path, F_OK) != 0) {
-    snprintf(reason, sizeof reason, "not built (nvcc was not found when sk was built; %s is missing)", path);
+    const char *env = getenv("SK_CUDA_MODULE");
+    if (env && *env) snprintf(reason, sizeof reason, "SK_CUDA_MODULE names %s, which does not exist", path);
+    else snprintf(reason, sizeof reason, "not built (nvcc was not found when sk was built; %s is missing)", path);
     return;
   }
   /* the module resolves sk's symbols in the core: make them global first */

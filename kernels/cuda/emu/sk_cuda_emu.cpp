@@ -1,0 +1,504 @@
+/*
+** sk_cuda_emu.cpp — the emulated CUDA runtime and cuBLAS (cuda_runtime.h, cublas_v2.h here)
+** Invariants: `allocs` holds exactly the live cudaMalloc allocations, keyed by start;
+** each has its own mapping whose last page is PROT_NONE, and its start is placed,
+** 256-byte aligned, so that the first byte past its 256-rounded size is that guard page.
+** Every failing call goes through fail(), which records the code as the last error (and
+** the message cudaGetErrorString returns for it). `running` names what executes emulated
+** device code (a kernel, a cuBLAS call) for the fault handler, which reports a guard-page
+** hit and exits as a sanitizer does.
+*/
+#include "cuda_runtime.h"
+#include "cublas_v2.h"
+
+#include <map>
+#include <mutex>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+thread_local uint3 threadIdx, blockIdx;
+thread_local dim3 blockDim, gridDim;
+
+namespace {
+
+struct Alloc {
+  char *map;      /* the mapping: data pages, then the guard page */
+  size_t map_len;
+  char *ptr;      /* what cudaMalloc returned */
+  size_t size;    /* what was asked */
+  int device;
+};
+
+std::map<uintptr_t, Alloc> allocs;
+std::mutex allocs_lock;
+
+thread_local int current;                    /* the calling thread's device, as in CUDA */
+thread_local cudaError_t last_error;
+thread_local cudaError_t detail_code;
+thread_local char detail[768];
+thread_local const char *running;            /* emulated device code now executing, or NULL */
+
+int device_count() {
+  static int n = -1;
+  if (n < 0) {
+    const char *s = getenv("SK_CUDA_EMU_DEVICES");
+    n = s && *s ? atoi(s) : 2;
+    if (n < 0) n = 0;
+  }
+  return n;
+}
+
+cudaError_t vfail(cudaError_t e, const char *fmt, va_list ap) {
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  detail_code = e;
+  last_error = e;
+  return e;
+}
+
+cudaError_t fail(cudaError_t e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+cudaError_t fail(cudaError_t e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(e, fmt, ap);
+  va_end(ap);
+  return e;
+}
+
+/* The live allocation holding p, or NULL; with `guard`, the one whose guard page holds p. */
+const Alloc *find(const void *p, const Alloc **guard) {
+  uintptr_t a = (uintptr_t)p;
+  auto it = allocs.upper_bound(a);
+  if (guard) *guard = NULL;
+  if (it != allocs.end() && guard && a >= (uintptr_t)it->second.map) *guard = &it->second; /* below its start: unused head */
+  if (it == allocs.begin()) return NULL;
+  --it;
+  const Alloc &al = it->second;
+  if (a < (uintptr_t)al.ptr + al.size) return &al;
+  if (guard && a < (uintptr_t)al.map + al.map_len) *guard = &al;
+  return NULL;
+}
+
+/* What is wrong with [p, p + bytes) as device memory (of the current device when
+** `same_device`), written to buf; 0 when nothing is. */
+int describe(const void *p, size_t bytes, int same_device, char *buf, size_t n) {
+  std::lock_guard<std::mutex> hold(allocs_lock);
+  const Alloc *g;
+  const Alloc *al = find(p, &g);
+  if (!al) {
+    if (g) snprintf(buf, n, "%p is outside the %zu-byte allocation at %p (device %d)", p, g->size, (void *)g->ptr, g->device);
+    else snprintf(buf, n, "%p is a host pointer (in no live device allocation)", p);
+    return 1;
+  }
+  if (same_device && al->device != current) {
+    snprintf(buf, n, "%p is memory of device %d while device %d is current", p, al->device, current);
+    return 1;
+  }
+  size_t left = (size_t)(al->ptr + al->size - (const char *)p);
+  if (bytes > left) {
+    snprintf(buf, n, "%zu bytes at %p run past the end of the %zu-byte allocation at %p (%zu bytes left)", bytes, p, al->size,
+             (void *)al->ptr, left);
+    return 1;
+  }
+  return 0;
+}
+
+int is_device(const void *p) {
+  std::lock_guard<std::mutex> hold(allocs_lock);
+  return find(p, NULL) != NULL;
+}
+
+/* {==== The fault handler: a guard page or a wild address touched by emulated device code ==== */
+struct sigaction previous_segv;
+
+void on_segv(int sig, siginfo_t *si, void *uc) {
+  const Alloc *g = NULL;
+  const Alloc *al = find(si->si_addr, &g);
+  if (!running && !g) { /* not ours: the handler that was there decides */
+    sigaction(SIGSEGV, &previous_segv, NULL);
+    (void)sig; (void)uc;
+    return;
+  }
+  char msg[512];
+  if (g)
+    snprintf(msg, sizeof msg, "sk CUDA emulation: %s touched %p, past the end of the %zu-byte device allocation at %p (device %d)\n",
+             running ? running : "host code", si->si_addr, g->size, (void *)g->ptr, g->device);
+  else
+    snprintf(msg, sizeof msg, "sk CUDA emulation: %s touched %p, %s\n", running, si->si_addr,
+             al ? "inside a device allocation (a protection fault)" : "which is in no device allocation");
+  if (write(2, msg, strlen(msg)) < 0) _exit(86);
+  _exit(86);
+}
+
+void install_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &previous_segv);
+  });
+}
+/* }==== */
+
+const char *kind_name(cudaMemcpyKind k) {
+  switch (k) {
+  case cudaMemcpyHostToHost: return "cudaMemcpyHostToHost";
+  case cudaMemcpyHostToDevice: return "cudaMemcpyHostToDevice";
+  case cudaMemcpyDeviceToHost: return "cudaMemcpyDeviceToHost";
+  case cudaMemcpyDeviceToDevice: return "cudaMemcpyDeviceToDevice";
+  default: return "cudaMemcpyDefault";
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+cudaError_t sk_emu_fail(cudaError_t e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vfail(e, fmt, ap);
+  va_end(ap);
+  return e;
+}
+
+cudaError_t sk_emu_check_device_pointer(const void *p, size_t bytes, const char *who) {
+  char why[512];
+  if (!describe(p, bytes, 1, why, sizeof why)) return cudaSuccess;
+  return fail(cudaErrorInvalidDevicePointer, "%s: %s", who, why);
+}
+
+/* {==== Devices and errors ==== */
+cudaError_t cudaGetDeviceCount(int *count) {
+  *count = device_count();
+  return *count ? cudaSuccess : fail(cudaErrorNoDevice, "no CUDA-capable device is detected (SK_CUDA_EMU_DEVICES=0)");
+}
+
+cudaError_t cudaGetDevice(int *device) {
+  *device = current;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  if (device < 0 || device >= device_count())
+    return fail(cudaErrorInvalidDevice, "cudaSetDevice(%d): invalid device ordinal (the emulation has %d: SK_CUDA_EMU_DEVICES)",
+                device, device_count());
+  current = device;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; } /* kernels ran when launched */
+
+cudaError_t cudaGetLastError(void) {
+  cudaError_t e = last_error;
+  last_error = cudaSuccess;
+  return e;
+}
+
+const char *cudaGetErrorString(cudaError_t e) {
+  if (e == detail_code && detail[0]) return detail;
+  switch (e) {
+  case cudaSuccess: return "no error";
+  case cudaErrorInvalidValue: return "invalid argument";
+  case cudaErrorMemoryAllocation: return "out of memory";
+  case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+  case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+  case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version";
+  case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+  case cudaErrorInvalidDevice: return "invalid device ordinal";
+  case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+  case cudaErrorNotSupported: return "operation not supported";
+  }
+  return "unrecognized error code";
+}
+/* }==== */
+
+/* {==== Memory ==== */
+cudaError_t cudaMalloc(void **ptr, size_t size) {
+  if (!ptr) return fail(cudaErrorInvalidValue, "cudaMalloc: the result pointer is NULL");
+  if (!device_count()) return fail(cudaErrorNoDevice, "cudaMalloc: no CUDA-capable device is detected");
+  *ptr = NULL;
+  if (size == 0) return cudaSuccess; /* as CUDA: success and a NULL pointer */
+  install_handler();
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded = (size + 255) & ~(size_t)255;
+  if (rounded < size) return fail(cudaErrorMemoryAllocation, "cudaMalloc: %zu bytes is too large", size);
+  size_t len = (rounded + page - 1) / page * page + page;
+  char *map = (char *)mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) return fail(cudaErrorMemoryAllocation, "cudaMalloc: out of memory mapping %zu bytes on device %d", size, current);
+  if (mprotect(map + len - page, page, PROT_NONE)) {
+    munmap(map, len);
+    return fail(cudaErrorMemoryAllocation, "cudaMalloc: cannot protect the guard page");
+  }
+  Alloc al = {map, len, map + len - page - rounded, size, current};
+  std::lock_guard<std::mutex> hold(allocs_lock);
+  allocs[(uintptr_t)al.ptr] = al;
+  *ptr = al.ptr;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *ptr) {
+  if (!ptr) return cudaSuccess;
+  Alloc al;
+  {
+    std::lock_guard<std::mutex> hold(allocs_lock);
+    auto it = allocs.find((uintptr_t)ptr);
+    if (it == allocs.end())
+      return fail(cudaErrorInvalidValue, "cudaFree(%p): not the start of a live device allocation", ptr);
+    al = it->second;
+    allocs.erase(it);
+  }
+  munmap(al.map, al.map_len);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return fail(cudaErrorInvalidMemcpyDirection, "cudaMemcpy: %d is not a cudaMemcpyKind", (int)kind);
+  if (count == 0) return cudaSuccess;
+  if (kind == cudaMemcpyDefault)
+    kind = (cudaMemcpyKind)((is_device(src) ? 2 : 0) + (is_device(dst) ? 1 : 0));
+  int dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  int src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  const void *ends[2] = {dst, src};
+  int want[2] = {dst_dev, src_dev};
+  for (int i = 0; i < 2; i++) {
+    char why[512];
+    const char *side = i ? "source" : "destination";
+    if (want[i] && describe(ends[i], count, 0, why, sizeof why)) /* any device: memcpy works across devices (UVA) */
+      return fail(cudaErrorInvalidValue, "cudaMemcpy(%s, %zu bytes): the %s: %s", kind_name(kind), count, side, why);
+    if (!want[i] && is_device(ends[i]))
+      return fail(cudaErrorInvalidValue, "cudaMemcpy(%s, %zu bytes): the %s %p is device memory, not host memory",
+                  kind_name(kind), count, side, ends[i]);
+  }
+  running = "cudaMemcpy";
+  memmove(dst, src, count);
+  running = NULL;
+  return cudaSuccess;
+}
+/* }==== */
+
+} // extern "C"
+
+/* {==== Launches (the template in cuda_runtime.h runs the threads; C++ linkage) ==== */
+void __syncthreads(void) { throw sk_emu::Unsupported(); }
+
+cudaError_t sk_emu_launch_begin(const char *kernel, dim3 g, dim3 b) {
+  unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+  const char *why = !device_count() ? "no CUDA-capable device is detected"
+                    : threads == 0 || g.x == 0 || g.y == 0 || g.z == 0 ? "a dimension is 0"
+                    : threads > 1024 ? "more than 1024 threads per block"
+                    : b.x > 1024 || b.y > 1024 || b.z > 64 ? "a block dimension is over its limit (1024, 1024, 64)"
+                    : g.x > 2147483647u || g.y > 65535 || g.z > 65535 ? "a grid dimension is over its limit (2^31-1, 65535, 65535)"
+                    : NULL;
+  if (why)
+    return fail(cudaErrorInvalidConfiguration, "kernel '%s': invalid configuration (grid %u x %u x %u, block %u x %u x %u): %s",
+                kernel, g.x, g.y, g.z, b.x, b.y, b.z, why);
+  running = kernel;
+  return cudaSuccess;
+}
+
+cudaError_t sk_emu_check_kernel_pointer(const char *kernel, int arg, int index, const void *p) {
+  char why[512];
+  if (!p || !describe(p, 1, 1, why, sizeof why)) return cudaSuccess;
+  running = NULL;
+  if (index < 0) return fail(cudaErrorInvalidDevicePointer, "kernel '%s', argument %d: %s", kernel, arg, why);
+  return fail(cudaErrorInvalidDevicePointer, "kernel '%s', argument %d (its pointer %d): %s", kernel, arg, index, why);
+}
+
+cudaError_t sk_emu_launch_end(const char *kernel, int stopped) {
+  running = NULL;
+  if (stopped)
+    return fail(cudaErrorNotSupported, "kernel '%s' calls __syncthreads, which is not supported by the emulation yet", kernel);
+  return cudaSuccess;
+}
+/* }==== */
+
+/* {==== cuBLAS ==== */
+struct SkEmuCublas { int device; };
+
+namespace {
+thread_local cublasStatus_t blas_code;
+thread_local char blas_detail[768];
+
+cublasStatus_t blas_fail(cublasStatus_t s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+cublasStatus_t blas_fail(cublasStatus_t s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(blas_detail, sizeof blas_detail, fmt, ap);
+  va_end(ap);
+  blas_code = s;
+  return s;
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023, bits;
+  if (e == 31) bits = s | 0x7F800000u | (m << 13);
+  else if (e) bits = s | ((e + 112) << 23) | (m << 13);
+  else if (!m) bits = s;
+  else { /* subnormal: normalize */
+    e = 113;
+    while (!(m & 1024)) { m <<= 1; e--; }
+    bits = s | (e << 23) | ((m & 1023) << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t float_to_half(float f) { /* round to nearest even, through the hardware-free path */
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t s = (x >> 16) & 0x8000, e = (x >> 23) & 255, m = x & 0x7FFFFF;
+  if (e == 255) return (uint16_t)(s | 0x7C00 | (m ? 0x200 : 0));
+  int ne = (int)e - 112;
+  if (ne >= 31) return (uint16_t)(s | 0x7C00);
+  if (ne <= 0) {
+    if (ne < -10) return (uint16_t)s;
+    m |= 0x800000;
+    int shift = 14 - ne;
+    uint32_t r = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (r & 1))) r++;
+    return (uint16_t)(s | r);
+  }
+  uint32_t r = ((uint32_t)ne << 10) | (m >> 13), rem = m & 0x1FFF;
+  if (rem > 0x1000 || (rem == 0x1000 && (r & 1))) r++;
+  return (uint16_t)(s | r);
+}
+
+double load(const char *p, cudaDataType_t t) {
+  switch (t) {
+  case CUDA_R_64F: { double v; memcpy(&v, p, 8); return v; }
+  case CUDA_R_32F: { float v; memcpy(&v, p, 4); return v; }
+  case CUDA_R_16F: { uint16_t h; memcpy(&h, p, 2); return half_to_float(h); }
+  default: { uint16_t h; memcpy(&h, p, 2); uint32_t b = (uint32_t)h << 16; float v; memcpy(&v, &b, 4); return v; }
+  }
+}
+
+void store(char *p, cudaDataType_t t, double v) {
+  switch (t) {
+  case CUDA_R_64F: memcpy(p, &v, 8); break;
+  case CUDA_R_32F: { float f = (float)v; memcpy(p, &f, 4); break; }
+  case CUDA_R_16F: { uint16_t h = float_to_half((float)v); memcpy(p, &h, 2); break; }
+  default: {
+    float f = (float)v;
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    uint16_t h = (b & 0x7FFFFFFF) > 0x7F800000 ? (uint16_t)((b >> 16) | 64) : (uint16_t)((b + 0x7FFF + ((b >> 16) & 1)) >> 16);
+    memcpy(p, &h, 2);
+  }
+  }
+}
+
+size_t type_size(cudaDataType_t t) { return t == CUDA_R_64F ? 8 : t == CUDA_R_32F ? 4 : 2; }
+
+/* A matrix of `rows` x `cols` (column major, leading dimension ld) in each of `batch` batches. */
+cublasStatus_t check_matrix(const char *name, const void *p, int rows, int cols, int ld, long long stride, int batch,
+                            cudaDataType_t t) {
+  size_t es = type_size(t), bytes = ((size_t)(cols - 1) * (size_t)ld + (size_t)rows) * es;
+  char why[512];
+  for (int i = 0; i < batch; i++) {
+    const char *q = (const char *)p + (ptrdiff_t)(i * stride) * (ptrdiff_t)es;
+    if (describe(q, bytes, 1, why, sizeof why))
+      return blas_fail(CUBLAS_STATUS_INVALID_VALUE, "cublasGemmStridedBatchedEx: matrix %s of batch %d: %s", name, i, why);
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+} // namespace
+
+extern "C" {
+
+cublasStatus_t cublasCreate(cublasHandle_t *handle) {
+  if (!device_count()) return blas_fail(CUBLAS_STATUS_NOT_INITIALIZED, "cublasCreate: no CUDA-capable device is detected");
+  *handle = new SkEmuCublas{current};
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
+  if (!handle) return blas_fail(CUBLAS_STATUS_NOT_INITIALIZED, "cublasSetMathMode: the handle is NULL");
+  if (mode != CUBLAS_DEFAULT_MATH && mode != CUBLAS_TENSOR_OP_MATH && mode != CUBLAS_PEDANTIC_MATH)
+    return blas_fail(CUBLAS_STATUS_INVALID_VALUE, "cublasSetMathMode: %d is not a math mode", (int)mode);
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+const char *cublasGetStatusString(cublasStatus_t s) {
+  if (s == blas_code && blas_detail[0]) return blas_detail;
+  switch (s) {
+  case CUBLAS_STATUS_SUCCESS: return "the operation completed successfully";
+  case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
+  case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
+  case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
+  case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
+  }
+  return "unknown status";
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                          int n, int k, const void *alpha, const void *A, cudaDataType_t Atype, int lda,
+                                          long long strideA, const void *B, cudaDataType_t Btype, int ldb,
+                                          long long strideB, const void *beta, void *C, cudaDataType_t Ctype, int ldc,
+                                          long long strideC, int batchCount, cublasComputeType_t computeType,
+                                          cublasGemmAlgo_t algo) {
+  const char *f = "cublasGemmStridedBatchedEx";
+  (void)algo;
+  if (!handle) return blas_fail(CUBLAS_STATUS_NOT_INITIALIZED, "%s: the handle is NULL", f);
+  if (handle->device != current)
+    return blas_fail(CUBLAS_STATUS_INVALID_VALUE, "%s: the handle belongs to device %d while device %d is current", f,
+                     handle->device, current);
+  int ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+  int arows = ta ? k : m, brows = tb ? n : k;
+  const char *bad = transa < CUBLAS_OP_N || transa > CUBLAS_OP_C ? "transa is not an operation"
+                    : transb < CUBLAS_OP_N || transb > CUBLAS_OP_C ? "transb is not an operation"
+                    : m < 0 ? "m < 0" : n < 0 ? "n < 0" : k < 0 ? "k < 0" : batchCount < 0 ? "batchCount < 0"
+                    : lda < (arows > 1 ? arows : 1) ? "lda < max(1, rows of A)"
+                    : ldb < (brows > 1 ? brows : 1) ? "ldb < max(1, rows of B)"
+                    : ldc < (m > 1 ? m : 1) ? "ldc < max(1, m)"
+                    : !alpha || !beta ? "alpha or beta is NULL" : NULL;
+  if (bad)
+    return blas_fail(CUBLAS_STATUS_INVALID_VALUE, "%s: %s (m %d, n %d, k %d, lda %d, ldb %d, ldc %d, batchCount %d)", f, bad, m,
+                     n, k, lda, ldb, ldc, batchCount);
+  int wide = computeType == CUBLAS_COMPUTE_64F;
+  int types_ok = Atype == Btype && Btype == Ctype &&
+                 (wide ? Ctype == CUDA_R_64F
+                       : (computeType == CUBLAS_COMPUTE_32F || computeType == CUBLAS_COMPUTE_32F_PEDANTIC) && Ctype != CUDA_R_64F);
+  if (!types_ok)
+    return blas_fail(CUBLAS_STATUS_NOT_SUPPORTED, "%s: data types %d, %d, %d with compute type %d are not a supported combination",
+                     f, (int)Atype, (int)Btype, (int)Ctype, (int)computeType);
+  if (is_device(alpha) || is_device(beta))
+    return blas_fail(CUBLAS_STATUS_INVALID_VALUE, "%s: alpha and beta must be host values (pointer mode host)", f);
+  if (m == 0 || n == 0 || batchCount == 0) return CUBLAS_STATUS_SUCCESS;
+  cublasStatus_t s = check_matrix("C", C, m, n, ldc, strideC, batchCount, Ctype);
+  if (!s && k > 0) s = check_matrix("A", A, arows, ta ? m : k, lda, strideA, batchCount, Atype);
+  if (!s && k > 0) s = check_matrix("B", B, brows, tb ? k : n, ldb, strideB, batchCount, Btype);
+  if (s) return s;
+  double al = wide ? *(const double *)alpha : *(const float *)alpha, be = wide ? *(const double *)beta : *(const float *)beta;
+  size_t es = type_size(Ctype);
+  running = f;
+  for (int b = 0; b < batchCount; b++) {
+    const char *pa = (const char *)A + (ptrdiff_t)(b * strideA) * (ptrdiff_t)es;
+    const char *pb = (const char *)B + (ptrdiff_t)(b * strideB) * (ptrdiff_t)es;
+    char *pc = (char *)C + (ptrdiff_t)(b * strideC) * (ptrdiff_t)es;
+    for (int j = 0; j < n; j++)
+      for (int i = 0; i < m; i++) {
+        double acc = 0;
+        for (int l = 0; l < k; l++) {
+          size_t ia = ta ? (size_t)i * lda + l : (size_t)l * lda + i, ib = tb ? (size_t)l * ldb + j : (size_t)j * ldb + l;
+          acc += load(pa + ia * es, Atype) * load(pb + ib * es, Btype);
+        }
+        char *c = pc + ((size_t)j * ldc + i) * es;
+        store(c, Ctype, al * acc + (be != 0 ? be * load(c, Ctype) : 0)); /* beta 0: C is not read, as in cuBLAS */
+      }
+  }
+  running = NULL;
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+} // extern "C"
+/* }==== */
