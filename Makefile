@@ -30,7 +30,7 @@ print-inc-%:
 	@echo $(INC_$*)
 # }====
 LDLIBS   = -lopenblas -lsleef -lm -fopenmp
-DEBS     = lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
+DEBS     = g++ lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev valgrind
 # What scripts/gpu_check.sh unpacks on a GPU machine with no network (`make gpu-deps` fetches
 # them here into .gpu-deps/, which travels with the work tree): DEBS without valgrind, as the
 # packages that hold the files, and the libraries they need beyond a base system.
@@ -193,7 +193,7 @@ memcheck-spec: all $(TEST_PROGS)
 # ends. make stops at the first failing step (after those running finish). The sanitizer build
 # waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
 TEST_JOBS ?= 2
-TEST_STEPS = memcheck-spec fuzz sanitize-spec spec test-c memcheck-c sanitize-c
+TEST_STEPS = memcheck-spec fuzz sanitize-spec spec cuda-emu-spec test-c memcheck-c sanitize-c
 test: deps
 	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
 	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"

@@ -211,7 +211,12 @@ BINARY(ge_out, GE)
     return run_elementwise(m, OP, 1, 1);                                                                      \
   }
 UNARY(neg_out, NEG)
-UNARY(abs_out, ABS)
+/* PyTorch's abs has no bool loop, on the CPU or CUDA */
+int sk_cuda_abs_out(const SkMeta *m, const SkTensor *self, SkTensor *out) {
+  (void)out;
+  if (self->dtype == SK_DTYPE_BOOL) return sk_error("\"abs_cuda\" not implemented for 'Bool'");
+  return run_elementwise(m, ABS, 1, 1);
+}
 UNARY(exp_out, EXP)
 UNARY(log_out, LOG)
 UNARY(sqrt_out, SQRT)

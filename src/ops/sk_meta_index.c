@@ -11,6 +11,7 @@
 ** nonzero cannot run on Meta at all: their Meta kernels say so.
 */
 #include "sk_kernels.h"
+#include "sk_ops.h"
 #include "sk_checked.h"
 #include "sk_error.h"
 
@@ -307,7 +308,7 @@ typedef struct {
   int bnd;
   int rnd;                           /* the result */
   int64_t rshape[SK_MAX_DIMS];
-  int unknown;                       /* a mask's count was unknown (no data): shapes not computed */
+  int unknown;                       /* a mask's count was unknown (Meta: no data): shapes not computed */
 } IndexShape;
 
 /* Number of nonzero bytes of a bool/uint8 tensor on the CPU. */
@@ -349,7 +350,13 @@ static int index_shape(const SkTensor *self, SkTensorList indices, const char *o
                           sk_shape_str(self->ndim, self->sizes, b, sizeof b), d + k);
       int64_t count = 0;
       if (sk_device_host_addressable(t->device)) count = count_true(t); /* host memory: its data is readable */
-      else p->unknown = 1;
+      else if (t->device.type == SK_DEVICE_META) p->unknown = 1;
+      else { /* device memory (CUDA): read the mask through a CPU copy, as PyTorch syncs on one */
+        SkTensor *c = NULL;
+        if (sk_to_device(&c, t, SK_CPU, -1, 0, 0, -1)) return -1;
+        count = count_true(c);
+        sk_tensor_release(c);
+      }
       for (int k = 0; k < t->ndim; k++) {
         nds[p->nidx] = 1;
         shapes[p->nidx][0] = count;
@@ -420,8 +427,8 @@ int sk_meta_index_Tensor(SkMeta *m, const SkTensor *self, SkTensorList indices) 
   IndexShape p;
   if (index_shape(self, indices, "index", &p)) return -1;
   if (p.unknown)
-    return sk_error("index: a boolean mask index on %s has a data-dependent result shape, which cannot be computed "
-                    "without reading the mask (argument 'indices')", self->device.type == SK_DEVICE_META ? "meta" : "this device");
+    return sk_error("index: a boolean mask index on meta has a data-dependent result shape, which cannot be computed "
+                    "without reading the mask (argument 'indices')");
   const SkTensor *in[SK_MAX_DIMS + 1];
   const char *names[SK_MAX_DIMS + 1];
   int n = 0;
