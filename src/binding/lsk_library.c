@@ -80,11 +80,12 @@ static void luafn_free(void *p) {
   free(f);
 }
 
-/* The state to call f on: the one running the current op call, if it shares f's registry. */
+/* The state to call f on: the one running the current op call, if it shares f's registry
+** (f's own main thread does without looking). */
 static lua_State *state_for(const LuaFn *f) {
   if (!f->token->alive) return NULL;
   lua_State *L = lsk_current_state();
-  if (L && state_token(L) == f->token) return L;
+  if (L == f->L || (L && state_token(L) == f->token)) return L;
   return f->L;
 }
 
