@@ -235,8 +235,12 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
 typedef struct MetaRef { SkMeta *m; } MetaRef;
 static const char meta_cache_key = 0;
 
+/* The methods of m hold its metatable as upvalue 1: comparing with it needs no lookup by name. */
 static SkMeta *check_meta(lua_State *L) {
-  MetaRef *r = luaL_checkudata(L, 1, "sk.Meta");
+  if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+    luaL_checkudata(L, 1, "sk.Meta"); /* not a context: raises its usual error */
+  lua_pop(L, 1);
+  MetaRef *r = lua_touserdata(L, 1);
   if (!r->m) lsk_raise(L, "meta context used after its meta function returned");
   return r->m;
 }
@@ -991,7 +995,9 @@ void lsk_open_library(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &token_key);
   static const luaL_Reg meta_methods[] = {{"set_output", m_set_output}, {"output", m_output}, {"variant", m_variant}, {NULL, NULL}};
   luaL_newmetatable(L, "sk.Meta");
-  luaL_newlib(L, meta_methods);
+  luaL_newlibtable(L, meta_methods);
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, meta_methods, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   luaL_newmetatable(L, BUILTIN_MT);
