@@ -22,6 +22,7 @@ typedef struct LskState {
   size_t gc_debt;      /* bytes of tensors made since the last collector step */
   size_t gc_live;      /* bytes held by this state's live tensor boxes */
   size_t gc_limit;     /* a full collection once gc_live passes it */
+  size_t kept;         /* boxes kept so far (lsk_keep_box) */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
 LskState *lsk_state(lua_State *L);
@@ -41,6 +42,11 @@ void lsk_gc_pay(lua_State *L, LskState *st);
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg);
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
 int lsk_is_closed_tensor(lua_State *L, int idx);
+/* Keeps the box at idx (if it is a live one) as its tensor's: a result of the running op
+** call that is that tensor is returned as this box (see lsk_tensor.c). May raise a memory error. */
+void lsk_keep_box(lua_State *L, int idx);
+/* Pushes the result t (takes the reference): as the box kept for it, if one still holds it. */
+void lsk_push_result_tensor(lua_State *L, SkTensor *t);
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */
 /* }==== */
 

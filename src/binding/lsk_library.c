@@ -95,11 +95,12 @@ static lua_State *state_for(const LuaFn *f) {
 ** left on L above its old top (nres of them, or all with LUA_MULTRET).
 ** Returns 0, or -1 with the error set. */
 typedef int (*PushFn)(lua_State *L, void *ud); /* pushes the arguments; returns how many */
-typedef struct Protected { const LuaFn *f; PushFn push; void *ud; int ncopy; } Protected;
+typedef struct Protected { const LuaFn *f; PushFn push; void *ud; int ncopy, keep; } Protected;
 
 /* The caller's Lua values arrive as arguments 2..ncopy+1: a tensor argument that
 ** is one of them is passed as that very value (no new userdata), as
-** lsk_frame_push_tensor does for a frame of the running C function. */
+** lsk_frame_push_tensor does for a frame of the running C function. With keep,
+** the tensors among the results are kept (lsk_keep_box): they are the call's results. */
 static int trampoline(lua_State *L) {
   const Protected *p = lua_touserdata(L, 1);
   LskFrame copies;
@@ -108,15 +109,17 @@ static int trampoline(lua_State *L) {
   int n = p->push ? p->push(L, p->ud) : 0;
   lsk_frame_leave(&copies);
   lua_call(L, n, LUA_MULTRET);
-  return lua_gettop(L) - 1 - p->ncopy;
+  int nres = lua_gettop(L) - 1 - p->ncopy;
+  for (int i = 1; i <= nres && p->keep; i++) lsk_keep_box(L, -i);
+  return nres;
 }
 
-static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres) {
+static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres, int keep) {
   const LskFrame *outer = lsk_frame;
   int ncopy = outer && outer->L == L && outer->last >= outer->first ? outer->last - outer->first + 1 : 0;
   if (ncopy && outer->last > lua_gettop(L)) ncopy = 0;
   if (!lua_checkstack(L, ncopy + 8)) return sk_error("%s: Lua stack overflow", f->where);
-  Protected p = {f, push, ud, ncopy};
+  Protected p = {f, push, ud, ncopy, keep};
   lua_pushcfunction(L, trampoline);
   lua_pushlightuserdata(L, &p);
   for (int i = 0; i < ncopy; i++) lua_pushvalue(L, outer->first + i); /* no allocation */
@@ -200,7 +203,7 @@ static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   if (nargs > 64) return sk_error("%s: too many arguments", f->where);
   snapshot_versions(op, a, nargs, ver);
   Args args = {a, nargs, sc->args};
-  if (protected_call(L, f, push_args, &args, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  if (protected_call(L, f, push_args, &args, LUA_MULTRET, 1)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, a, f->key, f->where, &rs);
@@ -318,7 +321,7 @@ static int lua_meta_run(SkMeta *m, const SkValue *a, int nargs, const LuaFn *f) 
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   int top = lua_gettop(L);
   MetaArgs x = {m, {a, nargs, f->args}, NULL, LUA_NOREF};
-  int rc = protected_call(L, f, push_meta_args, &x, 0);
+  int rc = protected_call(L, f, push_meta_args, &x, 0, 0);
   if (x.r) x.r->m = NULL;
   luaL_unref(L, LUA_REGISTRYINDEX, x.mref);
   lua_settop(L, top);
@@ -335,12 +338,16 @@ static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
 }
 
 /* In-place and out impls write into fresh tensors that are copied over the
-** caller's only when the impl succeeded: a Lua error never leaves them half-written. */
-typedef struct ImplArgs { SkTensor *const *outs; int nouts; Args args; } ImplArgs;
+** caller's only when the impl succeeded: a Lua error never leaves them half-written.
+** A functional impl's outs are the call's results: their boxes are kept (lsk_keep_box). */
+typedef struct ImplArgs { SkTensor *const *outs; int nouts, keep; Args args; } ImplArgs;
 static int push_impl_args(lua_State *L, void *ud) {
   const ImplArgs *x = ud;
   luaL_checkstack(L, x->nouts + x->args.n + 4, "too many arguments");
-  for (int i = 0; i < x->nouts; i++) lsk_push_tensor(L, sk_tensor_retain(x->outs[i]));
+  for (int i = 0; i < x->nouts; i++) {
+    lsk_push_tensor(L, sk_tensor_retain(x->outs[i]));
+    if (x->keep) lsk_keep_box(L, -1);
+  }
   return x->nouts + push_args(L, (void *)&x->args);
 }
 
@@ -356,8 +363,8 @@ static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const 
   if (nargs > 64) rc = sk_error("%s: too many arguments", f->where);
   if (!rc) {
     for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
-    ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs, f->args}};
-    rc = protected_call(L, f, push_impl_args, &x, 0);
+    ImplArgs x = {use_proxy ? proxy : outs, nouts, !use_proxy, {a, nargs, f->args}};
+    rc = protected_call(L, f, push_impl_args, &x, 0, 0);
     lua_settop(L, top);
     for (int i = 0; i < nargs && !rc; i++)
       if (a[i].tag == SK_VAL_TENSOR && a[i].u.t->storage->version != ver[i])
@@ -417,7 +424,7 @@ static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   LuaFn named = *f;
   snprintf(named.where, sizeof named.where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
   FallbackArgs x = {op, f->key, {&s->v[base], nargs, sc->args}};
-  if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET, 1)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, &s->v[base], f->key, named.where, &rs);
@@ -840,7 +847,7 @@ static int push_two_strings(lua_State *L, void *ud) {
 static void call_hook(lua_State *L, const LuaFn *f, PushFn push, void *ud, const char *what) {
   running++;
   int top = lua_gettop(L);
-  if (protected_call(L, f, push, ud, 0)) sk_warn("%s raised: %s", what, sk_error_message());
+  if (protected_call(L, f, push, ud, 0, 0)) sk_warn("%s raised: %s", what, sk_error_message());
   lua_settop(L, top);
   running--;
 }

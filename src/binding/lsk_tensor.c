@@ -118,6 +118,43 @@ SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char 
   return b->t;
 }
 
+/* Kept boxes. A Lua callback sees tensors as boxes: a structured impl its outs, a
+** Lua kernel the results it returns. When such a tensor becomes a result of the op
+** call that ran the callback, the caller gets that very box, as a Lua kernel gets the
+** caller's own values as its arguments: no second box, no second charge to the
+** collector. The boxes are kept in a weak-valued table of the state (user value 2 of
+** its LskState), by tensor. Lua clears an entry before the box's finalizer runs, and
+** a box closed meanwhile no longer holds its tensor, so a box found for t holds a
+** reference to t of its own. st->kept counts the boxes kept: a call looks its results
+** up only when a callback kept one while it ran. */
+void lsk_keep_box(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  LskBox *b = test_box(L, idx);
+  if (!b || !b->t) return;
+  lsk_push_state(L);
+  LskState *st = lua_touserdata(L, -1);
+  lua_getiuservalue(L, -1, 2);
+  lua_pushvalue(L, idx);
+  lua_rawsetp(L, -2, b->t); /* may raise a memory error: callers are protected */
+  lua_pop(L, 2);
+  st->kept++;
+}
+
+void lsk_push_result_tensor(lua_State *L, SkTensor *t) {
+  lsk_push_state(L);
+  lua_getiuservalue(L, -1, 2);
+  lua_rawgetp(L, -1, t);
+  LskBox *b = test_box(L, -1);
+  if (b && b->t == t) {
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+    sk_tensor_release(t); /* the box holds its own reference */
+    return;
+  }
+  lua_pop(L, 3);
+  lsk_push_tensor(L, t);
+}
+
 /* __gc and __close (upvalue: the state's LskState) */
 static int t_gc(lua_State *L) {
   LskBox *b = test_box(L, 1);
@@ -350,11 +387,17 @@ void lsk_open_tensor(lua_State *L) {
     {"totable", t_totable}, {"item", t_item}, {NULL, NULL}};
   init_secret();
   int mod = lua_gettop(L);
-  /* the module state of this lua_State: its user value is the tensor metatable */
-  LskState *st = lua_newuserdatauv(L, sizeof *st, 1);
+  /* the module state of this lua_State: its user values are the tensor metatable and the kept boxes */
+  LskState *st = lua_newuserdatauv(L, sizeof *st, 2);
   memset(st, 0, sizeof *st);
   st->gc_limit = LSK_GC_FLOOR;
   int sti = lua_gettop(L);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setiuservalue(L, sti, 2);
   luaL_newmetatable(L, LSK_TENSOR_MT);
   lua_pushvalue(L, -1);
   lua_setiuservalue(L, sti, 1);
