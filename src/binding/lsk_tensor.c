@@ -93,9 +93,10 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
   box_set(st, b, t);
 }
 
+/* lua_rawlen is 0 for a light userdata, so the size test also tells a full userdata. */
 static LskBox *test_box(lua_State *L, int idx) {
   LskBox *b = lua_touserdata(L, idx);
-  if (!b || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof *b) return NULL;
+  if (!b || lua_rawlen(L, idx) != sizeof *b) return NULL;
   return b->check == ((uintptr_t)b->t ^ secret) || (!b->t && b->check == CLOSED_MARK) ? b : NULL;
 }
 
