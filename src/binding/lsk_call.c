@@ -292,15 +292,16 @@ static int call_parsed(lua_State *L, LskState *st, SkOperator *op, SkStack *s, i
   size_t kept = st->kept;
   LskFrame frame;
   lsk_frame_enter(&frame, L, first, last);
+  frame.st = st;
   int rc = sk_call_boxed(op, s);
   lsk_frame_leave(&frame);
   if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
   int n = s->n;
-  if (!lua_checkstack(L, n + 3)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
+  if (!lua_checkstack(L, n + 2)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
   for (int i = 0; i < n; i++) {
     if (i < LSK_MAX_RETURNS && alias_src[i]) lua_pushvalue(L, alias_src[i]);
-    else if (st->kept != kept && s->v[i].tag == SK_VAL_TENSOR) {
-      lsk_push_result_tensor(L, s->v[i].u.t);
+    else if (s->v[i].tag == SK_VAL_TENSOR) {
+      lsk_push_result(L, st, s->v[i].u.t, st->kept != kept);
       s->v[i].tag = SK_VAL_NONE;
     } else lsk_push_value(L, &s->v[i], i < sc->nrets ? &sc->rets[i] : NULL, LSK_PUSH_TAKE);
   }

@@ -236,7 +236,6 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
 
 /* {==== Lua meta functions and impls ==== */
 typedef struct MetaRef { SkMeta *m; } MetaRef;
-static const char meta_cache_key = 0;
 
 /* The methods of m hold its metatable as upvalue 1: comparing with it needs no lookup by name. */
 static SkMeta *check_meta(lua_State *L) {
@@ -295,11 +294,13 @@ static int m_variant(lua_State *L) {
 
 typedef struct MetaArgs { SkMeta *m; Args args; MetaRef *r; int mref; } MetaArgs;
 
-/* Pushes the context object (one per state, anchored in the registry; a nested meta call makes its own), then the args. */
+/* Pushes the context object (one per state, anchored in the registry as st->meta_ref;
+** a nested meta call makes its own), then the args. */
 static int push_meta_args(lua_State *L, void *ud) {
   MetaArgs *x = ud;
   luaL_checkstack(L, x->args.n + 8, "too many arguments");
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+  LskState *st = lsk_state(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st->meta_ref);
   MetaRef *r = lua_touserdata(L, -1);
   if (!r || r->m) {
     int cached = r != NULL;
@@ -308,7 +309,7 @@ static int push_meta_args(lua_State *L, void *ud) {
     r->m = NULL;
     luaL_setmetatable(L, "sk.Meta");
     lua_pushvalue(L, -1);
-    if (!cached) lua_rawsetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+    if (!cached) st->meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     else x->mref = luaL_ref(L, LUA_REGISTRYINDEX); /* keeps it alive until it is invalidated */
   }
   r->m = x->m;
