@@ -89,7 +89,7 @@ void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
 ** kernel is given as the caller's own Lua value when it is one of [first, last].
 ** A frame also holds the module state of its L once known (lsk_state; frames on one thread share it). */
 typedef struct LskFrame { lua_State *L; int first, last; LskState *st; struct LskFrame *prev; } LskFrame;
-extern _Thread_local LskFrame *lsk_frame;
+extern _Thread_local LskFrame *lsk_frame SK_TLS_MODEL; /* as the dispatcher's key sets: no __tls_get_addr call per use */
 static inline lua_State *lsk_current_state(void) { return lsk_frame ? lsk_frame->L : NULL; }
 static inline void lsk_frame_enter(LskFrame *f, lua_State *L, int first, int last) {
   f->L = L; f->first = first; f->last = last; f->prev = lsk_frame;

@@ -266,7 +266,7 @@ fail:
 }
 
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
-_Thread_local LskFrame *lsk_frame;
+_Thread_local LskFrame *lsk_frame SK_TLS_MODEL;
 
 /* Only the innermost frame counts, and only when it is on L: its indices are those
 ** of the C function running now (kernels are called from within it, with no Lua call between). */
