@@ -28,6 +28,21 @@ describe("lib:define and lib:impl", function()
     collectgarbage()
     assert.equal("sk.library('myops')", sk.dispatch_table("myops::softplus").CPU.origin)
   end)
+  it("returns the very value a Lua kernel returned, and a box of its own for a tensor it closed", function()
+    lib:define("twice(Tensor self) -> Tensor")
+    local made
+    lib:impl("twice", "CPU", function(x) made = x * 2 return made end)
+    local r = sk.ops.myops.twice(T({1.0}))
+    assert.is_true(rawequal(made, r))
+    lib:define("closing(Tensor self) -> Tensor")
+    lib:impl("closing", "CPU", function(x)
+      local y = x * 2
+      local alias = y:view({1}) -- keeps the tensor alive while y is closed
+      y:close()
+      return alias
+    end)
+    assert.same({2}, sk.ops.myops.closing(T({1.0})):totable())
+  end)
   it("finds built-ins under sk.ops.aten", function()
     assert.same({4, 6}, sk.ops.aten.add(T({1, 2}), T({3, 4})):totable())
     assert.same({5, 8}, sk.ops.aten.add(T({1, 2}), T({2, 3}), {alpha = 2}):totable())
@@ -188,6 +203,28 @@ describe("lib:structured", function()
     x, r = nil, nil
     collectgarbage()
     sk.backends.unregister("stdev")
+  end)
+  it("returns the very value a functional impl wrote into, unless the impl closed it", function()
+    local seen
+    local lib7 = sk.library("st7")
+    lib7:structured {
+      out = "keep.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      meta = function(m, self) m:set_output(0, self:shape(), self:dtype()) end,
+      impl = { CPU = function(out, self) seen = out out:copy_(self) end },
+    }
+    local r = sk.ops.st7.keep(T({1.0, 2.0}))
+    assert.is_true(rawequal(seen, r))
+    lib7:close()
+    local lib8 = sk.library("st8")
+    lib8:structured {
+      out = "closes.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      meta = function(m, self) m:set_output(0, self:shape(), self:dtype()) end,
+      impl = { CPU = function(out, self) seen = out out:copy_(self) out:close() end },
+    }
+    r = sk.ops.st8.closes(T({1.0, 2.0}))
+    assert.is_false(rawequal(seen, r))
+    assert.same({1, 2}, r:totable())
+    lib8:close()
   end)
   it("lets meta functions nest and refuses a meta context kept past its call", function()
     local kept

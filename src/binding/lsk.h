@@ -22,9 +22,14 @@ typedef struct LskState {
   size_t gc_debt;      /* bytes of tensors made since the last collector step */
   size_t gc_live;      /* bytes held by this state's live tensor boxes */
   size_t gc_limit;     /* a full collection once gc_live passes it */
+  size_t kept;         /* boxes kept so far (lsk_keep_box) */
+  /* registry references (integer keys: no hash lookup) of the state's Lua objects */
+  int mt_ref;          /* the tensor metatable */
+  int kept_ref;        /* the kept boxes, a weak-valued table by tensor address */
+  int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
-LskState *lsk_state(lua_State *L);
+LskState *lsk_state(lua_State *L);                 /* the innermost frame on L knows it: no lookup within a call */
 void lsk_push_state(lua_State *L);                 /* the LskState userdata (an upvalue of sk's closures) */
 /* }==== */
 
@@ -41,6 +46,12 @@ void lsk_gc_pay(lua_State *L, LskState *st);
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg);
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
 int lsk_is_closed_tensor(lua_State *L, int idx);
+/* Keeps the box at idx (if it is a live one) as its tensor's: a result of the running op
+** call that is that tensor is returned as this box (see lsk_tensor.c). May raise a memory error. */
+void lsk_keep_box(lua_State *L, int idx);
+/* Pushes t, a result of an op call on st's state (takes the reference): with look (a callback
+** kept a box during the call), as the box kept for t if one still holds it; else in a new box. */
+void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int look);
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */
 /* }==== */
 
@@ -75,12 +86,15 @@ int lsk_push_set_function(lua_State *L, const char *fname); /* 0 when there is n
 void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
 /* The Lua calls into sk now on this thread's C stack, innermost first: Lua
 ** kernels run on the innermost one's state, and a tensor passed to a Lua
-** kernel is given as the caller's own Lua value when it is one of [first, last]. */
-typedef struct LskFrame { lua_State *L; int first, last; struct LskFrame *prev; } LskFrame;
-extern _Thread_local LskFrame *lsk_frame;
+** kernel is given as the caller's own Lua value when it is one of [first, last].
+** A frame also holds the module state of its L once known (lsk_state; frames on one thread share it). */
+typedef struct LskFrame { lua_State *L; int first, last; LskState *st; struct LskFrame *prev; } LskFrame;
+extern _Thread_local LskFrame *lsk_frame SK_TLS_MODEL; /* as the dispatcher's key sets: no __tls_get_addr call per use */
 static inline lua_State *lsk_current_state(void) { return lsk_frame ? lsk_frame->L : NULL; }
 static inline void lsk_frame_enter(LskFrame *f, lua_State *L, int first, int last) {
-  f->L = L; f->first = first; f->last = last; f->prev = lsk_frame; lsk_frame = f;
+  f->L = L; f->first = first; f->last = last; f->prev = lsk_frame;
+  f->st = lsk_frame && lsk_frame->L == L ? lsk_frame->st : NULL;
+  lsk_frame = f;
 }
 static inline void lsk_frame_leave(LskFrame *f) { lsk_frame = f->prev; }
 /* Pushes the caller's Lua value holding t, if the innermost frame is on L and has one; 1 when pushed. */

@@ -266,7 +266,7 @@ fail:
 }
 
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
-_Thread_local LskFrame *lsk_frame;
+_Thread_local LskFrame *lsk_frame SK_TLS_MODEL;
 
 /* Only the innermost frame counts, and only when it is on L: its indices are those
 ** of the C function running now (kernels are called from within it, with no Lua call between). */
@@ -281,29 +281,37 @@ int lsk_frame_push_tensor(lua_State *L, const SkTensor *t) {
 
 /* srcs[i]: the Lua stack index argument i came from. What pushing the results
 ** needs of op is read before the call: a finalizer run by an allocation
-** there may close the library that defined op. */
-static int call_parsed(lua_State *L, SkOperator *op, SkStack *s, int first, int last, const int *srcs, const char *fname) {
+** there may close the library that defined op. A result tensor a Lua callback
+** of the call saw as a box is returned as that box (lsk_keep_box). */
+static int call_parsed(lua_State *L, LskState *st, SkOperator *op, SkStack *s, int first, int last, const int *srcs,
+                       const char *fname) {
   const SkSchema *sc = &op->schema;
   int alias_src[LSK_MAX_RETURNS] = {0};
   for (int i = 0; i < sc->nrets && i < LSK_MAX_RETURNS; i++)
     if (sc->rets[i].alias_of >= 0 && sc->rets[i].is_write) alias_src[i] = srcs[sc->rets[i].alias_of];
+  size_t kept = st->kept;
   LskFrame frame;
   lsk_frame_enter(&frame, L, first, last);
+  frame.st = st;
   int rc = sk_call_boxed(op, s);
   lsk_frame_leave(&frame);
   if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
   int n = s->n;
-  if (!lua_checkstack(L, n)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
+  if (!lua_checkstack(L, n + 2)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
   for (int i = 0; i < n; i++) {
     if (i < LSK_MAX_RETURNS && alias_src[i]) lua_pushvalue(L, alias_src[i]);
-    else lsk_push_value(L, &s->v[i], i < sc->nrets ? &sc->rets[i] : NULL, LSK_PUSH_TAKE);
+    else if (s->v[i].tag == SK_VAL_TENSOR) {
+      lsk_push_result(L, st, s->v[i].u.t, st->kept != kept);
+      s->v[i].tag = SK_VAL_NONE;
+    } else lsk_push_value(L, &s->v[i], i < sc->nrets ? &sc->rets[i] : NULL, LSK_PUSH_TAKE);
   }
   sk_stack_free(s);
   return n;
 }
 
 int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
-  lsk_gc_pay(L, lsk_state(L)); /* before anything is read: finalizers it runs see no half-made call */
+  LskState *st = lsk_state(L);
+  lsk_gc_pay(L, st); /* before anything is read: finalizers it runs see no half-made call */
   int last = lua_gettop(L), opts = 0;
   if (last >= first && lsk_is_options(L, last)) opts = last--;
   LskOptions o;
@@ -317,7 +325,7 @@ int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
     sk_stack_free(&s);
     return lsk_raise(L, "%s: %s", fname, err);
   }
-  return call_parsed(L, op, &s, first, last, srcs, fname);
+  return call_parsed(L, st, op, &s, first, last, srcs, fname);
 }
 
 /* {==== Overload sets ====
@@ -367,7 +375,7 @@ static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
       if ((op->schema.kind == SK_KIND_OUT) != want_out && set->n > 1) continue;
       int bad;
       if (lsk_parse_args(L, op, 1, last, &o, &s, permissive, &bad, srcs, err, sizeof err) == 0)
-        return call_parsed(L, op, &s, 1, last, srcs, set->fname);
+        return call_parsed(L, st, op, &s, 1, last, srcs, set->fname);
       if (bad > best) { best = bad; memcpy(best_err, err, sizeof err); }
     }
   sk_stack_free(&s);

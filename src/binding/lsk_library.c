@@ -80,11 +80,12 @@ static void luafn_free(void *p) {
   free(f);
 }
 
-/* The state to call f on: the one running the current op call, if it shares f's registry. */
+/* The state to call f on: the one running the current op call, if it shares f's registry
+** (f's own main thread does without looking). */
 static lua_State *state_for(const LuaFn *f) {
   if (!f->token->alive) return NULL;
   lua_State *L = lsk_current_state();
-  if (L && state_token(L) == f->token) return L;
+  if (L == f->L || (L && state_token(L) == f->token)) return L;
   return f->L;
 }
 
@@ -94,11 +95,12 @@ static lua_State *state_for(const LuaFn *f) {
 ** left on L above its old top (nres of them, or all with LUA_MULTRET).
 ** Returns 0, or -1 with the error set. */
 typedef int (*PushFn)(lua_State *L, void *ud); /* pushes the arguments; returns how many */
-typedef struct Protected { const LuaFn *f; PushFn push; void *ud; int ncopy; } Protected;
+typedef struct Protected { const LuaFn *f; PushFn push; void *ud; int ncopy, keep; } Protected;
 
 /* The caller's Lua values arrive as arguments 2..ncopy+1: a tensor argument that
 ** is one of them is passed as that very value (no new userdata), as
-** lsk_frame_push_tensor does for a frame of the running C function. */
+** lsk_frame_push_tensor does for a frame of the running C function. With keep,
+** the tensors among the results are kept (lsk_keep_box): they are the call's results. */
 static int trampoline(lua_State *L) {
   const Protected *p = lua_touserdata(L, 1);
   LskFrame copies;
@@ -107,15 +109,17 @@ static int trampoline(lua_State *L) {
   int n = p->push ? p->push(L, p->ud) : 0;
   lsk_frame_leave(&copies);
   lua_call(L, n, LUA_MULTRET);
-  return lua_gettop(L) - 1 - p->ncopy;
+  int nres = lua_gettop(L) - 1 - p->ncopy;
+  for (int i = 1; i <= nres && p->keep; i++) lsk_keep_box(L, -i);
+  return nres;
 }
 
-static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres) {
+static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres, int keep) {
   const LskFrame *outer = lsk_frame;
   int ncopy = outer && outer->L == L && outer->last >= outer->first ? outer->last - outer->first + 1 : 0;
   if (ncopy && outer->last > lua_gettop(L)) ncopy = 0;
   if (!lua_checkstack(L, ncopy + 8)) return sk_error("%s: Lua stack overflow", f->where);
-  Protected p = {f, push, ud, ncopy};
+  Protected p = {f, push, ud, ncopy, keep};
   lua_pushcfunction(L, trampoline);
   lua_pushlightuserdata(L, &p);
   for (int i = 0; i < ncopy; i++) lua_pushvalue(L, outer->first + i); /* no allocation */
@@ -199,7 +203,7 @@ static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   if (nargs > 64) return sk_error("%s: too many arguments", f->where);
   snapshot_versions(op, a, nargs, ver);
   Args args = {a, nargs, sc->args};
-  if (protected_call(L, f, push_args, &args, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  if (protected_call(L, f, push_args, &args, LUA_MULTRET, 1)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, a, f->key, f->where, &rs);
@@ -232,10 +236,13 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
 
 /* {==== Lua meta functions and impls ==== */
 typedef struct MetaRef { SkMeta *m; } MetaRef;
-static const char meta_cache_key = 0;
 
+/* The methods of m hold its metatable as upvalue 1: comparing with it needs no lookup by name. */
 static SkMeta *check_meta(lua_State *L) {
-  MetaRef *r = luaL_checkudata(L, 1, "sk.Meta");
+  if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+    luaL_checkudata(L, 1, "sk.Meta"); /* not a context: raises its usual error */
+  lua_pop(L, 1);
+  MetaRef *r = lua_touserdata(L, 1);
   if (!r->m) lsk_raise(L, "meta context used after its meta function returned");
   return r->m;
 }
@@ -287,11 +294,13 @@ static int m_variant(lua_State *L) {
 
 typedef struct MetaArgs { SkMeta *m; Args args; MetaRef *r; int mref; } MetaArgs;
 
-/* Pushes the context object (one per state, anchored in the registry; a nested meta call makes its own), then the args. */
+/* Pushes the context object (one per state, anchored in the registry as st->meta_ref;
+** a nested meta call makes its own), then the args. */
 static int push_meta_args(lua_State *L, void *ud) {
   MetaArgs *x = ud;
   luaL_checkstack(L, x->args.n + 8, "too many arguments");
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+  LskState *st = lsk_state(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st->meta_ref);
   MetaRef *r = lua_touserdata(L, -1);
   if (!r || r->m) {
     int cached = r != NULL;
@@ -300,7 +309,7 @@ static int push_meta_args(lua_State *L, void *ud) {
     r->m = NULL;
     luaL_setmetatable(L, "sk.Meta");
     lua_pushvalue(L, -1);
-    if (!cached) lua_rawsetp(L, LUA_REGISTRYINDEX, &meta_cache_key);
+    if (!cached) st->meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     else x->mref = luaL_ref(L, LUA_REGISTRYINDEX); /* keeps it alive until it is invalidated */
   }
   r->m = x->m;
@@ -313,7 +322,7 @@ static int lua_meta_run(SkMeta *m, const SkValue *a, int nargs, const LuaFn *f) 
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   int top = lua_gettop(L);
   MetaArgs x = {m, {a, nargs, f->args}, NULL, LUA_NOREF};
-  int rc = protected_call(L, f, push_meta_args, &x, 0);
+  int rc = protected_call(L, f, push_meta_args, &x, 0, 0);
   if (x.r) x.r->m = NULL;
   luaL_unref(L, LUA_REGISTRYINDEX, x.mref);
   lua_settop(L, top);
@@ -330,12 +339,16 @@ static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
 }
 
 /* In-place and out impls write into fresh tensors that are copied over the
-** caller's only when the impl succeeded: a Lua error never leaves them half-written. */
-typedef struct ImplArgs { SkTensor *const *outs; int nouts; Args args; } ImplArgs;
+** caller's only when the impl succeeded: a Lua error never leaves them half-written.
+** A functional impl's outs are the call's results: their boxes are kept (lsk_keep_box). */
+typedef struct ImplArgs { SkTensor *const *outs; int nouts, keep; Args args; } ImplArgs;
 static int push_impl_args(lua_State *L, void *ud) {
   const ImplArgs *x = ud;
   luaL_checkstack(L, x->nouts + x->args.n + 4, "too many arguments");
-  for (int i = 0; i < x->nouts; i++) lsk_push_tensor(L, sk_tensor_retain(x->outs[i]));
+  for (int i = 0; i < x->nouts; i++) {
+    lsk_push_tensor(L, sk_tensor_retain(x->outs[i]));
+    if (x->keep) lsk_keep_box(L, -1);
+  }
   return x->nouts + push_args(L, (void *)&x->args);
 }
 
@@ -351,8 +364,8 @@ static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const 
   if (nargs > 64) rc = sk_error("%s: too many arguments", f->where);
   if (!rc) {
     for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
-    ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs, f->args}};
-    rc = protected_call(L, f, push_impl_args, &x, 0);
+    ImplArgs x = {use_proxy ? proxy : outs, nouts, !use_proxy, {a, nargs, f->args}};
+    rc = protected_call(L, f, push_impl_args, &x, 0, 0);
     lua_settop(L, top);
     for (int i = 0; i < nargs && !rc; i++)
       if (a[i].tag == SK_VAL_TENSOR && a[i].u.t->storage->version != ver[i])
@@ -412,7 +425,7 @@ static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   LuaFn named = *f;
   snprintf(named.where, sizeof named.where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
   FallbackArgs x = {op, f->key, {&s->v[base], nargs, sc->args}};
-  if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET)) { lua_settop(L, top); return -1; }
+  if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET, 1)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, &s->v[base], f->key, named.where, &rs);
@@ -835,7 +848,7 @@ static int push_two_strings(lua_State *L, void *ud) {
 static void call_hook(lua_State *L, const LuaFn *f, PushFn push, void *ud, const char *what) {
   running++;
   int top = lua_gettop(L);
-  if (protected_call(L, f, push, ud, 0)) sk_warn("%s raised: %s", what, sk_error_message());
+  if (protected_call(L, f, push, ud, 0, 0)) sk_warn("%s raised: %s", what, sk_error_message());
   lua_settop(L, top);
   running--;
 }
@@ -994,7 +1007,9 @@ void lsk_open_library(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &token_key);
   static const luaL_Reg meta_methods[] = {{"set_output", m_set_output}, {"output", m_output}, {"variant", m_variant}, {NULL, NULL}};
   luaL_newmetatable(L, "sk.Meta");
-  luaL_newlib(L, meta_methods);
+  luaL_newlibtable(L, meta_methods);
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, meta_methods, 1);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   luaL_newmetatable(L, BUILTIN_MT);

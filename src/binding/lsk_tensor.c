@@ -58,23 +58,23 @@ void lsk_gc_pay(lua_State *L, LskState *st) {
 static const char state_key = 0;
 
 LskState *lsk_state(lua_State *L) {
+  LskFrame *f = lsk_frame;
+  if (f && f->L == L && f->st) return f->st;
   lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
   LskState *st = lua_touserdata(L, -1);
   lua_pop(L, 1);
+  if (f && f->L == L) f->st = st;
   return st;
 }
 
 /* A closed box with the tensor metatable, to be given its tensor by box_set. */
-static LskBox *new_box(lua_State *L, LskState **st) {
+static LskBox *new_box(lua_State *L, const LskState *st) {
   LskBox *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->t = NULL;
   b->check = CLOSED_MARK;
   b->charge = 0;
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
-  *st = lua_touserdata(L, -1);
-  lua_getiuservalue(L, -1, 1); /* the tensor metatable */
-  lua_setmetatable(L, -3);
-  lua_pop(L, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st->mt_ref);
+  lua_setmetatable(L, -2);
   return b;
 }
 
@@ -88,14 +88,14 @@ static void box_set(LskState *st, LskBox *b, SkTensor *t) {
 }
 
 void lsk_push_tensor(lua_State *L, SkTensor *t) {
-  LskState *st;
-  LskBox *b = new_box(L, &st);
-  box_set(st, b, t);
+  LskState *st = lsk_state(L);
+  box_set(st, new_box(L, st), t);
 }
 
+/* lua_rawlen is 0 for a light userdata, so the size test also tells a full userdata. */
 static LskBox *test_box(lua_State *L, int idx) {
   LskBox *b = lua_touserdata(L, idx);
-  if (!b || lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof *b) return NULL;
+  if (!b || lua_rawlen(L, idx) != sizeof *b) return NULL;
   return b->check == ((uintptr_t)b->t ^ secret) || (!b->t && b->check == CLOSED_MARK) ? b : NULL;
 }
 
@@ -116,6 +116,42 @@ SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char 
   if (!b) lsk_raise(L, "%s: argument '%s' expected a tensor, got %s", fname, arg, luaL_typename(L, idx));
   if (!b->t) lsk_raise(L, "%s: argument '%s' is a closed tensor", fname, arg);
   return b->t;
+}
+
+/* Kept boxes. A Lua callback sees tensors as boxes: a structured impl its outs, a
+** Lua kernel the results it returns. When such a tensor becomes a result of the op
+** call that ran the callback, the caller gets that very box, as a Lua kernel gets the
+** caller's own values as its arguments: no second box, no second charge to the
+** collector. The boxes are kept in a weak-valued table of the state, by tensor
+** address. Lua clears an entry before the box's finalizer runs, and a box closed
+** meanwhile no longer holds its tensor, so a box found for t holds a reference to t
+** of its own. st->kept counts the boxes kept: a call looks its results up only when
+** a callback kept one while it ran. */
+void lsk_keep_box(lua_State *L, int idx) {
+  LskBox *b = test_box(L, idx);
+  if (!b || !b->t) return;
+  LskState *st = lsk_state(L);
+  lua_pushvalue(L, idx);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st->kept_ref);
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, (lua_Integer)(uintptr_t)b->t); /* may raise a memory error: callers are protected */
+  lua_pop(L, 1);
+  st->kept++;
+}
+
+void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int look) {
+  if (look) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->kept_ref);
+    lua_rawgeti(L, -1, (lua_Integer)(uintptr_t)t);
+    LskBox *b = test_box(L, -1);
+    if (b && b->t == t) {
+      lua_remove(L, -2);
+      sk_tensor_release(t); /* the box holds its own reference */
+      return;
+    }
+    lua_pop(L, 2);
+  }
+  box_set(st, new_box(L, st), t);
 }
 
 /* __gc and __close (upvalue: the state's LskState) */
@@ -312,8 +348,8 @@ static int l_tensor(lua_State *L) {
     lua_pop(L, 2);
   } else if (!lua_isnoneornil(L, 2)) return lsk_raise(L, "sk.tensor: argument 'options' expected a table, got %s", luaL_typename(L, 2));
   lua_settop(L, 1);
-  LskState *st;
-  LskBox *b = new_box(L, &st);
+  LskState *st = lsk_state(L);
+  LskBox *b = new_box(L, st);
   Shape sh;
   memset(&sh, 0, sizeof sh);
   sh.leaf = -1;
@@ -350,14 +386,21 @@ void lsk_open_tensor(lua_State *L) {
     {"totable", t_totable}, {"item", t_item}, {NULL, NULL}};
   init_secret();
   int mod = lua_gettop(L);
-  /* the module state of this lua_State: its user value is the tensor metatable */
-  LskState *st = lua_newuserdatauv(L, sizeof *st, 1);
+  /* the module state of this lua_State */
+  LskState *st = lua_newuserdatauv(L, sizeof *st, 0);
   memset(st, 0, sizeof *st);
   st->gc_limit = LSK_GC_FLOOR;
+  st->meta_ref = LUA_NOREF;
   int sti = lua_gettop(L);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  st->kept_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   luaL_newmetatable(L, LSK_TENSOR_MT);
   lua_pushvalue(L, -1);
-  lua_setiuservalue(L, sti, 1);
+  st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, sti);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
   lua_pushvalue(L, sti);

@@ -23,11 +23,12 @@ const char *sk_dtype_torch_name(SkDType t) {
   return (unsigned)t < SK_DTYPE_COUNT ? names[t] : "?";
 }
 
+/* The first letter is compared before strcmp: most names differ there, and this runs for every dtype a script passes. */
 int sk_dtype_from_name(const char *name, SkDType *out) {
   for (int i = 0; i < SK_DTYPE_COUNT; i++)
-    if (strcmp(name, info[i].name) == 0) { *out = (SkDType)i; return 0; }
+    if (name[0] == info[i].name[0] && strcmp(name, info[i].name) == 0) { *out = (SkDType)i; return 0; }
   for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-    if (strcmp(name, aliases[i].alias) == 0) { *out = aliases[i].t; return 0; }
+    if (name[0] == aliases[i].alias[0] && strcmp(name, aliases[i].alias) == 0) { *out = aliases[i].t; return 0; }
   return -1;
 }
 
