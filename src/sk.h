@@ -14,7 +14,8 @@
 **      sk_error() on failure) and its fallback policy. The record gives it a
 **      device type and dispatch key, `empty`, and on host memory `fill_`:
 **
-**        SkBackend b = {"mybackend", {my_alloc, my_free, my_from_cpu, my_to_cpu, my_same, NULL, NULL, NULL, 0},
+**        SkBackend b = {"mybackend", {.alloc = my_alloc, .free = my_free, .copy_from_cpu = my_from_cpu,
+**                                     .copy_to_cpu = my_to_cpu, .copy_same = my_same},
 **                       SK_BACKEND_FALLBACK_CPU};   (or _NONE: ops without a kernel raise)
 **        int type;
 **        if (sk_backend_register(&b, &type)) return -1;

@@ -84,7 +84,9 @@ static int cdev_mul_out(SkOperator *op, SkStack *stack, void *ctx) {
 int sk_backend_init(void) {
   /* the record: host memory, so it gets the generic empty and the CPU's fill_; no fallback, so
   ** an op without a kernel raises */
-  SkBackend b = {"cdev", {cdev_alloc, cdev_free, cdev_copy, cdev_copy, cdev_copy, NULL, NULL, NULL, 0},
+  SkBackend b = {"cdev",
+                 {.alloc = cdev_alloc, .free = cdev_free, .copy_from_cpu = cdev_copy, .copy_to_cpu = cdev_copy,
+                  .copy_same = cdev_copy},
                  SK_BACKEND_FALLBACK_NONE};
   int type;
   if (sk_backend_register(&b, &type)) return -1;

@@ -180,8 +180,12 @@ static int run_elementwise(const SkMeta *m, int op, double alpha, int64_t ialpha
     e.shape[d] = it->shape[d];
     for (int k = 0; k < nops; k++) e.strides[d][k] = it->strides[d][k];
   }
-  if (it->numel < INT32_MAX) return check(SK_LAUNCH(elementwise<int32_t>, grid_for(it->numel), 256, e, (int32_t)it->numel), "a pointwise kernel");
-  return check(SK_LAUNCH(elementwise<int64_t>, grid_for(it->numel), 256, e, it->numel), "a pointwise kernel");
+  /* 32-bit indices only where the whole grid-stride loop fits: an index reaches at most
+  ** numel - 1 + grid * block before the loop test stops it */
+  int grid = grid_for(it->numel);
+  if (it->numel + (int64_t)grid * 256 <= INT32_MAX)
+    return check(SK_LAUNCH(elementwise<int32_t>, grid, 256, e, (int32_t)it->numel), "a pointwise kernel");
+  return check(SK_LAUNCH(elementwise<int64_t>, grid, 256, e, it->numel), "a pointwise kernel");
 }
 
 extern "C" {
@@ -426,28 +430,40 @@ static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int
 }
 
 /* {==== Copies on the device: the kernels' own, not the dispatched copy_ (kernels call no op) ==== */
-/* dst[i] = src[i] for every logical index i of dst, isz bytes each. */
+/* dst[i] = src[i] for every logical index i of dst: the bytes when the dtypes agree, else
+** converted as the host converts (sk_elem.h): through int64 between integral dtypes, so
+** values beyond 2^53 stay exact, else through double. */
 __global__ void copy_kernel(Walk dst, Walk src, int64_t n, int isz) {
+  int same = dst.dtype == src.dtype;
+  int integral = !sk_dtype_is_floating((SkDType)dst.dtype) && !sk_dtype_is_floating((SkDType)src.dtype);
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
     char *d = at(dst, i);
     const char *p = at(src, i);
-    for (int b = 0; b < isz; b++) d[b] = p[b];
+    if (same) for (int b = 0; b < isz; b++) d[b] = p[b];
+    else if (integral) sk_elem_store_int64(d, (SkDType)dst.dtype, sk_elem_load_int64(p, (SkDType)src.dtype));
+    else sk_elem_store_double(d, (SkDType)dst.dtype, sk_elem_load_double(p, (SkDType)src.dtype));
   }
 }
 
-/* dst = src broadcast to dst's shape; both on one device, same dtype. */
+/* dst = src broadcast to dst's shape and converted to its dtype; both on the current device. */
 static int copy_broadcast(SkTensor *dst, const SkTensor *src) {
   if (dst->numel == 0) return 0;
   if (sk_tensor_same_view(dst, src)) return 0; /* dst is src (addmm_: out is self) */
   Walk w = walk_of(dst), from = w;
   int64_t isz = (int64_t)sk_dtype_size(src->dtype);
+  from.dtype = src->dtype;
   from.data = (char *)sk_tensor_data(src);
   for (int d = 0; d < dst->ndim; d++) { /* src's dims align to dst's last ones; size-1 and missing dims repeat */
     int sd = d - (dst->ndim - src->ndim);
     from.strides[d] = sd >= 0 && src->sizes[sd] != 1 ? src->strides[sd] * isz : 0;
   }
-  return check(SK_LAUNCH(copy_kernel, grid_for(dst->numel), 256, w, from, dst->numel, (int)isz), "a copy on the device");
+  return check(SK_LAUNCH(copy_kernel, grid_for(dst->numel), 256, w, from, dst->numel, (int)sk_dtype_size(dst->dtype)),
+               "a copy on the device");
 }
+
+/* The device hook behind copy_ between tensors of one CUDA device (any strides and dtypes):
+** copy_'s own checks (broadcast, overlap) ran before. */
+extern "C" int sk_cuda_copy_tensor(SkTensor *dst, const SkTensor *src) { return copy_broadcast(dst, src); }
 
 /* A contiguous version of t (t itself, retained, when it already is). */
 static SkTensor *dense(const SkTensor *t) {

@@ -8,6 +8,7 @@
 #include "sk_cuda_alloc.h"
 #include "sk_backend.h"
 #include "sk_error.h"
+#include "sk_tensor.h"
 
 #include <cuda_runtime.h>
 
@@ -43,6 +44,15 @@ static int hook_set_device(void *ud, int index, int *previous) {
   if (check(cudaGetDevice(previous), "cudaGetDevice")) return -1;
   return *previous == index ? 0 : check(cudaSetDevice(index), "cudaSetDevice");
 }
+int sk_cuda_copy_tensor(SkTensor *dst, const SkTensor *src); /* sk_cuda_kernels.cu */
+/* copy_ on one device: its kernel runs on the tensors' device, then the caller's is current again */
+static int hook_copy_tensor(void *ud, SkTensor *dst, const SkTensor *src) {
+  int prev;
+  if (hook_set_device(ud, dst->device.index, &prev)) return -1;
+  int rc = sk_cuda_copy_tensor(dst, src);
+  if (prev != dst->device.index) cudaSetDevice(prev);
+  return rc;
+}
 /* }==== */
 
 static int ndevices;
@@ -57,7 +67,10 @@ static int init(void) {
   if (e != cudaSuccess) { cudaGetLastError(); return sk_error("no driver (%s)", cudaGetErrorString(e)); }
   ndevices = n;
   /* ops without a CUDA kernel run on the CPU, counted per op */
-  SkBackend b = {"cuda", {hook_alloc, hook_free, hook_from_cpu, hook_to_cpu, hook_same, hook_set_device, NULL, NULL, 1},
+  SkBackend b = {"cuda",
+                 {.alloc = hook_alloc, .free = hook_free, .copy_from_cpu = hook_from_cpu, .copy_to_cpu = hook_to_cpu,
+                  .copy_same = hook_same, .set_device = hook_set_device, .device_memory = 1,
+                  .copy_tensor = hook_copy_tensor},
                  SK_BACKEND_FALLBACK_CPU};
   int type;
   if (sk_backend_register(&b, &type)) return -1;

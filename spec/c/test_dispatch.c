@@ -6,6 +6,7 @@
 #include "sk_backend.h"
 #include "sk_cpu_fallback.h"
 #include "sk_error.h"
+#include "sk_iter.h"
 #include "sk_ops.h"
 
 #include <stdio.h>
@@ -103,6 +104,16 @@ static int host_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d)
 }
 static int releases;
 static void count_release(void *ud) { (void)ud; releases++; }
+static int device_copies, host_copies;
+static int counted_host_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d) {
+  host_copies++;
+  return host_copy(ud, dst, src, n, d);
+}
+static int device_copy(void *ud, SkTensor *dst, const SkTensor *src) {
+  (void)ud;
+  device_copies++;
+  return sk_copy_cpu(dst, src); /* the device's own kernel, were it a device */
+}
 
 static const SkKernelInfo *info_for(const SkKernelInfo *info, int n, int key) {
   for (int i = 0; i < n; i++) if (info[i].key == key) return &info[i];
@@ -222,7 +233,7 @@ int main(void) {
   /* }==== */
 
   /* {==== a backend registered at run time: no kernel, then a fallback ==== */
-  SkDeviceHooks hooks = {host_alloc, host_free, NULL, NULL, NULL, NULL, NULL, NULL, 0};
+  SkDeviceHooks hooks = {.alloc = host_alloc, .free = host_free};
   int npu;
   CHECK(sk_device_register("npu", &hooks, &npu) == 0, "register a device type");
   int64_t three = 3;
@@ -247,7 +258,9 @@ int main(void) {
 
   /* {==== backend records: policies, what a run-time record gets, compiled-in rows, all or nothing ==== */
   {
-    SkBackend rec = {"rec", {host_alloc, host_free, host_copy, host_copy, host_copy, NULL, count_release, NULL, 0},
+    SkBackend rec = {"rec",
+                     {.alloc = host_alloc, .free = host_free, .copy_from_cpu = host_copy, .copy_to_cpu = host_copy,
+                      .copy_same = host_copy, .release = count_release},
                      SK_BACKEND_FALLBACK_CPU};
     int t;
     CHECK(sk_backend_register(&rec, &t) == 0 && t >= SK_DEVICE_FIRST_CUSTOM, "register a run-time record");
@@ -267,10 +280,36 @@ int main(void) {
           "unregistering is refused while another's kernel remains");
     CHECK(sk_op_deregister(sk_op_mul_out, eid) == 0 && sk_backend_unregister(t) == 0 && sk_key_registrations(rk) == 0 &&
           !sk_device_type(t) && releases == 1, "then it removes its own registrations, the type, and releases the hooks");
-    SkBackend dev = {"devmem", {host_alloc, host_free, host_copy, host_copy, host_copy, NULL, NULL, NULL, 1},
+    SkBackend dev = {"devmem",
+                     {.alloc = host_alloc, .free = host_free, .copy_from_cpu = host_copy, .copy_to_cpu = host_copy,
+                      .copy_same = host_copy, .device_memory = 1},
                      SK_BACKEND_FALLBACK_NONE};
     CHECK(sk_backend_register(&dev, &t) == 0 && sk_key_registrations(sk_device_key(sk_device(t, 0))) == 1 &&
           !sk_fallback_active(sk_device_key(sk_device(t, 0))), "device memory, no fallback: empty only");
+    CHECK(sk_backend_unregister(t) == 0, "unregister it");
+    SkBackend dc = {"devcopy",
+                    {.alloc = host_alloc, .free = host_free, .copy_from_cpu = counted_host_copy,
+                     .copy_to_cpu = counted_host_copy, .copy_same = counted_host_copy, .copy_tensor = device_copy},
+                    SK_BACKEND_FALLBACK_NONE};
+    CHECK(sk_backend_register(&dc, &t) == 0, "register a record with a copy_tensor hook");
+    int64_t sz[2] = {2, 3};
+    SkTensor *u = NULL, *ut = NULL, *w = NULL;
+    SkIntList shape = {sz, 2};
+    CHECK(sk_zeros(&u, shape, SK_DTYPE_FLOAT32, -1, sk_device(t, 0), -1) == 0 &&
+          sk_zeros(&w, shape, SK_DTYPE_INT64, -1, sk_device(t, 0), -1) == 0, "two tensors on it");
+    host_copies = device_copies = 0;
+    CHECK(sk_copy_(w, u, 0) == 0 && device_copies == 1 && host_copies == 0, "a converting copy_ on one device uses the hook");
+    int64_t perm[2] = {1, 0};
+    SkIntList dims = {perm, 2};
+    int64_t sz_t[2] = {3, 2};
+    SkIntList shape_t = {sz_t, 2};
+    SkTensor *w2 = NULL;
+    CHECK(sk_permute(&ut, u, dims) == 0 && sk_zeros(&w2, shape_t, SK_DTYPE_FLOAT32, -1, sk_device(t, 0), -1) == 0 &&
+          sk_copy_(w2, ut, 0) == 0 && device_copies == 2 && host_copies == 0, "so does a strided one, with no host transfer");
+    sk_tensor_release(u);
+    sk_tensor_release(ut);
+    sk_tensor_release(w);
+    sk_tensor_release(w2);
     CHECK(sk_backend_unregister(t) == 0, "unregister it");
     SkBackend badname = {"Bad!", rec.hooks, SK_BACKEND_FALLBACK_CPU};
     CHECK(sk_backend_register(&badname, &t) == -1 && strstr(sk_error_message(), "must use lowercase letters") && releases == 1,
@@ -278,7 +317,9 @@ int main(void) {
     SkBackend cpu_row = {"cpu", rec.hooks, SK_BACKEND_FALLBACK_NONE};
     CHECK(sk_backend_register(&cpu_row, &t) == -1 && strstr(sk_error_message(), "backend 'cpu' is already registered"),
           "the CPU's row is static");
-    SkBackend cuda = {"cuda", {host_alloc, host_free, host_copy, host_copy, host_copy, NULL, NULL, NULL, 1},
+    SkBackend cuda = {"cuda",
+                      {.alloc = host_alloc, .free = host_free, .copy_from_cpu = host_copy, .copy_to_cpu = host_copy,
+                       .copy_same = host_copy, .device_memory = 1},
                       SK_BACKEND_FALLBACK_CPU};
     CHECK(sk_backend_register(&cuda, &t) == 0 && t == SK_DEVICE_CUDA && sk_device_type(t)->hooks.alloc == host_alloc &&
           sk_fallback_active(SK_KEY_CUDA) && sk_key_registrations(SK_KEY_CUDA) == 2 &&

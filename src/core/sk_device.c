@@ -19,8 +19,9 @@ static int cpu_copy(void *ud, void *dst, const void *src, size_t n, SkDevice d) 
 }
 
 /* The compiled-in rows: CPU's hooks are static; a backend in a module (CUDA) fills its own when it loads. */
-#define SK_DEVICE_HOOKS_CPU {cpu_alloc, cpu_free, cpu_copy, cpu_copy, cpu_copy, NULL, NULL, NULL, 0}
-#define SK_DEVICE_HOOKS_CUDA {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1} /* device memory, before the module loads too */
+#define SK_DEVICE_HOOKS_CPU \
+  {.alloc = cpu_alloc, .free = cpu_free, .copy_from_cpu = cpu_copy, .copy_to_cpu = cpu_copy, .copy_same = cpu_copy}
+#define SK_DEVICE_HOOKS_CUDA {.device_memory = 1} /* device memory, before the module loads too */
 static SkDeviceType registry[SK_DEVICE_MAX_TYPES] = {
 #define SK_X_DEVICE(e, name) [SK_DEVICE_##e] = {name, 1, 1, SK_DEVICE_HOOKS_##e, NULL},
   SK_COMPILED_BACKENDS(SK_X_DEVICE)

@@ -30,6 +30,8 @@ static inline int sk_device_eq(SkDevice a, SkDevice b) { return a.type == b.type
 #define SK_CPU sk_device(SK_DEVICE_CPU, 0)
 #define SK_META sk_device(SK_DEVICE_META, 0)
 
+struct SkTensor; /* sk_tensor.h */
+
 /* What a backend provides. Copies move bytes of contiguous buffers. */
 typedef struct SkDeviceHooks {
   void *(*alloc)(void *ud, size_t nbytes, SkDevice d);        /* NULL + sk_error on failure */
@@ -41,6 +43,9 @@ typedef struct SkDeviceHooks {
   void (*release)(void *ud);                                   /* on unregister */
   void *ud;
   int device_memory;   /* 1: the CPU cannot address the data (CUDA); 0: host memory */
+  /* dst = src (broadcast, converted) for two tensors of one device of the type, any strides and
+  ** dtypes, after copy_'s checks; NULL: such copies go through the CPU. */
+  int (*copy_tensor)(void *ud, struct SkTensor *dst, const struct SkTensor *src);
 } SkDeviceHooks;
 
 /* 1 when CPU code may read and write the data of tensors on d directly. */

@@ -284,10 +284,11 @@ static int copy_across_devices(SkTensor *self, const SkTensor *src) {
   int dense = self->dtype == src->dtype && sk_tensor_same_shape(self, src) && sk_tensor_is_contiguous(self) &&
               sk_tensor_is_contiguous(src);
   size_t bytes = (size_t)self->numel * sk_tensor_itemsize(self);
-  if (dense && sk_device_eq(self->device, src->device)) {
+  if (sk_device_eq(self->device, src->device)) {
     const SkDeviceType *dt = sk_device_type(self->device.type);
     const SkDeviceHooks *h = dt ? &dt->hooks : NULL;
-    if (h && h->copy_same) return h->copy_same(h->ud, sk_tensor_data(self), sk_tensor_data(src), bytes, self->device);
+    if (dense && h && h->copy_same) return h->copy_same(h->ud, sk_tensor_data(self), sk_tensor_data(src), bytes, self->device);
+    if (h && h->copy_tensor) return h->copy_tensor(h->ud, self, src); /* strided or converting, on the device */
   }
   /* dense, same dtype, one side on the CPU: one transfer, no staging buffer */
   if (dense && self->device.type == SK_DEVICE_CPU) {

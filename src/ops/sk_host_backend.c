@@ -47,7 +47,9 @@ int sk_host_backend_register(const char *name, int cpu_fallback, SkCopyObserver 
   if (!h) return sk_error("out of memory registering backend '%s'", name);
   h->observe = observe;
   h->ud = ud;
-  SkBackend b = {name, {host_alloc, host_free, copy_from_cpu, copy_to_cpu, copy_same, NULL, free, h, 0},
+  SkBackend b = {name,
+                 {.alloc = host_alloc, .free = host_free, .copy_from_cpu = copy_from_cpu, .copy_to_cpu = copy_to_cpu,
+                  .copy_same = copy_same, .release = free, .ud = h},
                  cpu_fallback ? SK_BACKEND_FALLBACK_CPU : SK_BACKEND_FALLBACK_NONE};
   if (sk_backend_register(&b, type_out)) { free(h); return -1; }
   return 0;
