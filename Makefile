@@ -52,7 +52,8 @@ RUN      = SK_BUILD=$(BUILD) LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" L
 # The CUDA module: built whenever nvcc is found (CUDA 13 with cuBLAS), never linked into the core.
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
-CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+# SASS for sm_80 and sm_90, and PTX of compute_90 that a newer GPU JIT-compiles
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 CUDA_MODULE = $(if $(NVCC),$(BUILD)/sk/cuda.so)
 CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o

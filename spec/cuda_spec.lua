@@ -144,6 +144,34 @@ describe("CUDA kernels", function()
     assert.same({true, false}, a:gt(b):cpu():totable())
     assert.same({false, true}, a:eq(b):cpu():totable())
   end)
+  it("read transposed and sliced matrices in place through cuBLAS's op flags, as the CPU computes", function()
+    local function close(a, b) -- float32 products: a few ulps apart
+      local d = (a - b):abs():amax():item()
+      assert(d < 1e-4, "max difference " .. d)
+    end
+    local a, b = sk.rand(5, 7), sk.rand(7, 3)
+    local ca, cb = a:cuda(), b:cuda()
+    local at, bt = sk.rand(7, 5), sk.rand(3, 7) -- to be used transposed
+    local cat_, cbt = at:cuda(), bt:cuda()
+    local stats = sk.cuda.memory_stats()
+    local r = sk.mm(cat_:t(), cbt:t())
+    assert.equal(stats.num_allocs + 1, sk.cuda.memory_stats().num_allocs) -- the result only: no dense copies
+    close(r:cpu(), sk.mm(at:t(), bt:t()))
+    close(sk.mm(ca, cbt:t()):cpu(), sk.mm(a, bt:t()))
+    local wide = sk.rand(5, 12)
+    close(sk.mm(wide:cuda():narrow(1, 2, 7), cb):cpu(), sk.mm(wide:narrow(1, 2, 7), b)) -- row stride 12
+    local o = sk.zeros(3, 5):cuda():t() -- a column-major out
+    sk.mm(ca, cb:narrow(1, 0, 3), {out = o})
+    close(o:cpu(), sk.mm(a, b))
+    local c = sk.rand(5, 3)
+    local oc = c:cuda():t():contiguous():t()
+    oc:addmm_(ca, cb, {beta = 0.5, alpha = 2}) -- in place on a column-major self
+    close(oc:cpu(), sk.addmm(c, a, b, {beta = 0.5, alpha = 2}))
+    local x, y = sk.rand(4, 6, 2), sk.rand(4, 3, 6) -- batches with their matrices transposed
+    close(sk.bmm(x:cuda():transpose(1, 2), y:cuda():transpose(1, 2)):cpu(), sk.bmm(x:transpose(1, 2), y:transpose(1, 2)))
+    local z, w = sk.rand(6, 4, 5), sk.rand(4, 5, 2) -- the batch dim not outermost in memory
+    close(sk.bmm(z:cuda():permute({1, 0, 2}), w:cuda()):cpu(), sk.bmm(z:permute({1, 0, 2}), w))
+  end)
   it("copy between tensors of one device strided, broadcast and converted, as the CPU", function()
     local x = sk.arange(12):reshape({3, 4})
     local xt = x:cuda():t() -- strided

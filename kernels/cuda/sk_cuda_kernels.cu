@@ -402,13 +402,12 @@ static int handle_for(int device, cublasHandle_t *h) {
   return 0;
 }
 
-/* C[b] = alpha * A[b] @ B[b] + beta * C[b] for row-major contiguous batches (C^T = B^T A^T in column major).
-** k = 0 gives C = beta * C (zeros for beta 0, as the CPU); an empty C is nothing to do. cuBLAS
-** wants every leading dimension >= 1 even where a matrix is empty. */
-static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int64_t p, const void *a, const void *b, void *c,
-                double alpha, double beta) {
-  if (batch == 0 || n == 0 || p == 0) return 0;
-  int ldp = (int)(p > 1 ? p : 1), ldk = (int)(k > 1 ? k : 1);
+/* One cuBLAS call in its own column-major terms: C[b] (m x n, ldc) = alpha * op(A[b]) op(B[b]) + beta * C[b]. */
+typedef struct Operand { const void *data; cublasOperation_t op; int64_t ld, stride; } Operand;
+
+static int gemm(int device, SkDType dt, int64_t batch, int64_t m, int64_t n, int64_t k, Operand a, Operand b, void *c,
+                int64_t ldc, int64_t stridec, double alpha, double beta) {
+  if (batch == 0 || m == 0 || n == 0) return 0;
   cublasHandle_t h = NULL;
   if (handle_for(device, &h)) return -1;
   cudaDataType_t t;
@@ -423,9 +422,9 @@ static int gemm(int device, SkDType dt, int64_t batch, int64_t n, int64_t k, int
   float af = (float)alpha, bf = (float)beta;
   const void *pa = dt == SK_DTYPE_FLOAT64 ? (const void *)&alpha : (const void *)&af;
   const void *pb = dt == SK_DTYPE_FLOAT64 ? (const void *)&beta : (const void *)&bf;
-  cublasStatus_t s = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)p, (int)n, (int)k, pa, b, t, ldp, k * p,
-                                                a, t, ldk, n * k, pb, c, t, ldp, n * p, (int)batch, compute,
-                                                CUBLAS_GEMM_DEFAULT);
+  cublasStatus_t s = cublasGemmStridedBatchedEx(h, a.op, b.op, (int)m, (int)n, (int)k, pa, a.data, t, (int)a.ld, a.stride,
+                                                b.data, t, (int)b.ld, b.stride, pb, c, t, (int)ldc, stridec, (int)batch,
+                                                compute, CUBLAS_GEMM_DEFAULT);
   return s == CUBLAS_STATUS_SUCCESS ? 0 : sk_error("cuBLAS gemm failed: %s", cublasGetStatusString(s));
 }
 
@@ -474,22 +473,62 @@ static SkTensor *dense(const SkTensor *t) {
 }
 /* }==== */
 
+/* The row-major matrix [r, c] in t's last two dims as cuBLAS can read it in place: rows
+** contiguous (*ld the row stride) or columns contiguous (*ld the column stride); 0 when neither
+** (or a leading dimension past int). A dim of size 1 may have any stride. */
+static int rows_contiguous(const SkTensor *t, int64_t *ld) {
+  int64_t r = t->sizes[t->ndim - 2], c = t->sizes[t->ndim - 1], sr = t->strides[t->ndim - 2];
+  int64_t need = c > 1 ? c : 1;
+  if (c > 1 && t->strides[t->ndim - 1] != 1) return 0;
+  *ld = r == 1 ? need : sr;
+  return *ld >= need && *ld <= INT32_MAX;
+}
+static int cols_contiguous(const SkTensor *t, int64_t *ld) {
+  int64_t r = t->sizes[t->ndim - 2], c = t->sizes[t->ndim - 1], sc = t->strides[t->ndim - 1];
+  int64_t need = r > 1 ? r : 1;
+  if (r > 1 && t->strides[t->ndim - 2] != 1) return 0;
+  *ld = c == 1 ? need : sc;
+  return *ld >= need && *ld <= INT32_MAX;
+}
+
+/* x as an operand of a column-major product whose result is laid out by `rows` (1: out's rows
+** are contiguous, so cuBLAS computes out^T = b^T a^T; 0: out = a b): op N where x is laid out
+** as the result, op T where it is the other way; 0 when x must be copied first. */
+static int operand(const SkTensor *x, int rows, int batched, Operand *o) {
+  int64_t ld;
+  o->data = sk_tensor_data(x);
+  o->stride = batched && x->sizes[0] > 1 ? x->strides[0] : 0;
+  if (rows ? rows_contiguous(x, &ld) : cols_contiguous(x, &ld)) o->op = CUBLAS_OP_N;
+  else if (rows ? cols_contiguous(x, &ld) : rows_contiguous(x, &ld)) o->op = CUBLAS_OP_T;
+  else return 0;
+  o->ld = ld;
+  return 1;
+}
+
+/* out[b] = alpha * a[b] @ b[b] + beta * out[b] ([n, k] @ [k, p]), reading each operand in place when
+** cuBLAS can (transposes through its op flags and leading dimensions), else from a dense copy. */
 static int batched(const SkTensor *a, const SkTensor *b, SkTensor *out, int64_t batch, double alpha, double beta) {
-  SkTensor *da = dense(a), *db = da ? dense(b) : NULL;
-  int rc = -1;
-  if (da && db) {
-    int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], p = b->sizes[b->ndim - 1];
-    if (sk_tensor_is_contiguous(out))
-      rc = gemm(out->device.index, out->dtype, batch, n, k, p, sk_tensor_data(da), sk_tensor_data(db), sk_tensor_data(out), alpha, beta);
-    else {
-      SkTensor *tmp = dense(out);
-      rc = tmp ? gemm(out->device.index, out->dtype, batch, n, k, p, sk_tensor_data(da), sk_tensor_data(db), sk_tensor_data(tmp), alpha, beta) : -1;
-      if (!rc) rc = copy_broadcast(out, tmp);
-      sk_tensor_release(tmp);
-    }
+  int is3 = out->ndim == 3;
+  int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], p = b->sizes[b->ndim - 1], ldc;
+  SkTensor *da = NULL, *db = NULL, *tmp = NULL;
+  int rows = rows_contiguous(out, &ldc), rc = -1;
+  if (!rows && !cols_contiguous(out, &ldc)) { /* out is written through a dense temporary */
+    if (!(tmp = dense(out))) return -1;
+    rows = rows_contiguous(tmp, &ldc);
   }
+  SkTensor *c = tmp ? tmp : out;
+  Operand oa, ob;
+  int ready = operand(a, rows, is3, &oa) || ((da = dense(a)) && operand(da, rows, is3, &oa));
+  ready = ready && (operand(b, rows, is3, &ob) || ((db = dense(b)) && operand(db, rows, is3, &ob)));
+  if (ready) {
+    int64_t stridec = is3 && batch > 1 ? c->strides[0] : 0;
+    rc = rows ? gemm(out->device.index, out->dtype, batch, p, n, k, ob, oa, sk_tensor_data(c), ldc, stridec, alpha, beta)
+              : gemm(out->device.index, out->dtype, batch, n, p, k, oa, ob, sk_tensor_data(c), ldc, stridec, alpha, beta);
+  }
+  if (!rc && tmp) rc = copy_broadcast(out, tmp);
   sk_tensor_release(da);
   sk_tensor_release(db);
+  sk_tensor_release(tmp);
   return rc;
 }
 
