@@ -4,10 +4,10 @@
 **   - the device type (a compiled-in row of SK_COMPILED_BACKENDS gets its hooks;
 **     any other name takes a run-time slot) and so its dispatch key;
 **   - the fallback its policy names, for ops it has no kernel of;
-**   - for a run-time backend, an `empty` kernel (the factories and `to` allocate
-**     through the hooks) and, when its data is host memory, the CPU's `fill_`, so
-**     zeros, ones and full work before it has a kernel of its own. A compiled-in
-**     backend's kernels, empty and fill_ included, come from codegen.
+**   - an `empty` kernel (the factories and `to` allocate through the hooks), and
+**     for a run-time backend whose data is host memory the CPU's `fill_`, so zeros,
+**     ones and full work before it has a kernel of its own. A compiled-in
+**     backend's other kernels come from codegen.
 ** Registration is all or nothing; unregistering undoes it.
 */
 #ifndef SK_BACKEND_H
