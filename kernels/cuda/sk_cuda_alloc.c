@@ -268,6 +268,23 @@ static void oom_error(int device, size_t nbytes) {
            nbytes, device, free_b, total_b, (unsigned long long)st->allocated, (unsigned long long)st->reserved);
 }
 
+/* b takes in n, the block after it in the segment (neither is in the pool's array). */
+static void merge(Block *b, Block *n) {
+  b->size += n->size;
+  b->next = n->next;
+  if (n->next) n->next->prev = b;
+  b->pool->blocks--;
+  free(n);
+}
+
+/* b, free and in no array, back into its pool, merged with its free neighbours. */
+static void give_back(Block *b) {
+  Block *n = b->next, *p = b->prev;
+  if (n && !n->allocated) { pool_remove(n->pool, n); merge(b, n); }
+  if (p && !p->allocated) { pool_remove(p->pool, p); merge(p, b); b = p; }
+  pool_insert(b->pool, b);
+}
+
 void *sk_cuda_alloc(int device, size_t nbytes) {
   if (device < 0 || device >= MAX_DEVICES) return sk_error("CUDA device %d out of range", device), NULL;
   size_t size = nbytes < MIN_BLOCK ? MIN_BLOCK : (nbytes + MIN_BLOCK - 1) / MIN_BLOCK * MIN_BLOCK;
@@ -275,7 +292,6 @@ void *sk_cuda_alloc(int device, size_t nbytes) {
     return sk_error("CUDA out of memory: tried to allocate %zu bytes on cuda:%d (too large)", nbytes, device), NULL;
   DeviceAlloc *d = &devs[device];
   Pool *pool = size <= SMALL_SIZE ? &d->small : &d->large;
-  if (table_reserve()) return NULL;
   Block *b;
   int rc = obtain(device, pool, size, &b);
   if (rc == 1) {
@@ -286,21 +302,13 @@ void *sk_cuda_alloc(int device, size_t nbytes) {
   }
   if (rc) return NULL;
   split(b, size);
+  if (table_reserve()) { give_back(b); return NULL; }
   b->allocated = 1;
-  table_put(b); /* reserved above, and the collection in between only removed entries */
+  table_put(b);
   d->stats.allocated += b->size;
   d->stats.num_allocs++;
   if (d->stats.allocated > d->stats.peak_allocated) d->stats.peak_allocated = d->stats.allocated;
   return b->ptr;
-}
-
-/* b takes in n, the block after it in the segment (neither is in the pool's array). */
-static void merge(Block *b, Block *n) {
-  b->size += n->size;
-  b->next = n->next;
-  if (n->next) n->next->prev = b;
-  b->pool->blocks--;
-  free(n);
 }
 
 void sk_cuda_free(int device, void *ptr) {
@@ -310,10 +318,7 @@ void sk_cuda_free(int device, void *ptr) {
   if (!b) return;
   devs[b->device].stats.allocated -= b->size;
   b->allocated = 0;
-  Block *n = b->next, *p = b->prev;
-  if (n && !n->allocated) { pool_remove(n->pool, n); merge(b, n); }
-  if (p && !p->allocated) { pool_remove(p->pool, p); merge(p, b); b = p; }
-  pool_insert(b->pool, b);
+  give_back(b);
 }
 
 void sk_cuda_alloc_empty_cache(void) {

@@ -1,7 +1,8 @@
 /*
 ** test_cuda_alloc.c — the CUDA caching allocator against the emulated runtime (make cuda-emu-spec)
 ** Links kernels/cuda/sk_cuda_alloc.c with the emulation and sk_error.c alone; this file is
-** the binding's part: its sk_memory_pressure frees the block the test calls garbage. Every
+** the binding's part: its sk_memory_pressure frees the block the test calls garbage. It checks
+** the emulation's SK_CUDA_EMU_MEMORY first, on which the out-of-memory cases rest. Every
 ** case asserts addresses and memory_stats worked out from the allocator's rules (512-byte
 ** rounding; small ≤ 1 MiB from 2 MiB segments; large below 10 MiB from 20 MiB segments,
 ** from 10 MiB on from their own size rounded to 2 MiB; splits leave ≥ 512 bytes small and
@@ -105,6 +106,34 @@ static void churn(void) {
                                    cudaMemGetInfo(&free_b, &total) == cudaSuccess && free_b == total);
 }
 
+/* The emulation's limit itself, which the cases below rely on. */
+static void emulated_limit(void) {
+  size_t free_b = 0, total = 0;
+  void *p = NULL, *q = NULL;
+  cudaSetDevice(1);
+  setenv("SK_CUDA_EMU_MEMORY", "1000000", 1);
+  expect("cudaMalloc within the limit", cudaMalloc(&p, 600000) == cudaSuccess);
+  expect("cudaMemGetInfo reports the limit and what is left",
+         cudaMemGetInfo(&free_b, &total) == cudaSuccess && total == 1000000 && free_b == 400000);
+  cudaError_t e = cudaMalloc(&q, 400001);
+  expect("cudaMalloc past the limit: cudaErrorMemoryAllocation, naming the variable",
+         e == cudaErrorMemoryAllocation && !q && strstr(cudaGetErrorString(e), "600000 of 1000000 in use (SK_CUDA_EMU_MEMORY)"));
+  cudaGetLastError();
+  cudaSetDevice(0);
+  expect("the limit is per device", cudaMalloc(&q, 900000) == cudaSuccess);
+  cudaFree(q);
+  cudaSetDevice(1);
+  cudaFree(p);
+  expect("cudaFree gives it back", cudaMalloc(&p, 1000000) == cudaSuccess);
+  cudaFree(p);
+  setenv("SK_CUDA_EMU_MEMORY", "lots", 1);
+  e = cudaMalloc(&p, 1);
+  expect("a limit that is not a byte count", e == cudaErrorInvalidValue && strstr(cudaGetErrorString(e), "'lots' is not a positive byte count"));
+  cudaGetLastError();
+  unsetenv("SK_CUDA_EMU_MEMORY");
+  cudaSetDevice(0);
+}
+
 static void out_of_memory(void) {
   setenv("SK_CUDA_EMU_MEMORY", "25165824", 1); /* 24 MiB per device */
   SkCudaMemoryStats s0 = stats(0);
@@ -145,6 +174,7 @@ int main(void) {
   small_blocks();
   merging();
   churn();
+  emulated_limit();
   out_of_memory();
   bad_requests();
   if (failures) { printf("test_cuda_alloc: %d failed\n", failures); return 1; }
