@@ -40,7 +40,7 @@ typedef struct Block {
 } Block;
 
 typedef struct Pool {
-  Block **free;                      /* the free blocks, by (stream, size, ptr) */
+  Block **avail;                     /* the free blocks, by (stream, size, ptr) */
   size_t n, cap, blocks;             /* blocks: all of the pool's blocks, free or not */
 } Pool;
 
@@ -121,7 +121,7 @@ static size_t lower_bound(const Pool *p, uintptr_t stream, size_t size, const ch
   size_t lo = 0, hi = p->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (before(p->free[mid], stream, size, ptr)) lo = mid + 1; else hi = mid;
+    if (before(p->avail[mid], stream, size, ptr)) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
@@ -130,23 +130,23 @@ static size_t lower_bound(const Pool *p, uintptr_t stream, size_t size, const ch
 static int pool_reserve(Pool *p) {
   if (p->blocks < p->cap) return 0;
   size_t cap = p->cap ? p->cap * 2 : 64;
-  Block **v = realloc(p->free, cap * sizeof *v);
+  Block **v = realloc(p->avail, cap * sizeof *v);
   if (!v) return sk_error("CUDA allocator: out of host memory for its free lists");
-  p->free = v;
+  p->avail = v;
   p->cap = cap;
   return 0;
 }
 
 static void pool_insert(Pool *p, Block *b) {
   size_t i = lower_bound(p, b->stream, b->size, b->ptr);
-  memmove(p->free + i + 1, p->free + i, (p->n - i) * sizeof *p->free);
-  p->free[i] = b;
+  memmove(p->avail + i + 1, p->avail + i, (p->n - i) * sizeof *p->avail);
+  p->avail[i] = b;
   p->n++;
 }
 
 static void pool_remove(Pool *p, const Block *b) {
   size_t i = lower_bound(p, b->stream, b->size, b->ptr); /* the key is unique: b is there */
-  memmove(p->free + i, p->free + i + 1, (p->n - i - 1) * sizeof *p->free);
+  memmove(p->avail + i, p->avail + i + 1, (p->n - i - 1) * sizeof *p->avail);
   p->n--;
 }
 
@@ -154,9 +154,9 @@ static void pool_remove(Pool *p, const Block *b) {
 ** exact fit when there is one), taken out of the pool; or NULL. */
 static Block *pool_take(Pool *p, uintptr_t stream, size_t size) {
   size_t i = lower_bound(p, stream, size, NULL);
-  if (i == p->n || p->free[i]->stream != stream) return NULL;
-  Block *b = p->free[i];
-  memmove(p->free + i, p->free + i + 1, (p->n - i - 1) * sizeof *p->free);
+  if (i == p->n || p->avail[i]->stream != stream) return NULL;
+  Block *b = p->avail[i];
+  memmove(p->avail + i, p->avail + i + 1, (p->n - i - 1) * sizeof *p->avail);
   p->n--;
   return b;
 }
@@ -185,9 +185,9 @@ static void segment_release(Block *b) {
 static void pool_release(Pool *p) {
   size_t kept = 0;
   for (size_t i = 0; i < p->n; i++) {
-    Block *b = p->free[i];
+    Block *b = p->avail[i];
     if (!b->prev && !b->next) segment_release(b);
-    else p->free[kept++] = b;
+    else p->avail[kept++] = b;
   }
   p->n = kept;
 }
