@@ -136,9 +136,16 @@ $(EMU)/test_cuda_emu: spec/c/test_cuda_emu.cpp $(EMU)/obj/kernels/cuda/emu/sk_cu
 	@mkdir -p $(dir $@)
 	$(CXX) -x c++ $(EMU_INC) -Ikernels/cuda $(CPPFLAGS) $(CXXFLAGS_EMU) -o $@ spec/c/test_cuda_emu.cpp -x none $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o
 
-cuda-emu: $(EMU_MODULE) $(EMU)/test_cuda_emu
+# The caching allocator against the emulated runtime; the test is its binding (memory pressure).
+$(EMU)/test_cuda_alloc: spec/c/test_cuda_alloc.c $(EMU)/obj/kernels/cuda/sk_cuda_alloc.o $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o $(BUILD)/obj/src/core/sk_error.o
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_INC) $(INC_ops) -Ikernels/cuda $(CPPFLAGS) $(CFLAGS) -c spec/c/test_cuda_alloc.c -o $(EMU)/obj/test_cuda_alloc.o
+	$(CXX) -o $@ $(EMU)/obj/test_cuda_alloc.o $(EMU)/obj/kernels/cuda/sk_cuda_alloc.o $(EMU)/obj/kernels/cuda/emu/sk_cuda_emu.o $(BUILD)/obj/src/core/sk_error.o
+
+cuda-emu: $(EMU_MODULE) $(EMU)/test_cuda_emu $(EMU)/test_cuda_alloc
 cuda-emu-spec: $(MODULE) cuda-emu
 	$(EMU)/test_cuda_emu
+	$(EMU)/test_cuda_alloc
 	$(EMU_RUN) busted --lua=$(LUA) spec/cuda_spec.lua spec/conformance_spec.lua
 # }====
 
@@ -278,4 +285,4 @@ install-files:
 clean:
 	rm -rf build $(SAN)
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(EMU)/test_cuda_emu.d $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(EMU)/test_cuda_emu.d $(EMU)/obj/test_cuda_alloc.d $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d

@@ -206,3 +206,145 @@ describe("CUDA kernels", function()
     assert.same(x:sum(1, {keepdim = true}):totable(), k:cpu():totable())
   end)
 end)
+
+-- The caching allocator (kernels/cuda/sk_cuda_alloc.c), watched through memory_stats on
+-- cuda:1, which holds nothing between these cases: requests round up to 512 bytes, small
+-- ones (≤ 1 MiB) come from 2 MiB segments, large ones below 10 MiB from 20 MiB segments.
+describe("CUDA caching allocator", function()
+  local KiB, MiB = 1024, 1024 * 1024
+  local function floats(bytes) return sk.empty({bytes // 4}, {device = "cuda:1"}) end
+  local function stats() return sk.cuda.memory_stats(1) end
+  local function settle() collectgarbage() collectgarbage() sk.cuda.empty_cache() end
+  before_each(function()
+    if sk.cuda.device_count() < 2 then return end
+    settle()
+    assert.same({0, 0}, {stats().allocated, stats().reserved})
+  end)
+  after_each(settle)
+  local function two_devices()
+    if sk.cuda.device_count() >= 2 then return true end
+    print("\n[cuda_spec] one device: the allocator cases not run")
+  end
+
+  it("reuses a freed block: num_cache_hits grows, reserved stays", function()
+    if not two_devices() then return end
+    local a = floats(4000)
+    local s = stats()
+    assert.same({4096, 2 * MiB, 2 * MiB - 4096}, {s.allocated, s.reserved, s.cached}) -- rounded to 512 bytes
+    a = nil
+    collectgarbage()
+    assert.same({0, 2 * MiB}, {stats().allocated, stats().reserved})
+    local b = floats(4000)
+    local t = stats()
+    assert.equal(s.num_cache_hits + 1, t.num_cache_hits)
+    assert.equal(s.num_allocs + 1, t.num_allocs)
+    assert.same({4096, 2 * MiB}, {t.allocated, t.reserved})
+    assert.equal(4096, t.peak_allocated)
+    assert.truthy(b)
+  end)
+
+  it("splits a segment into blocks and merges the free neighbours back", function()
+    if not two_devices() then return end
+    local t, hits = {}, stats().num_cache_hits
+    for i = 1, 8 do t[i] = floats(256 * KiB) end -- eight blocks tile one 2 MiB segment: one new, seven hits
+    local s = stats()
+    assert.same({2 * MiB, 2 * MiB, hits + 7}, {s.allocated, s.reserved, s.num_cache_hits})
+    t[4], t[6] = nil, nil -- two free blocks, not neighbours: no 512 KiB hole
+    collectgarbage()
+    local hole = floats(512 * KiB)
+    assert.equal(4 * MiB, stats().reserved) -- a second segment
+    t[2], t[3] = nil, nil -- 2, 3 and 4 merge: 768 KiB
+    collectgarbage()
+    local before = stats()
+    local fit = floats(768 * KiB) -- the merged block fits exactly; the second segment has 1.5 MiB left too
+    local after = stats()
+    assert.equal(before.num_cache_hits + 1, after.num_cache_hits)
+    assert.same({4 * MiB, 2 * MiB + 256 * KiB}, {after.reserved, after.allocated})
+    local rest = floats(MiB) -- from the second segment's 1.5 MiB remainder (the merged block was not taken from it)
+    assert.same({4 * MiB, 3 * MiB + 256 * KiB}, {stats().reserved, stats().allocated})
+    t, hole, fit, rest = nil, nil, nil, nil
+    collectgarbage()
+    local one = floats(MiB) -- everything merged back: two whole free segments
+    assert.same({4 * MiB, MiB}, {stats().reserved, stats().allocated})
+    assert.truthy(one)
+  end)
+
+  it("empty_cache gives back every wholly free segment and keeps the ones in use", function()
+    if not two_devices() then return end
+    local keep = floats(1000)
+    local big = floats(3 * MiB) -- large, below 10 MiB: a 20 MiB segment
+    local huge = floats(17 * MiB + 512) -- more than the 17 MiB left there; from 10 MiB on, a segment of its own size rounded to 2 MiB
+    assert.equal(2 * MiB + 20 * MiB + 18 * MiB, stats().reserved)
+    big, huge = nil, nil
+    collectgarbage()
+    assert.equal(40 * MiB, stats().reserved)
+    sk.cuda.empty_cache()
+    local s = stats()
+    assert.same({2 * MiB, 1024, 2 * MiB - 1024}, {s.reserved, s.allocated, s.cached})
+    assert.truthy(keep)
+  end)
+
+  it("keeps a pool per device: a block freed on cuda:0 is not reused for cuda:1", function()
+    if not two_devices() then return end
+    local z = sk.ones(1000, {device = "cuda:0"})
+    z = nil
+    collectgarbage()
+    local s0 = sk.cuda.memory_stats(0)
+    assert.is_true(s0.cached >= 4096)
+    local s = stats()
+    local a = sk.ones(1000, {device = "cuda:1"}) -- its kernel's pointers are checked against cuda:1 by the emulation
+    assert.same({4096, 2 * MiB, s.num_cache_hits}, {stats().allocated, stats().reserved, stats().num_cache_hits})
+    assert.same({s0.cached, s0.num_cache_hits}, {sk.cuda.memory_stats(0).cached, sk.cuda.memory_stats(0).num_cache_hits})
+    assert.same({3, 3}, (a * 3):narrow(0, 0, 2):cpu():totable())
+  end)
+
+  -- Out of memory, in a child lua5.4 under a small emulated memory (SK_CUDA_EMU_MEMORY), with
+  -- the collector stopped so that dropped tensors stay garbage until the allocator asks.
+  local emulated = (os.getenv("SK_CUDA_MODULE") or ""):match("/emu/") ~= nil
+  local function child(limit, script)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write('local sk = require "sk"\ncollectgarbage("stop")\n', script)
+    f:close()
+    local p = assert(io.popen("SK_CUDA_EMU_MEMORY=" .. limit .. " lua5.4 " .. path .. " 2>&1", "r"))
+    local out = p:read("a")
+    local ok, _, code = p:close()
+    os.remove(path)
+    assert(ok and code == 0, "the child exited with status " .. tostring(code) .. ":\n" .. out)
+    return out
+  end
+
+  it("fails with an error naming the device and the sizes when memory runs out", function()
+    if not emulated then return print("\n[cuda_spec] not on the emulation: out-of-memory cases not run") end
+    local out = child(24 * MiB, [[
+      local held = {}
+      local ok, err = pcall(function() for i = 1, 10 do held[i] = sk.empty({1 << 20}, {device = "cuda"}) end end)
+      local s = sk.cuda.memory_stats()
+      print(ok, #held, s.num_ooms, s.allocated, s.reserved)
+      print(err)
+    ]])
+    -- five 4 MiB tensors fill the 20 MiB segment; a second one does not fit in 24 MiB
+    assert.matches("^false\t5\t1\t20971520\t20971520\n", out)
+    assert.matches("sk.empty: CUDA out of memory: tried to allocate 4194304 bytes on cuda:0 %(4194304 bytes free of 25165824%); "
+                   .. "20971520 bytes allocated by sk, 20971520 reserved", out)
+  end)
+
+  it("collects garbage and retries when out of memory: dropped tensors' blocks serve the request", function()
+    if not emulated then return end
+    local out = child(24 * MiB, [[
+      local held = {}
+      for i = 1, 5 do held[i] = sk.empty({1 << 20}, {device = "cuda"}) end
+      held = nil -- garbage, not collected: the collector is stopped
+      local big = sk.empty({3 << 20}, {device = "cuda"}) -- 12 MiB: no room for its segment until the 20 MiB one is free
+      local s = sk.cuda.memory_stats()
+      print(s.num_ooms, s.allocated, s.reserved, s.num_cache_hits, big:numel())
+      big = nil
+      print(pcall(sk.empty, {(6 << 20) + 1}, {device = "cuda"})) -- a 26 MiB segment: too much even with the 20 MiB one given back
+      print(sk.cuda.memory_stats().num_ooms, sk.cuda.memory_stats().reserved)
+    ]])
+    -- the merged 20 MiB segment serves 12 MiB (cache hit after the collection)
+    assert.matches("^1\t12582912\t20971520\t5\t3145728\n", out)
+    assert.matches("\nfalse\tsk.empty: CUDA out of memory: tried to allocate 25165828 bytes on cuda:0 %(25165824 bytes free of 25165824%); "
+                   .. "0 bytes allocated by sk, 0 reserved\n2\t0\n$", out)
+  end)
+end)

@@ -49,8 +49,12 @@ enum cudaMemcpyKind {
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaGetDevice(int *device);     /* the calling thread's current device */
 cudaError_t cudaSetDevice(int device);
-cudaError_t cudaMalloc(void **ptr, size_t size); /* on the current device */
+/* On the current device. SK_CUDA_EMU_MEMORY=bytes limits what each device holds: beyond it
+** (the sizes asked, summed over live allocations) cudaMalloc fails with cudaErrorMemoryAllocation. */
+cudaError_t cudaMalloc(void **ptr, size_t size);
 cudaError_t cudaFree(void *ptr);
+/* The current device's total (SK_CUDA_EMU_MEMORY, else the host's physical memory) and what is not in use. */
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaGetLastError(void);          /* the last error, reset to cudaSuccess */

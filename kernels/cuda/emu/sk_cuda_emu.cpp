@@ -1,6 +1,7 @@
 /*
 ** sk_cuda_emu.cpp — the emulated CUDA runtime and cuBLAS (cuda_runtime.h, cublas_v2.h here)
-** Invariants: `allocs` holds exactly the live cudaMalloc allocations, keyed by start;
+** Invariants: `allocs` holds exactly the live cudaMalloc allocations, keyed by start,
+** and `in_use` the sum of their sizes per device (what SK_CUDA_EMU_MEMORY limits);
 ** each has its own mapping whose last page is PROT_NONE, and its start is placed,
 ** 256-byte aligned, so that the first byte past its 256-rounded size is that guard page.
 ** Every failing call goes through fail(), which records the code as the last error (and
@@ -35,7 +36,8 @@ struct Alloc {
 };
 
 std::map<uintptr_t, Alloc> allocs;
-std::mutex allocs_lock;
+std::map<int, size_t> in_use;                /* per device: the sizes of its live allocations */
+std::mutex allocs_lock;                      /* guards allocs and in_use */
 
 thread_local int current;                    /* the calling thread's device, as in CUDA */
 thread_local cudaError_t last_error;
@@ -51,6 +53,16 @@ int device_count() {
     if (n < 0) n = 0;
   }
   return n;
+}
+
+/* SK_CUDA_EMU_MEMORY: bytes per device, 0 when unset (no limit); -1 when it is not a byte count.
+** Read at each call, so a test can change it. */
+long long memory_limit() {
+  const char *s = getenv("SK_CUDA_EMU_MEMORY");
+  if (!s || !*s) return 0;
+  char *end;
+  long long n = strtoll(s, &end, 10);
+  return *end || n <= 0 ? -1 : n;
 }
 
 cudaError_t vfail(cudaError_t e, const char *fmt, va_list ap) {
@@ -227,6 +239,9 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
   if (!device_count()) return fail(cudaErrorNoDevice, "cudaMalloc: no CUDA-capable device is detected");
   *ptr = NULL;
   if (size == 0) return cudaSuccess; /* as CUDA: success and a NULL pointer */
+  long long limit = memory_limit();
+  if (limit < 0)
+    return fail(cudaErrorInvalidValue, "cudaMalloc: SK_CUDA_EMU_MEMORY='%s' is not a positive byte count", getenv("SK_CUDA_EMU_MEMORY"));
   install_handler();
   size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded = (size + 255) & ~(size_t)255;
   if (rounded < size) return fail(cudaErrorMemoryAllocation, "cudaMalloc: %zu bytes is too large", size);
@@ -237,8 +252,15 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
     munmap(map, len);
     return fail(cudaErrorMemoryAllocation, "cudaMalloc: cannot protect the guard page");
   }
-  Alloc al = {map, len, map + len - page - rounded, size, current};
   std::lock_guard<std::mutex> hold(allocs_lock);
+  size_t &used = in_use[current]; /* checked with the insertion under one lock */
+  if (limit && (size > (size_t)limit || used > (size_t)limit - size)) {
+    munmap(map, len);
+    return fail(cudaErrorMemoryAllocation, "cudaMalloc: out of memory: %zu bytes asked on device %d, %zu of %lld in use (SK_CUDA_EMU_MEMORY)",
+                size, current, used, limit);
+  }
+  used += size;
+  Alloc al = {map, len, map + len - page - rounded, size, current};
   allocs[(uintptr_t)al.ptr] = al;
   *ptr = al.ptr;
   return cudaSuccess;
@@ -254,8 +276,22 @@ cudaError_t cudaFree(void *ptr) {
       return fail(cudaErrorInvalidValue, "cudaFree(%p): not the start of a live device allocation", ptr);
     al = it->second;
     allocs.erase(it);
+    in_use[al.device] -= al.size;
   }
   munmap(al.map, al.map_len);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total) {
+  if (!free_bytes || !total) return fail(cudaErrorInvalidValue, "cudaMemGetInfo: a result pointer is NULL");
+  if (!device_count()) return fail(cudaErrorNoDevice, "cudaMemGetInfo: no CUDA-capable device is detected");
+  long long limit = memory_limit();
+  if (limit < 0)
+    return fail(cudaErrorInvalidValue, "cudaMemGetInfo: SK_CUDA_EMU_MEMORY='%s' is not a positive byte count", getenv("SK_CUDA_EMU_MEMORY"));
+  *total = limit ? (size_t)limit : (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+  std::lock_guard<std::mutex> hold(allocs_lock);
+  size_t used = in_use[current];
+  *free_bytes = used < *total ? *total - used : 0;
   return cudaSuccess;
 }
 
