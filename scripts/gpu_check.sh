@@ -3,7 +3,8 @@
 # nvcc and a compiler but no network, Lua, busted, OpenBLAS or SLEEF. It unpacks the Debian
 # packages `make gpu-deps` fetched into .gpu-deps/ (carry it) into a prefix and points the build
 # and Lua at it; builds with -j; runs the CUDA parity spec, the conformance suite (its cuda target)
-# and the CUDA benchmark; stops at the first failure. Every log goes under $OUT (or ./gpu_out).
+# and the CUDA benchmark, then the parity spec under compute-sanitizer; stops at the first
+# failure. Every log goes under $OUT (or ./gpu_out).
 # Without .gpu-deps/ it uses what the system has (a machine set up with `make deps`).
 set -uo pipefail
 out=${OUT:-gpu_out}
@@ -54,3 +55,7 @@ step cuda_spec lua5.4 "$busted" -o TAP spec/cuda_spec.lua
 step conformance lua5.4 "$busted" -o TAP spec/conformance_spec.lua
 step bench_cuda lua5.4 bench/bench_cuda.lua
 tail -n 30 "$out/bench_cuda.txt"
+# last, so a runtime where it cannot run (gVisor: "Device not supported") costs no other step
+if command -v compute-sanitizer > /dev/null; then
+  step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 lua5.4 "$busted" spec/cuda_spec.lua
+fi
