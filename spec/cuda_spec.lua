@@ -206,3 +206,129 @@ describe("CUDA kernels", function()
     assert.same(x:sum(1, {keepdim = true}):totable(), k:cpu():totable())
   end)
 end)
+
+describe("CUDA reductions", function()
+  local nan = 0 / 0
+  -- fn on the device as on the CPU: dtype, shape, and values within tol (0: exactly)
+  local function same(fn, x, tol)
+    local want, got = fn(x), fn(x:cuda())
+    assert.equal("cuda:0", got:device())
+    assert.equal(want:dtype(), got:dtype())
+    assert.same(want:shape(), got:shape())
+    h.assert_close(got:cpu():to("float64"):totable(), want:to("float64"):totable(), tol)
+  end
+  local function rows_of(n, f) local t = {} for i = 1, n do t[i] = f(i) end return t end
+  -- the large inputs are garbage once their test ends: collect them, so that the memory
+  -- they held does not keep driving the binding's GC pacing in the specs that follow
+  after_each(function() collectgarbage() end)
+
+  it("reduce 1<<20 and 1000003 elements fully in two passes, as the CPU", function()
+    for _, n in ipairs { 1 << 20, 1000003 } do
+      sk.manual_seed(n)
+      local x = sk.rand(n)
+      same(function(t) return t:sum() end, x, 1e-6)
+      same(function(t) return t:mean() end, x, 1e-6)
+      same(function(t) return t:amax() end, x, 0)
+      same(function(t) return t:argmax() end, x, 0)
+    end
+  end)
+
+  it("sum in a fixed order that matches the CPU's within float tolerance", function()
+    sk.manual_seed(7)
+    local x = (sk.rand(300007) - 0.5) * 1e6 -- cancellations: the exact float32 result depends on order
+    local got, want = x:cuda():sum():item(), x:sum():item()
+    local scale = x:abs():sum():item()
+    assert.is_true(math.abs(got - want) <= 1e-7 * scale, ("got %g, want %g"):format(got, want))
+    assert.equal(got, x:cuda():sum():item()) -- the same order every time
+  end)
+
+  it("reduce over inner, outer and middle dims, and several, with keepdim, as the CPU", function()
+    sk.manual_seed(3)
+    local x = sk.rand({37, 129, 65}):sub(0.5)
+    for _, keep in ipairs { false, true } do
+      local o = {keepdim = keep}
+      same(function(t) return t:sum(2, o) end, x, 1e-6)
+      same(function(t) return t:sum(0, o) end, x, 1e-6)
+      same(function(t) return t:sum(1, o) end, x, 1e-6)
+      same(function(t) return t:mean({dim = {0, 2}, keepdim = keep}) end, x, 1e-6)
+      same(function(t) return t:amax({dim = {0, 1}, keepdim = keep}) end, x, 0)
+      same(function(t) return t:amax(1, o) end, x, 0)
+      same(function(t) return t:argmax(0, o) end, x, 0)
+      same(function(t) return t:argmax(2, o) end, x, 0)
+    end
+  end)
+
+  it("split a long reduction over an outer dim with few outputs into two passes", function()
+    sk.manual_seed(5)
+    local x = sk.rand({200003, 3})
+    same(function(t) return t:sum(0) end, x, 1e-6)
+    same(function(t) return t:mean(0) end, x, 1e-6)
+    same(function(t) return t:amax(0) end, x, 0)
+    same(function(t) return t:argmax(0) end, x, 0)
+    local y = sk.rand({3, 200003}) -- inner: rows, split too
+    same(function(t) return t:sum(1) end, y, 1e-6)
+    same(function(t) return t:argmax(1) end, y, 0)
+  end)
+
+  it("read transposed, permuted and sliced inputs in place, as the CPU", function()
+    sk.manual_seed(11)
+    local x = sk.rand({300, 170})
+    same(function(t) return t:t():sum(1) end, x, 1e-6)
+    same(function(t) return t:t():sum(0) end, x, 1e-6)
+    same(function(t) return t:narrow(1, 5, 101):sum(1) end, x, 1e-6)
+    same(function(t) return t:narrow(0, 7, 200):t():argmax(1) end, x, 0)
+    same(function(t) return t:reshape({30, 10, 170}):permute({2, 0, 1}):mean({dim = {0, 2}}) end, x, 1e-6)
+    same(function(t) return t:t():amax() end, x, 0)
+  end)
+
+  it("keep the dtype rules: float16 and float64 values, int64 results for integers", function()
+    sk.manual_seed(13)
+    local x = sk.rand({513, 77}):sub(0.5)
+    same(function(t) return t:to("float16"):sum(0) end, x, 2e-3)
+    same(function(t) return t:to("float16"):mean(1) end, x, 2e-3)
+    same(function(t) return t:to("float16"):amax() end, x, 0)
+    same(function(t) return t:to("float16"):argmax(0) end, x, 0)
+    same(function(t) return t:to("float64"):sum() end, x, 1e-12)
+    same(function(t) return t:to("float64"):argmax(1) end, x, 0)
+    same(function(t) return (t * 1000):to("int32"):sum(1) end, x, 0)
+    same(function(t) return (t * 1000):to("int64"):amax(0) end, x, 0)
+    same(function(t) return t:gt(0):sum() end, x, 0)
+    same(function(t) return t:sum({dtype = "float16"}) end, x, 2e-3)
+  end)
+
+  it("sum and compare int64 exactly beyond 2^53", function()
+    local v = rows_of(70001, function(i) return i == 1 and (1 << 60) or 1 end)
+    local x = sk.tensor(v, {dtype = "int64"})
+    assert.equal((1 << 60) + 70000, x:cuda():sum():item())
+    local big = sk.tensor(rows_of(3000, function(i) return (1 << 62) + (i * 7919) % 3001 end), {dtype = "int64"})
+    assert.equal(big:amax():item(), big:cuda():amax():item())
+    assert.equal(big:argmax():item(), big:cuda():argmax():item())
+    assert.same(big:reshape({30, 100}):argmax(1):totable(), big:cuda():reshape({30, 100}):argmax(1):cpu():totable())
+  end)
+
+  it("let NaN win amax and argmax, and keep the first index of ties, in one pass and in two", function()
+    for _, n in ipairs { 1000, 100003 } do
+      local v = rows_of(n, function(i) return (i == 11 or i == 21) and 5 or 1 end)
+      local x = sk.tensor(v)
+      assert.equal(10, x:cuda():argmax():item())
+      v[n - 500], v[n - 100] = nan, nan
+      x = sk.tensor(v)
+      local m = x:cuda():amax():item()
+      assert.is_true(m ~= m)
+      assert.equal(n - 501, x:cuda():argmax():item())
+    end
+    local r = sk.tensor({{1, nan, 3}, {4, 5, 6}, {nan, 2, nan}})
+    same(function(t) return t:amax(1) end, r, 0)
+    same(function(t) return t:argmax(1) end, r, 0)
+    same(function(t) return t:argmax(0) end, r, 0)
+  end)
+
+  it("give 0 for an empty sum and NaN for an empty mean, and refuse an empty amax or argmax", function()
+    local e = sk.zeros({0, 5})
+    same(function(t) return t:sum(0) end, e, 0)
+    same(function(t) return t:mean(0) end, e, 0)
+    same(function(t) return t:sum(1) end, e, 0)
+    assert.equal(h.err(function() return e:amax(0) end), h.err(function() return e:cuda():amax(0) end))
+    assert.equal(h.err(function() return e:argmax() end), h.err(function() return e:cuda():argmax() end))
+  end)
+end)
