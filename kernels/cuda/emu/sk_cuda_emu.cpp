@@ -324,7 +324,9 @@ thread_local Block block;
 
 struct Diverged {}; /* thrown by __syncthreads in a plain call, caught by run_block */
 
-void set_thread(unsigned i) { threadIdx = uint3{i % blockDim.x, i / blockDim.x % blockDim.y, i / (blockDim.x * blockDim.y)}; }
+/* Thread i of the block in x, y, z order. */
+uint3 coords(unsigned i) { return uint3{i % blockDim.x, i / blockDim.x % blockDim.y, i / (blockDim.x * blockDim.y)}; }
+void set_thread(unsigned i) { threadIdx = coords(i); }
 
 void fiber_main() {
   block.thread(block.body);
@@ -337,7 +339,10 @@ cudaError_t start(unsigned i) {
   if (block.fibers.size() <= i) {
     char *map = (char *)mmap(NULL, FIBER_STACK + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (map == MAP_FAILED) return fail(cudaErrorMemoryAllocation, "the emulation cannot map a stack for thread %u", i);
-    mprotect(map, page, PROT_NONE);
+    if (mprotect(map, page, PROT_NONE)) {
+      munmap(map, FIBER_STACK + page);
+      return fail(cudaErrorMemoryAllocation, "the emulation cannot protect the guard page of thread %u's stack", i);
+    }
     block.fibers.emplace_back(new Fiber{});
     block.fibers.back()->map = map;
   }
@@ -360,8 +365,7 @@ void resume(unsigned i) {
 }
 
 cudaError_t diverged(const char *kernel, unsigned done, unsigned waiting) {
-  uint3 d = {done % blockDim.x, done / blockDim.x % blockDim.y, done / (blockDim.x * blockDim.y)};
-  uint3 w = {waiting % blockDim.x, waiting / blockDim.x % blockDim.y, waiting / (blockDim.x * blockDim.y)};
+  uint3 d = coords(done), w = coords(waiting);
   return fail(cudaErrorLaunchFailure,
               "kernel '%s', block (%u, %u, %u): thread (%u, %u, %u) returned while thread (%u, %u, %u) waits at __syncthreads "
               "(every thread of a block must reach each barrier)",
