@@ -6,7 +6,7 @@
 ** compute in double for floating dtypes, int64 for integers). A contiguous
 ** float32 path uses float4 loads. Random numbers use the CPU's Philox
 ** counters per logical element, so a seed gives the same values on both
-** devices.
+** devices. Reductions are block trees in shared memory, in a fixed order.
 */
 extern "C" {
 #include "sk_kernels.h"
@@ -303,70 +303,230 @@ extern "C" int sk_cuda_normal_(SkTensor *self, double mean, double std, void *ge
 }
 /* }==== */
 
-/* {==== Reductions: one thread per output element ==== */
+/* {==== Reductions: block trees, deterministic ====
+** The input splits into kept dims (one per output) and reduced dims (size-1 dims dropped,
+** reduced dims merged where memory allows), each walked in logical (C) order, so argmax's
+** index is the flat logical index over the reduced dims. A block is RED_THREADS threads in
+** (x, y): in rows mode x lanes share one output (coalesced when the reduced dims are
+** innermost), in columns mode x lanes take adjacent outputs and y lanes share them
+** (coalesced when the kept dims are innermost). Each lane folds a fixed, strided set of the
+** reduced elements; the lanes of an output then meet in a shared-memory tree. Few outputs
+** and a long reduction take two passes: gridDim.y blocks per output each write a partial,
+** and a second launch folds the partials in order. The order of every fold depends only on
+** the shapes, never on timing: no atomics, the same result on every run. Accumulators are
+** the CPU's: double for floating values, wrapping uint64 for integer sums (exact int64),
+** int64 for integer extrema; sum and mean read each element converted to out's dtype first,
+** as the CPU reads self cast to it; NaN wins amax and argmax; argmax keeps the first index. */
+#define RED_THREADS 256
+#define RED_LANE_MIN 32     /* elements a lane folds at least before a reduction is split */
+#define RED_TARGET 512      /* blocks the split aims for */
 enum Red { SUM, MEAN, AMAX, ARGMAX };
 
-struct Reduce {
-  Walk in;
-  int nkept, nred, kind, out_dtype;
-  int64_t kept_sizes[SK_MAX_DIMS], kept_strides[SK_MAX_DIMS], red_sizes[SK_MAX_DIMS], red_strides[SK_MAX_DIMS];
-  int64_t out_strides[SK_MAX_DIMS];
-  char *out;
-  int64_t count;
-  int pointers(const void **p) const { p[0] = in.data; p[1] = out; return 2; }
+/* A value (by `integer`) and argmax's index; idx -1: no element yet (argmax's identity). */
+struct Acc {
+  union { double f; int64_t i; } v;
+  int64_t idx;
 };
 
-__global__ void reduce_kernel(Reduce r, int64_t nout) {
-  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < nout; o += (int64_t)gridDim.x * blockDim.x) {
-    const char *base = r.in.data;
-    char *dst = r.out;
-    int64_t rem = o;
-    for (int d = r.nkept - 1; d >= 0; d--) {
-      int64_t idx = rem % r.kept_sizes[d];
-      rem /= r.kept_sizes[d];
-      base += idx * r.kept_strides[d];
-      dst += idx * r.out_strides[d];
+struct Reduce {
+  int kind, integer, in_dtype, out_dtype, through, rows; /* through: convert elements to out_dtype first */
+  int nkept, nred;
+  const char *in;             /* the elements; NULL in pass 2 */
+  const Acc *parts_in;        /* pass 2: nparts partials per output, output-major */
+  Acc *parts_out;             /* pass 1: gridDim.y partials per output; NULL: write out */
+  char *out;
+  int64_t nout, count, nparts;
+  int64_t kept_sizes[SK_MAX_DIMS], kept_strides[SK_MAX_DIMS], out_strides[SK_MAX_DIMS]; /* strides in bytes */
+  int64_t red_sizes[SK_MAX_DIMS], red_strides[SK_MAX_DIMS];
+  int pointers(const void **p) const { p[0] = in; p[1] = parts_in; p[2] = parts_out; p[3] = out; return 4; }
+};
+
+__device__ static Acc acc_init(const Reduce &r) {
+  Acc a;
+  a.idx = -1;
+  if (r.integer) a.v.i = r.kind == SUM ? 0 : INT64_MIN;
+  else a.v.f = r.kind == SUM || r.kind == MEAN ? 0 : -INFINITY;
+  return a;
+}
+
+/* a (+)= b: associative and commutative (argmax orders ties by index), so any tree order
+** gives the same extremum; sums depend on the order, which the shapes fix. */
+__device__ static void acc_combine(const Reduce &r, Acc &a, const Acc &b) {
+  if (r.kind == SUM || r.kind == MEAN) {
+    if (r.integer) a.v.i = (int64_t)((uint64_t)a.v.i + (uint64_t)b.v.i);
+    else a.v.f += b.v.f;
+  } else if (r.kind == AMAX) {
+    if (r.integer) a.v.i = b.v.i > a.v.i ? b.v.i : a.v.i;
+    else if (a.v.f == a.v.f && (b.v.f > a.v.f || b.v.f != b.v.f)) a.v.f = b.v.f;
+  } else if (b.idx >= 0) {
+    int take;
+    if (a.idx < 0) take = 1;
+    else if (r.integer) take = b.v.i > a.v.i || (b.v.i == a.v.i && b.idx < a.idx);
+    else {
+      int an = a.v.f != a.v.f, bn = b.v.f != b.v.f;
+      take = an || bn ? bn && (!an || b.idx < a.idx) : b.v.f > a.v.f || (b.v.f == a.v.f && b.idx < a.idx);
     }
-    double acc = r.kind == AMAX || r.kind == ARGMAX ? -INFINITY : 0;
-    int64_t best = 0, seen_nan = 0;
-    for (int64_t j = 0; j < r.count; j++) {
-      const char *p = base;
-      int64_t rem2 = j;
-      for (int d = r.nred - 1; d >= 0; d--) { p += (rem2 % r.red_sizes[d]) * r.red_strides[d]; rem2 /= r.red_sizes[d]; }
-      double v = sk_elem_load_double(p, (SkDType)r.in.dtype);
-      if (r.kind == SUM || r.kind == MEAN) acc += v;
-      else if (!seen_nan && (v > acc || v != v || (j == 0))) { acc = v; best = j; seen_nan = v != v; }
-    }
-    if (r.kind == MEAN) acc = r.count ? acc / (double)r.count : NAN;
-    if (r.kind == ARGMAX) sk_elem_store_int64(dst, (SkDType)r.out_dtype, best);
-    else sk_elem_store_double(dst, (SkDType)r.out_dtype, acc);
+    if (take) a = b;
   }
+}
+
+/* Element j (flat over the reduced dims) of the output whose input starts at base. */
+__device__ static Acc element(const Reduce &r, const char *base, int64_t j) {
+  Acc e;
+  e.idx = j;
+  int64_t rem = j;
+  for (int d = r.nred - 1; d > 0; d--) {
+    base += (rem % r.red_sizes[d]) * r.red_strides[d];
+    rem /= r.red_sizes[d];
+  }
+  base += rem * r.red_strides[0];
+  SkDType t = (SkDType)r.in_dtype;
+  int64_t cast; /* 8 bytes, aligned: room for any dtype */
+  if (r.through) { /* as the copy kernel converts */
+    SkDType o = (SkDType)r.out_dtype;
+    if (!sk_dtype_is_floating(t) && !sk_dtype_is_floating(o)) sk_elem_store_int64(&cast, o, sk_elem_load_int64(base, t));
+    else sk_elem_store_double(&cast, o, sk_elem_load_double(base, t));
+    base = (const char *)&cast;
+    t = o;
+  }
+  if (r.integer) e.v.i = sk_elem_load_int64(base, t);
+  else e.v.f = sk_elem_load_double(base, t);
+  return e;
+}
+
+__global__ void reduce_kernel(Reduce r) {
+  __shared__ Acc tree[RED_THREADS];
+  unsigned tid = threadIdx.y * blockDim.x + threadIdx.x;
+  unsigned lane = r.rows ? threadIdx.x : threadIdx.y, nlanes = r.rows ? blockDim.x : blockDim.y, step = r.rows ? 1 : blockDim.x;
+  int64_t o = r.rows ? (int64_t)blockIdx.x * blockDim.y + threadIdx.y : (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  Acc a = acc_init(r);
+  if (o < r.nout) {
+    if (r.parts_in)
+      for (int64_t j = lane; j < r.nparts; j += nlanes) acc_combine(r, a, r.parts_in[o * r.nparts + j]);
+    else {
+      const char *base = r.in;
+      int64_t rem = o;
+      for (int d = r.nkept - 1; d >= 0; d--) {
+        base += (rem % r.kept_sizes[d]) * r.kept_strides[d];
+        rem /= r.kept_sizes[d];
+      }
+      int64_t stride = (int64_t)nlanes * gridDim.y; /* block slice blockIdx.y takes lanes' runs in turn */
+      for (int64_t j = (int64_t)blockIdx.y * nlanes + lane; j < r.count; j += stride) acc_combine(r, a, element(r, base, j));
+    }
+  }
+  tree[tid] = a;
+  for (unsigned s = nlanes / 2; s > 0; s >>= 1) { /* nlanes is a power of 2; every thread reaches every barrier */
+    __syncthreads();
+    if (lane < s) acc_combine(r, tree[tid], tree[tid + s * step]);
+  }
+  if (lane != 0 || o >= r.nout) return;
+  a = tree[tid];
+  if (r.parts_out) { r.parts_out[o * gridDim.y + blockIdx.y] = a; return; }
+  char *dst = r.out;
+  int64_t rem = o;
+  for (int d = r.nkept - 1; d >= 0; d--) {
+    dst += (rem % r.kept_sizes[d]) * r.out_strides[d];
+    rem /= r.kept_sizes[d];
+  }
+  SkDType t = (SkDType)r.out_dtype;
+  if (r.kind == ARGMAX) sk_elem_store_int64(dst, t, a.idx);
+  else if (r.integer) sk_elem_store_int64(dst, t, a.v.i);
+  else sk_elem_store_double(dst, t, r.kind == MEAN ? a.v.f / (double)r.count : a.v.f); /* mean of none: 0/0, NaN */
+}
+
+/* The least power of 2 >= n, and the greatest <= n (1 for n < 1), either at most cap. */
+static unsigned pow2_at_least(int64_t n, unsigned cap) {
+  unsigned p = 1;
+  while (p < cap && p < n) p <<= 1;
+  return p;
+}
+static unsigned pow2_at_most(int64_t n, unsigned cap) {
+  unsigned p = 1;
+  while (p < cap && 2 * (int64_t)p <= n) p <<= 1;
+  return p;
 }
 
 static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kind) {
   if (out->numel == 0) return 0;
   Reduce r;
-  r.in = walk_of(self);
   r.kind = kind;
+  r.in_dtype = self->dtype;
   r.out_dtype = out->dtype;
+  r.through = (kind == SUM || kind == MEAN) && self->dtype != out->dtype;
+  r.integer = !sk_dtype_is_floating(kind == SUM || kind == MEAN ? out->dtype : self->dtype);
+  r.in = (const char *)sk_tensor_data(self);
+  r.parts_in = NULL;
+  r.parts_out = NULL;
   r.out = (char *)sk_tensor_data(out);
+  r.nout = out->numel;
   r.nkept = r.nred = 0;
   r.count = 1;
-  int64_t osz = (int64_t)sk_dtype_size(out->dtype);
-  /* the output holds the kept dims in order, with the reduced ones as size 1 under keepdim:
-  ** kept dim d is out's dim d (keepdim) or its k-th dim; walk it with out's own strides (an out= may be any view) */
-  int keep = out->ndim == self->ndim;
+  r.nparts = 0;
+  int64_t isz = (int64_t)sk_dtype_size(self->dtype), osz = (int64_t)sk_dtype_size(out->dtype);
+  /* out holds the kept dims in order, the reduced ones as size 1 under keepdim: kept dim d is
+  ** out's dim d (keepdim) or its k-th; it is walked with out's own strides (an out= may be any view) */
+  int keep = out->ndim == self->ndim, k = 0;
   for (int d = 0; d < self->ndim; d++) {
-    int64_t bst = self->strides[d] * (int64_t)sk_dtype_size(self->dtype);
-    if (mask >> d & 1) { r.red_sizes[r.nred] = self->sizes[d]; r.red_strides[r.nred++] = bst; r.count *= self->sizes[d]; }
-    else {
-      r.kept_sizes[r.nkept] = self->sizes[d];
-      r.kept_strides[r.nkept] = bst;
-      r.out_strides[r.nkept] = out->strides[keep ? d : r.nkept] * osz;
-      r.nkept++;
+    int64_t n = self->sizes[d], st = self->strides[d] * isz;
+    if (mask >> d & 1) {
+      r.count *= n;
+      if (n == 1) continue;
+      if (r.nred && r.red_strides[r.nred - 1] == st * n) { /* merges with the reduced dim before it */
+        r.red_sizes[r.nred - 1] *= n;
+        r.red_strides[r.nred - 1] = st;
+      } else {
+        r.red_sizes[r.nred] = n;
+        r.red_strides[r.nred++] = st;
+      }
+    } else {
+      int od = keep ? d : k++;
+      if (n == 1) continue;
+      r.kept_sizes[r.nkept] = n;
+      r.kept_strides[r.nkept] = st;
+      r.out_strides[r.nkept++] = out->strides[od] * osz;
     }
   }
-  return check(SK_LAUNCH(reduce_kernel, grid_for(out->numel), 256, r, out->numel), "a reduction");
+  if (!r.nred) { r.red_sizes[0] = 1; r.red_strides[0] = isz; r.nred = 1; }
+  /* columns when the outputs' innermost dim is contiguous and the reduced one is not (the CPU's rule) */
+  r.rows = !(r.nkept && r.kept_strides[r.nkept - 1] == isz && r.red_strides[r.nred - 1] != isz);
+  /* lanes: a power of 2 no more than the reduced extent (each has an element), a warp's
+  ** worth unless the outputs are too few to fill the block; outputs: adjacent, up to a warp
+  ** in columns mode */
+  dim3 block;
+  unsigned lanes = pow2_at_most(r.count, RED_THREADS);
+  if (r.rows) {
+    block.y = pow2_at_least(r.nout, RED_THREADS / (lanes < 32 ? lanes : 32));
+    block.x = lanes < RED_THREADS / block.y ? lanes : RED_THREADS / block.y;
+  } else {
+    block.x = pow2_at_least(r.nout, 32);
+    block.y = lanes < RED_THREADS / block.x ? lanes : RED_THREADS / block.x;
+  }
+  unsigned nlanes = r.rows ? block.x : block.y;
+  int64_t per_block = r.rows ? block.y : block.x, grid = (r.nout + per_block - 1) / per_block;
+  int64_t split = (r.count + (int64_t)nlanes * RED_LANE_MIN - 1) / ((int64_t)nlanes * RED_LANE_MIN);
+  int64_t room = (RED_TARGET + grid - 1) / grid;
+  if (split > room) split = room;
+  if (grid > INT32_MAX) return sk_error("CUDA reduction: %lld outputs are too many", (long long)r.nout);
+  if (split <= 1) return check(SK_LAUNCH(reduce_kernel, dim3((unsigned)grid), block, r), "a reduction");
+  /* two passes: split partials per output, then one tree per output over them */
+  int64_t nparts = r.nout * split;
+  int64_t words = nparts * (int64_t)(sizeof(Acc) / sizeof(int64_t));
+  SkTensor *parts = sk_tensor_empty(1, &words, SK_DTYPE_INT64, out->device);
+  if (!parts) return -1;
+  Reduce r2 = r;
+  r.parts_out = (Acc *)sk_tensor_data(parts);
+  int rc = check(SK_LAUNCH(reduce_kernel, dim3((unsigned)grid, (unsigned)split), block, r), "a reduction (pass 1)");
+  if (!rc) {
+    r2.in = NULL;
+    r2.parts_in = r.parts_out;
+    r2.nparts = split;
+    r2.rows = 1;
+    dim3 b2(pow2_at_most(split, RED_THREADS));
+    b2.y = RED_THREADS / b2.x;
+    rc = check(SK_LAUNCH(reduce_kernel, dim3((unsigned)((r.nout + b2.y - 1) / b2.y)), b2, r2), "a reduction (pass 2)");
+  }
+  sk_tensor_release(parts);
+  return rc;
 }
 
 extern "C" {

@@ -39,7 +39,34 @@ __global__ void scale(float *x, int n, float s) {
 __global__ void add_pair(Pair p, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) p.a[i] += p.b[i];
 }
-__global__ void with_barrier(float *x) { __syncthreads(); x[threadIdx.x] = 0; }
+/* Each block sums its blockDim.x (a power of 2, at most 256) elements: a tree in shared memory. */
+__global__ void block_sum(const float *x, float *sums) {
+  __shared__ float s[256];
+  unsigned t = threadIdx.x;
+  s[t] = x[blockIdx.x * blockDim.x + t];
+  for (unsigned k = blockDim.x / 2; k > 0; k >>= 1) {
+    __syncthreads();
+    if (t < k) s[t] += s[t + k];
+  }
+  if (t == 0) sums[blockIdx.x] = s[0];
+}
+/* A 2-D block: each thread reads what the next one (in x, y order) wrote before the barrier. */
+__global__ void rotate(float *x) {
+  __shared__ float s[64];
+  unsigned t = threadIdx.y * blockDim.x + threadIdx.x, n = blockDim.x * blockDim.y;
+  s[t] = (float)(t * 10 + blockIdx.x);
+  __syncthreads();
+  x[blockIdx.x * n + t] = s[(t + 1) % n];
+}
+__global__ void early_return(float *x) {
+  if (threadIdx.x == 3) return;
+  __syncthreads();
+  x[threadIdx.x] = 0;
+}
+__global__ void late_barrier(float *x) { /* thread 0 never reaches the barrier the others wait at */
+  if (threadIdx.x > 0) __syncthreads();
+  x[threadIdx.x] = 0;
+}
 
 int main(void) {
   int n = 0;
@@ -72,8 +99,34 @@ int main(void) {
                "kernel 'scale', argument 0: ");
   expect_error("host pointer in a struct", SK_LAUNCH(add_pair, 1, 32, Pair{d, host}, 300), cudaErrorInvalidDevicePointer,
                "kernel 'add_pair', argument 0 (its pointer 1): ");
-  expect_error("__syncthreads", SK_LAUNCH(with_barrier, 1, 32, d), cudaErrorNotSupported,
-               "not supported by the emulation yet");
+
+  /* barriers and shared memory: threads of a block see each other's writes; blocks do not mix */
+  float *x = NULL, *sums = NULL, ones[512], got[64];
+  for (int i = 0; i < 512; i++) ones[i] = (float)(i % 7);
+  expect("buffers", cudaMalloc((void **)&x, sizeof ones) == cudaSuccess && cudaMalloc((void **)&sums, sizeof got) == cudaSuccess);
+  cudaMemcpy(x, ones, sizeof ones, cudaMemcpyHostToDevice);
+  expect("block_sum", SK_LAUNCH(block_sum, 2, 256, x, sums) == cudaSuccess);
+  cudaMemcpy(got, sums, 8, cudaMemcpyDeviceToHost);
+  float want0 = 0, want1 = 0;
+  for (int i = 0; i < 256; i++) { want0 += ones[i]; want1 += ones[256 + i]; }
+  expect("block sums", got[0] == want0 && got[1] == want1);
+  expect("rotate", SK_LAUNCH(rotate, 2, dim3(8, 4), sums) == cudaSuccess);
+  cudaMemcpy(got, sums, sizeof got, cudaMemcpyDeviceToHost);
+  int rotated = 1;
+  for (int b = 0; b < 2; b++)
+    for (int t = 0; t < 32; t++) rotated &= got[b * 32 + t] == (float)((t + 1) % 32 * 10 + b);
+  expect("rotate through shared memory in a 2-D block", rotated);
+  expect_error("a thread returns before the barrier", SK_LAUNCH(early_return, 1, 32, x), cudaErrorLaunchFailure,
+               "kernel 'early_return', block (0, 0, 0): thread (3, 0, 0) returned while thread (0, 0, 0) waits at __syncthreads");
+  expect_error("thread 0 skips the barrier", SK_LAUNCH(late_barrier, 1, 32, x), cudaErrorLaunchFailure,
+               "kernel 'late_barrier', block (0, 0, 0): thread (0, 0, 0) returned while thread (1, 0, 0) waits at __syncthreads");
+  expect("block_sum again after a failed launch", SK_LAUNCH(block_sum, 2, 128, x, sums) == cudaSuccess);
+  cudaMemcpy(got, sums, 8, cudaMemcpyDeviceToHost);
+  want0 = want1 = 0;
+  for (int i = 0; i < 128; i++) { want0 += ones[i]; want1 += ones[128 + i]; }
+  expect("block sums of 128", got[0] == want0 && got[1] == want1);
+  expect("free buffers", cudaFree(x) == cudaSuccess && cudaFree(sums) == cudaSuccess);
+
   expect("device 1", cudaSetDevice(1) == cudaSuccess && cudaMalloc((void **)&d1, 64) == cudaSuccess);
   expect_error("memory of another device", SK_LAUNCH(scale, 1, 32, d, 300, 1.0f), cudaErrorInvalidDevicePointer,
                "memory of device 0 while device 1 is current");

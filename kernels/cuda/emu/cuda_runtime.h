@@ -6,8 +6,10 @@
 ** (or crashes on) and fails with an error code whose cudaGetErrorString names the problem
 ** and, at kernel time, the kernel. Invariants: device memory is only ever memory that
 ** cudaMalloc mapped (apart from the host heap, a guard page after each allocation); every
-** allocation belongs to one device; kernels run sequentially, block by block and thread
-** by thread, on the calling host thread (SK_LAUNCH in sk_cuda_launch.h).
+** allocation belongs to one device; kernels run on the calling host thread (SK_LAUNCH in
+** sk_cuda_launch.h), one block at a time, in order; the threads of a block run as
+** cooperative fibers that switch only at __syncthreads (a block that never reaches one runs
+** its threads as plain calls, in order).
 */
 #ifndef SK_CUDA_EMU_RUNTIME_H
 #define SK_CUDA_EMU_RUNTIME_H
@@ -34,6 +36,7 @@ typedef enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchFailure = 719,
   cudaErrorNotSupported = 801
 } cudaError_t;
 
@@ -87,22 +90,28 @@ struct dim3 {
 };
 struct alignas(16) float4 { float x, y, z, w; };
 
-/* The running emulated thread's coordinates (thread-local: one launch per host thread). */
+/* __shared__ storage is one object per host thread: the block running on that thread owns
+** it (its fibers share it), and the next block finds what the last one left, as no kernel may
+** assume otherwise. Static __shared__ arrays only: dynamic shared memory is not emulated. */
+#define __shared__ static thread_local
+
+/* The running emulated thread's coordinates (thread-local: one launch per host thread; the
+** scheduler sets threadIdx before it resumes a fiber). */
 extern thread_local uint3 threadIdx, blockIdx;
 extern thread_local dim3 blockDim, gridDim;
 
-/* Needs the threads of a block to run together: it stops the launch (throws sk_emu::Unsupported,
-** caught by the launch before any later thread runs), which fails naming the kernel. */
+/* A barrier for the threads of one block: each waits until every thread of the block has
+** reached it. A thread that returns while others wait at one fails the launch, naming the
+** kernel (on a GPU it is undefined behaviour). */
 void __syncthreads(void);
 
-/* The steps of a launch: the configuration check, the argument checks, then every thread. */
+/* The steps of a launch: the configuration check, the argument checks, then every block:
+** thread(body) runs one emulated thread, the coordinates already set. */
 cudaError_t sk_emu_launch_begin(const char *kernel, dim3 grid, dim3 block);
 cudaError_t sk_emu_check_kernel_pointer(const char *kernel, int arg, int index, const void *p);
-cudaError_t sk_emu_launch_end(const char *kernel, int stopped);
+cudaError_t sk_emu_run_blocks(const char *kernel, dim3 grid, dim3 block, void (*thread)(void *), void *body);
 
 namespace sk_emu {
-struct Unsupported {};
-
 /* A kernel argument's device pointers: a raw pointer is one; a struct that lists its own
 ** (`int pointers(const void **p) const`, at most MAX_POINTERS; sk_cuda_launch.h) gives
 ** those; anything else has none. */
@@ -128,23 +137,8 @@ cudaError_t run(const char *kernel, void (*k)(P...), dim3 grid, dim3 block, type
   int arg = 0;
   ((bad = bad ? bad : check_arg(kernel, arg, args, 0), arg++), ...);
   if (bad) return bad; /* the check recorded it */
-  gridDim = grid;
-  blockDim = block;
-  try {
-    for (unsigned bz = 0; bz < grid.z; bz++)
-      for (unsigned by = 0; by < grid.y; by++)
-        for (unsigned bx = 0; bx < grid.x; bx++)
-          for (unsigned tz = 0; tz < block.z; tz++)
-            for (unsigned ty = 0; ty < block.y; ty++)
-              for (unsigned tx = 0; tx < block.x; tx++) {
-                blockIdx = uint3{bx, by, bz};
-                threadIdx = uint3{tx, ty, tz};
-                k(args...);
-              }
-  } catch (Unsupported &) {
-    return sk_emu_launch_end(kernel, 1);
-  }
-  return sk_emu_launch_end(kernel, 0);
+  auto body = [&] { k(args...); };
+  return sk_emu_run_blocks(kernel, grid, block, [](void *b) { (*static_cast<decltype(body) *>(b))(); }, &body);
 }
 } // namespace sk_emu
 

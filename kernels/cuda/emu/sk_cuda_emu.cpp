@@ -7,12 +7,16 @@
 ** Every failing call goes through fail(), which records the code as the last error (and
 ** the message cudaGetErrorString returns for it). `running` names what executes emulated
 ** device code (a kernel, a cuBLAS call) for the fault handler, which reports a guard-page
-** hit and exits as a sanitizer does.
+** hit and exits as a sanitizer does. A launch runs its blocks in order; within one, thread
+** 0 starts as a fiber: if it returns without reaching __syncthreads, the block has no
+** barrier (every thread must reach each one), so the other threads run as plain calls;
+** else each thread is a fiber, all resumed in order once per barrier.
 */
 #include "cuda_runtime.h"
 #include "cublas_v2.h"
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
+#include <vector>
 
 thread_local uint3 threadIdx, blockIdx;
 thread_local dim3 blockDim, gridDim;
@@ -227,6 +233,7 @@ const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorNoDevice: return "no CUDA-capable device is detected";
   case cudaErrorInvalidDevice: return "invalid device ordinal";
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+  case cudaErrorLaunchFailure: return "unspecified launch failure";
   case cudaErrorNotSupported: return "operation not supported";
   }
   return "unrecognized error code";
@@ -323,8 +330,138 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 
 } // extern "C"
 
-/* {==== Launches (the template in cuda_runtime.h runs the threads; C++ linkage) ==== */
-void __syncthreads(void) { throw sk_emu::Unsupported(); }
+/* {==== Launches (the template in cuda_runtime.h checks the arguments; C++ linkage) ==== */
+namespace {
+/* A fiber's stack: 64 KiB (kernels keep small frames), a PROT_NONE page below it so an
+** overflow faults instead of overwriting a neighbour. */
+enum { FIBER_STACK = 64 * 1024 };
+enum { FIBER_READY, FIBER_WAITING, FIBER_DONE };
+
+struct Fiber {
+  ucontext_t uc;
+  char *map;   /* guard page, then the stack; kept for the next block and launch */
+  int state;
+};
+
+/* The block running on this host thread. cur is the fiber running, -1 when a plain call
+** runs (or none): __syncthreads there means thread 0 returned without reaching it. A fiber
+** never moves once made (a ucontext_t points into itself). */
+struct Block {
+  ucontext_t home;
+  std::vector<std::unique_ptr<Fiber>> fibers;
+  int cur = -1;
+  void (*thread)(void *) = NULL;
+  void *body = NULL;
+  ~Block() {
+    for (auto &f : fibers) munmap(f->map, FIBER_STACK + (size_t)sysconf(_SC_PAGESIZE));
+  }
+};
+thread_local Block block;
+
+struct Diverged {}; /* thrown by __syncthreads in a plain call, caught by run_block */
+
+/* Thread i of the block in x, y, z order. */
+uint3 coords(unsigned i) { return uint3{i % blockDim.x, i / blockDim.x % blockDim.y, i / (blockDim.x * blockDim.y)}; }
+void set_thread(unsigned i) { threadIdx = coords(i); }
+
+void fiber_main() {
+  block.thread(block.body);
+  block.fibers[block.cur]->state = FIBER_DONE; /* returns to uc_link: home */
+}
+
+/* Fiber i, ready to run the kernel from its start. */
+cudaError_t start(unsigned i) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (block.fibers.size() <= i) {
+    char *map = (char *)mmap(NULL, FIBER_STACK + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) return fail(cudaErrorMemoryAllocation, "the emulation cannot map a stack for thread %u", i);
+    if (mprotect(map, page, PROT_NONE)) {
+      munmap(map, FIBER_STACK + page);
+      return fail(cudaErrorMemoryAllocation, "the emulation cannot protect the guard page of thread %u's stack", i);
+    }
+    block.fibers.emplace_back(new Fiber{});
+    block.fibers.back()->map = map;
+  }
+  Fiber &f = *block.fibers[i];
+  getcontext(&f.uc);
+  f.uc.uc_stack.ss_sp = f.map + page;
+  f.uc.uc_stack.ss_size = FIBER_STACK;
+  f.uc.uc_link = &block.home;
+  makecontext(&f.uc, fiber_main, 0);
+  f.state = FIBER_READY;
+  return cudaSuccess;
+}
+
+void resume(unsigned i) {
+  block.cur = (int)i;
+  set_thread(i);
+  block.fibers[i]->state = FIBER_READY;
+  swapcontext(&block.home, &block.fibers[i]->uc);
+  block.cur = -1;
+}
+
+cudaError_t diverged(const char *kernel, unsigned done, unsigned waiting) {
+  uint3 d = coords(done), w = coords(waiting);
+  return fail(cudaErrorLaunchFailure,
+              "kernel '%s', block (%u, %u, %u): thread (%u, %u, %u) returned while thread (%u, %u, %u) waits at __syncthreads "
+              "(every thread of a block must reach each barrier)",
+              kernel, blockIdx.x, blockIdx.y, blockIdx.z, d.x, d.y, d.z, w.x, w.y, w.z);
+}
+
+cudaError_t run_block(const char *kernel, unsigned n) {
+  if (cudaError_t e = start(0)) return e;
+  resume(0);
+  if (block.fibers[0]->state == FIBER_DONE) { /* no barrier in this block */
+    unsigned i = 1;
+    try {
+      for (; i < n; i++) {
+        set_thread(i);
+        block.thread(block.body);
+      }
+    } catch (Diverged &) {
+      return diverged(kernel, 0, i);
+    }
+    return cudaSuccess;
+  }
+  for (unsigned i = 1; i < n; i++) {
+    if (cudaError_t e = start(i)) return e;
+    resume(i);
+  }
+  for (;;) { /* every fiber has returned or waits at the same barrier */
+    unsigned done = n, waiting = n;
+    for (unsigned i = n; i-- > 0;) {
+      if (block.fibers[i]->state == FIBER_DONE) done = i;
+      else waiting = i;
+    }
+    if (waiting == n) return cudaSuccess;
+    if (done < n) return diverged(kernel, done, waiting);
+    for (unsigned i = 0; i < n; i++) resume(i);
+  }
+}
+} // namespace
+
+void __syncthreads(void) {
+  if (block.cur < 0) throw Diverged();
+  Fiber &f = *block.fibers[block.cur];
+  f.state = FIBER_WAITING;
+  swapcontext(&f.uc, &block.home);
+}
+
+cudaError_t sk_emu_run_blocks(const char *kernel, dim3 grid, dim3 b, void (*thread)(void *), void *body) {
+  gridDim = grid;
+  blockDim = b;
+  block.thread = thread;
+  block.body = body;
+  cudaError_t e = cudaSuccess;
+  for (unsigned bz = 0; bz < grid.z && !e; bz++)
+    for (unsigned by = 0; by < grid.y && !e; by++)
+      for (unsigned bx = 0; bx < grid.x && !e; bx++) {
+        blockIdx = uint3{bx, by, bz};
+        e = run_block(kernel, b.x * b.y * b.z);
+      }
+  running = NULL;
+  return e;
+}
 
 cudaError_t sk_emu_launch_begin(const char *kernel, dim3 g, dim3 b) {
   unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
@@ -349,12 +486,6 @@ cudaError_t sk_emu_check_kernel_pointer(const char *kernel, int arg, int index, 
   return fail(cudaErrorInvalidDevicePointer, "kernel '%s', argument %d (its pointer %d): %s", kernel, arg, index, why);
 }
 
-cudaError_t sk_emu_launch_end(const char *kernel, int stopped) {
-  running = NULL;
-  if (stopped)
-    return fail(cudaErrorNotSupported, "kernel '%s' calls __syncthreads, which is not supported by the emulation yet", kernel);
-  return cudaSuccess;
-}
 /* }==== */
 
 /* {==== cuBLAS ==== */
