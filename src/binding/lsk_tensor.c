@@ -386,23 +386,31 @@ void lsk_open_tensor(lua_State *L) {
     {"totable", t_totable}, {"item", t_item}, {NULL, NULL}};
   init_secret();
   int mod = lua_gettop(L);
-  /* the module state of this lua_State */
-  LskState *st = lua_newuserdatauv(L, sizeof *st, 0);
-  memset(st, 0, sizeof *st);
-  st->gc_limit = LSK_GC_FLOOR;
-  st->meta_ref = LUA_NOREF;
+  /* The module state of this lua_State: one, made by the first load. A second load (busted's
+  ** insulation reloads modules) keeps it, as it keeps the tensor metatable: boxes of both
+  ** loads then charge and pay one collector account (a second state would be paid for
+  ** tensors the first was charged for, and its count of live bytes would wrap). */
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key);
+  LskState *st = lua_touserdata(L, -1);
+  if (!st) {
+    lua_pop(L, 1);
+    st = lua_newuserdatauv(L, sizeof *st, 0);
+    memset(st, 0, sizeof *st);
+    st->gc_limit = LSK_GC_FLOOR;
+    st->meta_ref = LUA_NOREF;
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "v");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    st->kept_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    luaL_newmetatable(L, LSK_TENSOR_MT);
+    st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
+  }
   int sti = lua_gettop(L);
-  lua_newtable(L);
-  lua_createtable(L, 0, 1);
-  lua_pushliteral(L, "v");
-  lua_setfield(L, -2, "__mode");
-  lua_setmetatable(L, -2);
-  st->kept_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  luaL_newmetatable(L, LSK_TENSOR_MT);
-  lua_pushvalue(L, -1);
-  st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_pushvalue(L, sti);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
+  luaL_newmetatable(L, LSK_TENSOR_MT); /* the state's (made above, or by the first load) */
   lua_pushvalue(L, sti);
   lua_pushcclosure(L, t_gc, 1);
   lua_pushvalue(L, -1);
