@@ -360,9 +360,6 @@ describe("CUDA reductions", function()
     h.assert_close(got:cpu():to("float64"):totable(), want:to("float64"):totable(), tol)
   end
   local function rows_of(n, f) local t = {} for i = 1, n do t[i] = f(i) end return t end
-  -- the large inputs are garbage once their test ends: collect them, so that the memory
-  -- they held does not keep driving the binding's GC pacing in the specs that follow
-  after_each(function() collectgarbage() end)
 
   it("reduce 1<<20 and 1000003 elements fully in two passes, as the CPU", function()
     for _, n in ipairs { 1 << 20, 1000003 } do
@@ -373,6 +370,27 @@ describe("CUDA reductions", function()
       same(function(t) return t:amax() end, x, 0)
       same(function(t) return t:argmax() end, x, 0)
     end
+  end)
+
+  it("take products, minima and their indices as the CPU: two passes, any dim, NaN and ties", function()
+    sk.manual_seed(11)
+    local x = sk.rand(1000003)
+    same(function(t) return t:amin() end, x, 0)
+    same(function(t) return t:argmin() end, x, 0)
+    local m = sk.rand({33, 70}):add(0.5)
+    for _, d in ipairs { 0, 1 } do
+      same(function(t) return t:prod(d) end, m, 1e-5)
+      same(function(t) return t:amin(d) end, m, 0)
+      same(function(t) return t:argmin(d, {keepdim = true}) end, m, 0)
+    end
+    local v = sk.tensor({3.0, 1.0, nan, 1.0, nan})
+    same(function(t) return t:amin() end, v, 0) -- NaN wins
+    same(function(t) return t:argmin() end, v, 0) -- the first NaN
+    same(function(t) return t:argmin() end, sk.tensor({2.0, 1.0, 5.0, 1.0}), 0) -- ties: the first index
+    local i = sk.tensor({3, 1 << 40, 1 << 30, -2}, {dtype = "int64"})
+    same(function(t) return t:prod(0) end, i, 0) -- int64 products wrap as the CPU's
+    same(function(t) return t:amin(0) end, i, 0)
+    same(function(t) return t:prod(0) end, sk.tensor({true, true, false}), 0) -- bool to int64
   end)
 
   it("sum in a fixed order that matches the CPU's within float tolerance", function()

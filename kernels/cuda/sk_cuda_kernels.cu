@@ -320,7 +320,9 @@ extern "C" int sk_cuda_normal_(SkTensor *self, double mean, double std, void *ge
 #define RED_THREADS 256
 #define RED_LANE_MIN 32     /* elements a lane folds at least before a reduction is split */
 #define RED_TARGET 512      /* blocks the split aims for */
-enum Red { SUM, MEAN, AMAX, ARGMAX };
+enum Red { SUM, MEAN, PROD, AMAX, AMIN, ARGMAX, ARGMIN };
+#define RED_SUMS(k) ((k) == SUM || (k) == MEAN || (k) == PROD) /* these convert elements to out's dtype */
+#define RED_MIN(k) ((k) == AMIN || (k) == ARGMIN)
 
 /* A value (by `integer`) and argmax's index; idx -1: no element yet (argmax's identity). */
 struct Acc {
@@ -344,27 +346,36 @@ struct Reduce {
 __device__ static Acc acc_init(const Reduce &r) {
   Acc a;
   a.idx = -1;
-  if (r.integer) a.v.i = r.kind == SUM ? 0 : INT64_MIN;
-  else a.v.f = r.kind == SUM || r.kind == MEAN ? 0 : -INFINITY;
+  if (r.integer) a.v.i = r.kind == PROD ? 1 : RED_SUMS(r.kind) ? 0 : RED_MIN(r.kind) ? INT64_MAX : INT64_MIN;
+  else a.v.f = r.kind == PROD ? 1 : RED_SUMS(r.kind) ? 0 : RED_MIN(r.kind) ? INFINITY : -INFINITY;
   return a;
 }
 
-/* a (+)= b: associative and commutative (argmax orders ties by index), so any tree order
-** gives the same extremum; sums depend on the order, which the shapes fix. */
+/* b beyond a: greater for the max kinds, less for the min ones (floating: NaN handled by the callers). */
+__device__ static int beyond(const Reduce &r, const Acc &b, const Acc &a) {
+  if (r.integer) return RED_MIN(r.kind) ? b.v.i < a.v.i : b.v.i > a.v.i;
+  return RED_MIN(r.kind) ? b.v.f < a.v.f : b.v.f > a.v.f;
+}
+
+/* a (+)= b: associative and commutative (the arg kinds order ties by index), so any tree order
+** gives the same extremum; sums and products depend on the order, which the shapes fix. */
 __device__ static void acc_combine(const Reduce &r, Acc &a, const Acc &b) {
   if (r.kind == SUM || r.kind == MEAN) {
     if (r.integer) a.v.i = (int64_t)((uint64_t)a.v.i + (uint64_t)b.v.i);
     else a.v.f += b.v.f;
-  } else if (r.kind == AMAX) {
-    if (r.integer) a.v.i = b.v.i > a.v.i ? b.v.i : a.v.i;
-    else if (a.v.f == a.v.f && (b.v.f > a.v.f || b.v.f != b.v.f)) a.v.f = b.v.f;
-  } else if (b.idx >= 0) {
+  } else if (r.kind == PROD) {
+    if (r.integer) a.v.i = (int64_t)((uint64_t)a.v.i * (uint64_t)b.v.i);
+    else a.v.f *= b.v.f;
+  } else if (r.kind == AMAX || r.kind == AMIN) { /* NaN wins */
+    if (r.integer) { if (beyond(r, b, a)) a.v.i = b.v.i; }
+    else if (a.v.f == a.v.f && (beyond(r, b, a) || b.v.f != b.v.f)) a.v.f = b.v.f;
+  } else if (b.idx >= 0) { /* ARGMAX, ARGMIN: NaN wins, then the first index */
     int take;
     if (a.idx < 0) take = 1;
-    else if (r.integer) take = b.v.i > a.v.i || (b.v.i == a.v.i && b.idx < a.idx);
+    else if (r.integer) take = beyond(r, b, a) || (b.v.i == a.v.i && b.idx < a.idx);
     else {
       int an = a.v.f != a.v.f, bn = b.v.f != b.v.f;
-      take = an || bn ? bn && (!an || b.idx < a.idx) : b.v.f > a.v.f || (b.v.f == a.v.f && b.idx < a.idx);
+      take = an || bn ? bn && (!an || b.idx < a.idx) : beyond(r, b, a) || (b.v.f == a.v.f && b.idx < a.idx);
     }
     if (take) a = b;
   }
@@ -429,7 +440,7 @@ __global__ void reduce_kernel(Reduce r) {
     rem /= r.kept_sizes[d];
   }
   SkDType t = (SkDType)r.out_dtype;
-  if (r.kind == ARGMAX) sk_elem_store_int64(dst, t, a.idx);
+  if (r.kind == ARGMAX || r.kind == ARGMIN) sk_elem_store_int64(dst, t, a.idx);
   else if (r.integer) sk_elem_store_int64(dst, t, a.v.i);
   else sk_elem_store_double(dst, t, r.kind == MEAN ? a.v.f / (double)r.count : a.v.f); /* mean of none: 0/0, NaN */
 }
@@ -452,8 +463,8 @@ static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kin
   r.kind = kind;
   r.in_dtype = self->dtype;
   r.out_dtype = out->dtype;
-  r.through = (kind == SUM || kind == MEAN) && self->dtype != out->dtype;
-  r.integer = !sk_dtype_is_floating(kind == SUM || kind == MEAN ? out->dtype : self->dtype);
+  r.through = RED_SUMS(kind) && self->dtype != out->dtype;
+  r.integer = !sk_dtype_is_floating(RED_SUMS(kind) ? out->dtype : self->dtype);
   r.in = (const char *)sk_tensor_data(self);
   r.parts_in = NULL;
   r.parts_out = NULL;
@@ -545,6 +556,18 @@ int sk_cuda_amax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, in
 int sk_cuda_argmax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
   (void)m; (void)keepdim;
   return run_reduce(self, dim_mask, out, ARGMAX);
+}
+int sk_cuda_prod_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
+  (void)m; (void)keepdim; (void)dtype;
+  return run_reduce(self, dim_mask, out, PROD);
+}
+int sk_cuda_amin_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
+  (void)m; (void)keepdim;
+  return run_reduce(self, dim_mask, out, AMIN);
+}
+int sk_cuda_argmin_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
+  (void)m; (void)keepdim;
+  return run_reduce(self, dim_mask, out, ARGMIN);
 }
 }
 /* }==== */
