@@ -59,7 +59,7 @@ CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
 .PHONY: gpu-deps all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
-        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec
+        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec memcheck-cuda-emu
 all: $(MODULE) $(CUDA_MODULE)
 
 deps:
@@ -189,19 +189,22 @@ VALGRIND_LUA = $(VALGRIND) --show-possibly-lost=no --suppressions=spec/valgrind.
 spec: all $(TEST_PROGS)
 	$(RUN) busted --lua=$(LUA) spec
 
-memcheck: memcheck-c memcheck-spec
+memcheck: memcheck-c memcheck-spec memcheck-cuda-emu
 memcheck-c: all $(TEST_PROGS)
 	$(VALGRIND) $(BUILD)/test_dispatch
 	$(VALGRIND_LUA) $(BUILD)/test_two_states
 memcheck-spec: all $(TEST_PROGS)
 	$(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted spec
+# The CUDA module's host code (allocator, launches, copies) on the emulation, under valgrind.
+memcheck-cuda-emu: all cuda-emu
+	$(EMU_RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted spec/cuda_spec.lua
 
 # `make test`: every step, $(TEST_JOBS) jobs at a time (compiles included: a step starts once
 # its build is made), the longest first; --output-sync prints each step's output whole when it
 # ends. make stops at the first failing step (after those running finish). The sanitizer build
 # waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
 TEST_JOBS ?= 2
-TEST_STEPS = memcheck-spec fuzz sanitize-spec spec cuda-emu-spec test-c memcheck-c sanitize-c
+TEST_STEPS = memcheck-spec fuzz sanitize-spec memcheck-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
 test: deps
 	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
 	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"
