@@ -541,34 +541,24 @@ static int run_reduce(const SkTensor *self, int64_t mask, SkTensor *out, int kin
 }
 
 extern "C" {
-int sk_cuda_sum_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
-  (void)m; (void)keepdim; (void)dtype;
-  return run_reduce(self, dim_mask, out, SUM);
-}
-int sk_cuda_mean_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
-  (void)m; (void)keepdim; (void)dtype;
-  return run_reduce(self, dim_mask, out, MEAN);
-}
-int sk_cuda_amax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
-  (void)m; (void)keepdim;
-  return run_reduce(self, dim_mask, out, AMAX);
-}
-int sk_cuda_argmax_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
-  (void)m; (void)keepdim;
-  return run_reduce(self, dim_mask, out, ARGMAX);
-}
-int sk_cuda_prod_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) {
-  (void)m; (void)keepdim; (void)dtype;
-  return run_reduce(self, dim_mask, out, PROD);
-}
-int sk_cuda_amin_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
-  (void)m; (void)keepdim;
-  return run_reduce(self, dim_mask, out, AMIN);
-}
-int sk_cuda_argmin_out(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) {
-  (void)m; (void)keepdim;
-  return run_reduce(self, dim_mask, out, ARGMIN);
-}
+/* The reductions with a dtype argument (its meta chose out's dtype), and those without. */
+#define REDUCE_DTYPE(name, KIND)                                                                          \
+  int sk_cuda_##name(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, int dtype, SkTensor *out) { \
+    (void)m; (void)keepdim; (void)dtype;                                                                  \
+    return run_reduce(self, dim_mask, out, KIND);                                                         \
+  }
+#define REDUCE(name, KIND)                                                                                \
+  int sk_cuda_##name(const SkMeta *m, const SkTensor *self, int64_t dim_mask, int keepdim, SkTensor *out) { \
+    (void)m; (void)keepdim;                                                                               \
+    return run_reduce(self, dim_mask, out, KIND);                                                         \
+  }
+REDUCE_DTYPE(sum_out, SUM)
+REDUCE_DTYPE(mean_out, MEAN)
+REDUCE_DTYPE(prod_out, PROD)
+REDUCE(amax_out, AMAX)
+REDUCE(amin_out, AMIN)
+REDUCE(argmax_out, ARGMAX)
+REDUCE(argmin_out, ARGMIN)
 }
 /* }==== */
 
@@ -656,21 +646,14 @@ static SkTensor *dense(const SkTensor *t) {
 }
 /* }==== */
 
-/* The row-major matrix [r, c] in t's last two dims as cuBLAS can read it in place: rows
-** contiguous (*ld the row stride) or columns contiguous (*ld the column stride); 0 when neither
-** (or a leading dimension past int). A dim of size 1 may have any stride. */
-static int rows_contiguous(const SkTensor *t, int64_t *ld) {
-  int64_t r = t->sizes[t->ndim - 2], c = t->sizes[t->ndim - 1], sr = t->strides[t->ndim - 2];
-  int64_t need = c > 1 ? c : 1;
-  if (c > 1 && t->strides[t->ndim - 1] != 1) return 0;
-  *ld = r == 1 ? need : sr;
-  return *ld >= need && *ld <= INT32_MAX;
-}
-static int cols_contiguous(const SkTensor *t, int64_t *ld) {
-  int64_t r = t->sizes[t->ndim - 2], c = t->sizes[t->ndim - 1], sc = t->strides[t->ndim - 1];
-  int64_t need = r > 1 ? r : 1;
-  if (r > 1 && t->strides[t->ndim - 2] != 1) return 0;
-  *ld = c == 1 ? need : sc;
+/* Whether cuBLAS can read the row-major matrix [r, c] in t's last two dims in place with its
+** rows contiguous (rows = 1; *ld the row stride) or its columns contiguous (rows = 0; *ld the
+** column stride); 0 too when the leading dimension passes int. A dim of size 1 may have any stride. */
+static int laid_out(const SkTensor *t, int rows, int64_t *ld) {
+  int inner = t->ndim - (rows ? 1 : 2), outer = t->ndim - (rows ? 2 : 1);
+  int64_t need = t->sizes[inner] > 1 ? t->sizes[inner] : 1;
+  if (t->sizes[inner] > 1 && t->strides[inner] != 1) return 0;
+  *ld = t->sizes[outer] == 1 ? need : t->strides[outer];
   return *ld >= need && *ld <= INT32_MAX;
 }
 
@@ -681,8 +664,8 @@ static int operand(const SkTensor *x, int rows, int batched, Operand *o) {
   int64_t ld;
   o->data = sk_tensor_data(x);
   o->stride = batched && x->sizes[0] > 1 ? x->strides[0] : 0;
-  if (rows ? rows_contiguous(x, &ld) : cols_contiguous(x, &ld)) o->op = CUBLAS_OP_N;
-  else if (rows ? cols_contiguous(x, &ld) : rows_contiguous(x, &ld)) o->op = CUBLAS_OP_T;
+  if (laid_out(x, rows, &ld)) o->op = CUBLAS_OP_N;
+  else if (laid_out(x, !rows, &ld)) o->op = CUBLAS_OP_T;
   else return 0;
   o->ld = ld;
   return 1;
@@ -694,10 +677,10 @@ static int batched(const SkTensor *a, const SkTensor *b, SkTensor *out, int64_t 
   int is3 = out->ndim == 3;
   int64_t n = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1], p = b->sizes[b->ndim - 1], ldc;
   SkTensor *da = NULL, *db = NULL, *tmp = NULL;
-  int rows = rows_contiguous(out, &ldc), rc = -1;
-  if (!rows && !cols_contiguous(out, &ldc)) { /* out is written through a dense temporary */
+  int rows = laid_out(out, 1, &ldc), rc = -1;
+  if (!rows && !laid_out(out, 0, &ldc)) { /* out is written through a dense temporary */
     if (!(tmp = dense(out))) return -1;
-    rows = rows_contiguous(tmp, &ldc);
+    rows = laid_out(tmp, 1, &ldc);
   }
   SkTensor *c = tmp ? tmp : out;
   Operand oa, ob;

@@ -47,10 +47,11 @@ static int hook_set_device(void *ud, int index, int *previous) {
 int sk_cuda_copy_tensor(SkTensor *dst, const SkTensor *src); /* sk_cuda_kernels.cu */
 /* copy_ on one device: its kernel runs on the tensors' device, then the caller's is current again */
 static int hook_copy_tensor(void *ud, SkTensor *dst, const SkTensor *src) {
-  int prev;
-  if (hook_set_device(ud, dst->device.index, &prev)) return -1;
+  (void)ud;
+  SkDeviceGuard g;
+  if (sk_device_guard_enter(&g, dst->device)) return -1;
   int rc = sk_cuda_copy_tensor(dst, src);
-  if (prev != dst->device.index) cudaSetDevice(prev);
+  sk_device_guard_exit(&g);
   return rc;
 }
 /* }==== */

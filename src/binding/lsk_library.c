@@ -193,6 +193,14 @@ static int take_results(lua_State *L, SkOperator *op, int top, int got, const Sk
   return 0;
 }
 
+/* The boxed convention: a kernel's results replace its arguments (those from base up). */
+static int replace_args(SkStack *s, int base, const SkStack *rs) {
+  sk_stack_truncate(s, base);
+  for (int j = 0; j < rs->n; j++)
+    if (sk_push_copy(s, &rs->v[j])) return -1;
+  return 0;
+}
+
 static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   lua_State *L = state_for(f);
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
@@ -216,8 +224,7 @@ static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   if (!rc) {
     for (int i = 0; i < nargs; i++)
       if (sc->args[i].is_write && a[i].tag == SK_VAL_TENSOR) sk_tensor_bump_version(a[i].u.t);
-    sk_stack_truncate(s, base);
-    for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
+    rc = replace_args(s, base, &rs);
   }
   sk_stack_free(&rs);
   return rc;
@@ -430,10 +437,7 @@ static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, &s->v[base], f->key, named.where, &rs);
   lua_settop(L, top);
-  if (!rc) {
-    sk_stack_truncate(s, base);
-    for (int j = 0; j < rs.n && !rc; j++) rc = sk_push_copy(s, &rs.v[j]);
-  }
+  if (!rc) rc = replace_args(s, base, &rs);
   sk_stack_free(&rs);
   return rc;
 }

@@ -7,25 +7,13 @@
 #include "sk_backend.h"
 #include "sk_cpu_fallback.h"
 #include "sk_error.h"
+#include "sk_kernels.h"
 #include "sk_ops.h"
 
 #include <string.h>
 
 typedef struct Own { int live, fallback, empty, fill; } Own; /* registration ids; 0 = none */
 static Own own[SK_DEVICE_MAX_TYPES];
-
-/* empty.memory_format for every backend but the CPU: the device's hooks allocate. A
-** compiled-in backend gets it too (CUDA has no empty of its own): without it, empty would
-** reach the CPU fallback, whose move to the device calls empty again. */
-static int backend_empty(SkTensor **result, SkIntList size, int dtype, int layout, SkDevice device, int pin_memory,
-                         int memory_format) {
-  (void)layout; (void)pin_memory;
-  if (memory_format > 0) return sk_error("argument 'memory_format': only contiguous_format is supported");
-  for (int i = 0; i < size.n; i++)
-    if (size.data[i] < 0) return sk_error("negative dimension %lld in argument 'size'", (long long)size.data[i]);
-  *result = sk_tensor_empty(size.n, size.data, dtype >= 0 ? (SkDType)dtype : SK_DTYPE_FLOAT32, device);
-  return *result ? 0 : -1;
-}
 
 /* The compiled-in type named `name`, or -1. */
 static int compiled_type(const char *name) {
@@ -53,7 +41,10 @@ int sk_backend_register(const SkBackend *b, int *type_out) {
   int rc = 0;
   if (b->fallback == SK_BACKEND_FALLBACK_CPU) rc = (o.fallback = sk_cpu_fallback_register(key)) < 0;
   if (!rc) {
-    SkKernel empty = {(void *)backend_empty, NULL, NULL, "sk_backend", 0};
+    /* The CPU's empty serves every backend: it allocates on the device it is given, through that
+    ** device's hooks. A compiled-in backend gets it too (CUDA has no empty of its own): without it,
+    ** empty would reach the CPU fallback, whose move to the device calls empty again. */
+    SkKernel empty = {(void *)sk_cpu_empty, NULL, NULL, "sk_backend", 0};
     rc = (o.empty = sk_op_register(sk_op_empty_memory_format, key, &empty, NULL)) < 0;
   }
   if (!rc && type >= SK_DEVICE_FIRST_CUSTOM && !b->hooks.device_memory) {
