@@ -705,10 +705,28 @@ local function case_fallback_lua()
 end
 -- }====
 
+local function case_backend()
+  -- a backend record from Lua with good and bad options, used, then unregistered
+  local name = "fzbk" .. ctx.case
+  local FALLBACKS = { "cpu", "none", "gpu", 1, true, false }
+  local opts = pick { nil, {}, { fallback = pick(FALLBACKS) }, { on_copy = function() end, fallback = pick(FALLBACKS) },
+                      { on_copy = 3 }, { fallbak = "cpu" }, "cpu" }
+  return "backend", function()
+    if not pcall(sk.backends.register, name, opts) then return end
+    local a = base_tensor(ctx.dtype)
+    pcall(function() local d = a:to(name); local _ = sk.mul(d, d), sk.sum(d), sk.zeros(2, { device = name }) end)
+    a = nil
+    collectgarbage()
+    collectgarbage()
+    local ok, err = pcall(sk.backends.unregister, name) -- nothing of it is left alive
+    if not ok then error({ "backend " .. name .. " stays registered: " .. tostring(err) }) end -- a finding
+  end
+end
+
 local CASES = {
   { "op", 60, case_op }, { "operator", 8, case_operator }, { "index", 8, case_index },
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
-  { "library", 8, case_library }, { "fallback", 1, case_fallback_lua },
+  { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end
