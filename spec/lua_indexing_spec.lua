@@ -207,6 +207,20 @@ describe("assignment", function()
       h.err(function() x[0] = "a" end))
     assert.equal(3, #x)
   end)
+  it("raises indexing errors at the caller's line, through the C __index", function()
+    local x = x34()
+    local line = debug.getinfo(1, "l").currentline + 1
+    local ok, e = pcall(function() return x[7] end)
+    assert.is_false(ok)
+    assert.matches("lua_indexing_spec%.lua:" .. line .. ": Tensor:select: select%(%): index 7 out of range", e)
+    ok, e = pcall(function() return x[true] end)
+    assert.matches("lua_indexing_spec%.lua:" .. (line + 3) .. ": sk: a tensor index must be an integer", e)
+    local m = sk.Tensor.numel
+    sk.Tensor.numel = function() return -1 end -- methods stay a table others may change
+    assert.equal(-1, x:numel())
+    sk.Tensor.numel = m
+    assert.equal(12, x:numel())
+  end)
   it("works on every dtype and on Meta tensors", function()
     for _, dt in ipairs(DTYPES) do
       local x = sk.zeros({ 2, 2 }, { dtype = dt })

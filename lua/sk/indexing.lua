@@ -25,8 +25,8 @@
 --   t[idx] = v, t[{..., tensor, ...}] = v
 --                         index_put_ (v converted to t's dtype, broadcast to the indexed shape)
 --
--- Installed by init.lua: require("sk.indexing")(sk, mt, methods) replaces mt.__index (a lookup
--- of methods first, then indexing for non-string keys) and sets mt.__newindex.
+-- Installed by init.lua: require("sk.indexing")(sk, mt, methods) replaces mt.__index (core's C
+-- lookup of methods first, then this file's indexing for non-string keys) and sets mt.__newindex.
 local M = {}
 
 local fmt = string.format
@@ -260,13 +260,11 @@ end
 -- Installs the metamethods; methods stay a table others may add to.
 function M.install(sk_, mt, methods)
   sk, tensor_mt = sk_, mt
-  mt.__index = function(t, k)
-    local m = methods[k]
-    if m ~= nil or type(k) == "string" then return m end
+  mt.__index = require("sk.core").tensor_index(methods, function(t, k)
     local ok, r = pcall(get, t, k)
     if ok then return r end
     raise(r)
-  end
+  end)
   mt.__newindex = function(t, k, v)
     local ok, r = pcall(set, t, k, v)
     if not ok then raise(r) end

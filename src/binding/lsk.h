@@ -22,11 +22,11 @@ typedef struct LskState {
   size_t gc_debt;      /* bytes of tensors made since the last collector step */
   size_t gc_live;      /* bytes held by this state's live tensor boxes */
   size_t gc_limit;     /* a full collection once gc_live passes it */
-  size_t kept;         /* boxes kept so far (lsk_keep_box) */
   /* registry references (integer keys: no hash lookup) of the state's Lua objects */
   int mt_ref;          /* the tensor metatable */
-  int kept_ref;        /* the kept boxes, a weak-valued table by tensor address */
   int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
+  int spare_ref;       /* a table of closed boxes made ahead (lsk_spare_boxes) */
+  int nspare;          /* how many it holds */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
 LskState *lsk_state(lua_State *L);                 /* the innermost frame on L knows it: no lookup within a call */
@@ -46,12 +46,16 @@ void lsk_gc_pay(lua_State *L, LskState *st);
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg);
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
 int lsk_is_closed_tensor(lua_State *L, int idx);
-/* Keeps the box at idx (if it is a live one) as its tensor's: a result of the running op
-** call that is that tensor is returned as this box (see lsk_tensor.c). May raise a memory error. */
-void lsk_keep_box(lua_State *L, int idx);
-/* Pushes t, a result of an op call on st's state (takes the reference): with look (a callback
-** kept a box during the call), as the box kept for t if one still holds it; else in a new box. */
-void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int look);
+/* Pushes t, a result of an op call on st's state (takes the reference): as the box
+** kept for t among the values (keep_base, keep_top] of L's stack, else in a new box. */
+void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int keep_base, int keep_top);
+/* Spare boxes, for pushes that must not allocate (a Lua callback called with no C
+** trampoline, lsk_library.c): made at an op call's entry, where a memory error
+** leaves nothing of C behind. lsk_spare_boxes refills (may raise a memory error);
+** lsk_push_spare pushes t in one (taking the reference), 0 when none is left. */
+#define LSK_SPARE_BOXES 4
+void lsk_spare_boxes(lua_State *L, LskState *st);
+int lsk_push_spare(lua_State *L, LskState *st, SkTensor *t);
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */
 /* }==== */
 
@@ -86,19 +90,39 @@ int lsk_push_set_function(lua_State *L, const char *fname); /* 0 when there is n
 void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
 /* The Lua calls into sk now on this thread's C stack, innermost first: Lua
 ** kernels run on the innermost one's state, and a tensor passed to a Lua
-** kernel is given as the caller's own Lua value when it is one of [first, last].
-** A frame also holds the module state of its L once known (lsk_state; frames on one thread share it). */
-typedef struct LskFrame { lua_State *L; int first, last; LskState *st; struct LskFrame *prev; } LskFrame;
+** kernel is given as the caller's own Lua value when it is one of [first, last]
+** (the boxes there are read once, on the first such push: a frame's values do
+** not change while its C function runs). A frame also holds the module state
+** of its L once known (lsk_state; frames on one thread share it).
+** An op call's frame takes kept boxes (keep_base > 0): the boxes a Lua callback
+** of the call saw of its results (a structured impl's functional outs, a Lua
+** kernel's results) stay on L's stack above keep_base, at most LSK_MAX_KEPT, and
+** the call returns such a result as that very box (lsk_push_result). */
+#define LSK_FRAME_BOXES 16
+#define LSK_MAX_KEPT 16
+typedef struct LskFrame {
+  lua_State *L;
+  int first, last;
+  int nboxes;                         /* boxes read of [first, last], -1 before the first push */
+  int keep_base;                      /* 0: a frame that keeps no box */
+  LskState *st;
+  struct LskFrame *prev;
+  const void *boxes[LSK_FRAME_BOXES]; /* the box at first + i, or NULL */
+} LskFrame;
 extern _Thread_local LskFrame *lsk_frame SK_TLS_MODEL; /* as the dispatcher's key sets: no __tls_get_addr call per use */
 static inline lua_State *lsk_current_state(void) { return lsk_frame ? lsk_frame->L : NULL; }
 static inline void lsk_frame_enter(LskFrame *f, lua_State *L, int first, int last) {
   f->L = L; f->first = first; f->last = last; f->prev = lsk_frame;
+  f->nboxes = -1; f->keep_base = 0;
   f->st = lsk_frame && lsk_frame->L == L ? lsk_frame->st : NULL;
   lsk_frame = f;
 }
 static inline void lsk_frame_leave(LskFrame *f) { lsk_frame = f->prev; }
 /* Pushes the caller's Lua value holding t, if the innermost frame is on L and has one; 1 when pushed. */
 int lsk_frame_push_tensor(lua_State *L, const SkTensor *t);
+/* After a callback of the innermost frame's op call left `n` values on L's top:
+** leaves the boxes among them there when that frame takes them (see above), else pops them. */
+void lsk_frame_keep(lua_State *L, int n);
 void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
 /* }==== */
 
@@ -112,6 +136,10 @@ enum { LSK_PUSH_BORROW, /* tensors are retained; a tensor the caller passed is i
        LSK_PUSH_TAKE }; /* v's tensor references move to Lua (v is left without them) */
 /* Pushes v, a value of argument or return a (NULL: known by its tag alone), as a Lua value. */
 void lsk_push_value(lua_State *L, SkValue *v, const SkArg *a, int take);
+/* As lsk_push_value with LSK_PUSH_BORROW when that allocates nothing (nil, booleans,
+** numbers, integers that are not names, a tensor of the innermost frame); else pushes
+** nothing and returns 0. No Lua error. */
+int lsk_push_value_direct(lua_State *L, const SkValue *v, const SkArg *a);
 const char *lsk_expected(const SkArg *a);       /* "an integer or a list of integers" */
 const char *lsk_got(lua_State *L, int idx);      /* "tensor", "closed tensor" or the Lua type */
 int lsk_enum_value(int type, const char *name); /* a Layout or MemoryFormat name's value, or -1 */
@@ -120,6 +148,7 @@ int lsk_enum_value(int type, const char *name); /* a Layout or MemoryFormat name
 /* {==== Errors (lsk_error.c) ==== */
 /* Pushes "source:line: " of the user's frame: the first one that is neither C nor sk's own Lua. */
 void lsk_where(lua_State *L);
+int lsk_tensor_index(lua_State *L); /* the tensor __index: a frame lsk_where passes over */
 /* Raises a Lua error at the user's line (lua_pushfstring formats). */
 int lsk_raise(lua_State *L, const char *fmt, ...);
 /* Raises the current sk error as a Lua error "fname: message". */

@@ -268,40 +268,30 @@ fail:
 /* Calls op on the parsed stack and pushes its results; aliasing returns push the argument itself. */
 _Thread_local LskFrame *lsk_frame SK_TLS_MODEL;
 
-/* Only the innermost frame counts, and only when it is on L: its indices are those
-** of the C function running now (kernels are called from within it, with no Lua call between). */
-int lsk_frame_push_tensor(lua_State *L, const SkTensor *t) {
-  const LskFrame *f = lsk_frame;
-  if (!f || f->L != L) return 0;
-  int top = lua_gettop(L);
-  for (int i = f->first; i <= f->last && i <= top; i++)
-    if (lsk_test_tensor(L, i) == t) { lua_pushvalue(L, i); return 1; }
-  return 0;
-}
-
 /* srcs[i]: the Lua stack index argument i came from. What pushing the results
 ** needs of op is read before the call: a finalizer run by an allocation
 ** there may close the library that defined op. A result tensor a Lua callback
-** of the call saw as a box is returned as that box (lsk_keep_box). */
+** of the call saw as a box is returned as that box (lsk_frame_keep). */
 static int call_parsed(lua_State *L, LskState *st, SkOperator *op, SkStack *s, int first, int last, const int *srcs,
                        const char *fname) {
   const SkSchema *sc = &op->schema;
   int alias_src[LSK_MAX_RETURNS] = {0};
   for (int i = 0; i < sc->nrets && i < LSK_MAX_RETURNS; i++)
     if (sc->rets[i].alias_of >= 0 && sc->rets[i].is_write) alias_src[i] = srcs[sc->rets[i].alias_of];
-  size_t kept = st->kept;
   LskFrame frame;
   lsk_frame_enter(&frame, L, first, last);
   frame.st = st;
+  frame.keep_base = lua_gettop(L);
   int rc = sk_call_boxed(op, s);
   lsk_frame_leave(&frame);
+  int keep_top = lua_gettop(L);
   if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
   int n = s->n;
   if (!lua_checkstack(L, n + 2)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
   for (int i = 0; i < n; i++) {
     if (i < LSK_MAX_RETURNS && alias_src[i]) lua_pushvalue(L, alias_src[i]);
     else if (s->v[i].tag == SK_VAL_TENSOR) {
-      lsk_push_result(L, st, s->v[i].u.t, st->kept != kept);
+      lsk_push_result(L, st, s->v[i].u.t, frame.keep_base, keep_top);
       s->v[i].tag = SK_VAL_NONE;
     } else lsk_push_value(L, &s->v[i], i < sc->nrets ? &sc->rets[i] : NULL, LSK_PUSH_TAKE);
   }
@@ -312,6 +302,7 @@ static int call_parsed(lua_State *L, LskState *st, SkOperator *op, SkStack *s, i
 int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
   LskState *st = lsk_state(L);
   lsk_gc_pay(L, st); /* before anything is read: finalizers it runs see no half-made call */
+  lsk_spare_boxes(L, st);
   int last = lua_gettop(L), opts = 0;
   if (last >= first && lsk_is_options(L, last)) opts = last--;
   LskOptions o;
@@ -352,6 +343,7 @@ static void set_release(OverloadSet *set) {
 /* Calls set with the Lua values on the stack as its arguments. */
 static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
   lsk_gc_pay(L, st); /* first: what finalizers do is seen below */
+  lsk_spare_boxes(L, st);
   if (set->n == 0) return lsk_raise(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L), opts = 0;
   if (last >= 1 && lsk_is_options(L, last)) opts = last--;

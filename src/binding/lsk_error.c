@@ -15,8 +15,10 @@ void lsk_where(lua_State *L) {
   size_t nh = st ? strlen(st->hidden) : 0;
   lua_Debug ar;
   for (int level = 1; lua_getstack(L, level, &ar); level++) {
-    if (!lua_getinfo(L, "Sl", &ar)) break;
-    if (*ar.what != 'C' && nh && strncmp(ar.source, st->hidden, nh) == 0) continue;
+    if (!lua_getinfo(L, "Slf", &ar)) break;
+    lua_CFunction cf = lua_tocfunction(L, -1);
+    lua_pop(L, 1);
+    if (*ar.what == 'C' ? cf == lsk_tensor_index : nh && strncmp(ar.source, st->hidden, nh) == 0) continue;
     if (ar.currentline > 0) { lua_pushfstring(L, "%s:%d: ", ar.short_src, ar.currentline); return; }
     break;
   }

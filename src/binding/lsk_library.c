@@ -89,44 +89,69 @@ static lua_State *state_for(const LuaFn *f) {
   return f->L;
 }
 
-/* Calls the function of f with the values push() pushes, all in protected mode: a
-** memory error while pushing is an error value like any other, and no longjmp
-** crosses the C frames of the call (what they own would leak). Results are
-** left on L above its old top (nres of them, or all with LUA_MULTRET).
-** Returns 0, or -1 with the error set. */
-typedef int (*PushFn)(lua_State *L, void *ud); /* pushes the arguments; returns how many */
-typedef struct Protected { const LuaFn *f; PushFn push; void *ud; int ncopy, keep; } Protected;
+/* Calls the function of f with the values keep() and push() push, in protected
+** mode: no longjmp crosses the C frames of the call (what they own would leak).
+** When every value can be pushed without allocating (direct: the caller's own
+** values, numbers, spare boxes), they are pushed here and the function is called
+** with lua_pcall; else a C trampoline pushes them inside the protected call, so a
+** memory error while pushing is an error value like any other.
+** keep() pushes the first arguments and leaves them below the function's results
+** (the boxes of a functional impl's outs, for lsk_frame_keep). nres counts them
+** and the function's results, or is LUA_MULTRET. Results are left on L above its
+** old top. Returns 0, or -1 with the error set. */
+typedef int (*PushFn)(lua_State *L, void *ud, int direct); /* how many; direct: -1 when it would allocate */
+typedef struct Protected { const LuaFn *f; PushFn keep, push; void *ud; int ncopy; } Protected;
 
 /* The caller's Lua values arrive as arguments 2..ncopy+1: a tensor argument that
 ** is one of them is passed as that very value (no new userdata), as
-** lsk_frame_push_tensor does for a frame of the running C function. With keep,
-** the tensors among the results are kept (lsk_keep_box): they are the call's results. */
+** lsk_frame_push_tensor does for a frame of the running C function. */
 static int trampoline(lua_State *L) {
   const Protected *p = lua_touserdata(L, 1);
   LskFrame copies;
   lsk_frame_enter(&copies, L, 2, 1 + p->ncopy);
+  int base = lua_gettop(L);
+  int nkeep = p->keep ? p->keep(L, p->ud, 0) : 0;
   lua_rawgeti(L, LUA_REGISTRYINDEX, p->f->ref);
-  int n = p->push ? p->push(L, p->ud) : 0;
+  for (int i = 1; i <= nkeep; i++) lua_pushvalue(L, base + i);
+  int n = nkeep + (p->push ? p->push(L, p->ud, 0) : 0);
   lsk_frame_leave(&copies);
   lua_call(L, n, LUA_MULTRET);
-  int nres = lua_gettop(L) - 1 - p->ncopy;
-  for (int i = 1; i <= nres && p->keep; i++) lsk_keep_box(L, -i);
-  return nres;
+  return lua_gettop(L) - base;
 }
 
-static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, int nres, int keep) {
-  const LskFrame *outer = lsk_frame;
-  int ncopy = outer && outer->L == L && outer->last >= outer->first ? outer->last - outer->first + 1 : 0;
-  if (ncopy && outer->last > lua_gettop(L)) ncopy = 0;
-  if (!lua_checkstack(L, ncopy + 8)) return sk_error("%s: Lua stack overflow", f->where);
-  Protected p = {f, push, ud, ncopy, keep};
-  lua_pushcfunction(L, trampoline);
-  lua_pushlightuserdata(L, &p);
-  for (int i = 0; i < ncopy; i++) lua_pushvalue(L, outer->first + i); /* no allocation */
+/* The direct call: 1 when the values were pushed and the call was made (status in *st). */
+static int direct_call(lua_State *L, const LuaFn *f, PushFn keep, PushFn push, void *ud, int nres, int *st) {
+  int top = lua_gettop(L);
+  if (!lua_checkstack(L, 2 * SK_MAX_OUTPUTS + 8)) return 0;
+  int nkeep = keep ? keep(L, ud, 1) : 0;
+  if (nkeep < 0) return lua_settop(L, top), 0;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
+  for (int i = 1; i <= nkeep; i++) lua_pushvalue(L, top + i);
+  int n = push ? push(L, ud, 1) : 0;
+  if (n < 0) return lua_settop(L, top), 0; /* spare boxes taken hold their tensors: the collector frees them */
   LskFrame frame; /* the Lua function's own values are not the caller's: no lookups while it runs */
   lsk_frame_enter(&frame, L, 1, 0);
-  int st = lua_pcall(L, 1 + ncopy, nres, 0);
+  *st = lua_pcall(L, nkeep + n, nres == LUA_MULTRET ? nres : nres - nkeep, 0);
   lsk_frame_leave(&frame); /* restores the outer frame even when a frame inside was left by an error */
+  return 1;
+}
+
+static int protected_call(lua_State *L, const LuaFn *f, PushFn keep, PushFn push, void *ud, int nres) {
+  int st;
+  if (!direct_call(L, f, keep, push, ud, nres, &st)) {
+    const LskFrame *outer = lsk_frame;
+    int ncopy = outer && outer->L == L && outer->last >= outer->first ? outer->last - outer->first + 1 : 0;
+    if (ncopy && outer->last > lua_gettop(L)) ncopy = 0;
+    if (!lua_checkstack(L, ncopy + 8)) return sk_error("%s: Lua stack overflow", f->where);
+    Protected p = {f, keep, push, ud, ncopy};
+    lua_pushcfunction(L, trampoline);
+    lua_pushlightuserdata(L, &p);
+    for (int i = 0; i < ncopy; i++) lua_pushvalue(L, outer->first + i); /* no allocation */
+    LskFrame frame;
+    lsk_frame_enter(&frame, L, 1, 0);
+    st = lua_pcall(L, 1 + ncopy, nres, 0);
+    lsk_frame_leave(&frame);
+  }
   if (st == LUA_OK) return 0;
   const char *msg = lua_tostring(L, -1);
   sk_error("%s raised: %s", f->where, msg ? msg : "(an error object that is not a string)");
@@ -137,10 +162,16 @@ static int protected_call(lua_State *L, const LuaFn *f, PushFn push, void *ud, i
 /* Pushers for protected_call. */
 /* n values a of the arguments spec (an op's schema args), tensors borrowed. */
 typedef struct Args { const SkValue *a; int n; const SkArg *spec; } Args;
-static int push_args(lua_State *L, void *ud) {
+static int push_args(lua_State *L, void *ud, int direct) {
   const Args *x = ud;
-  luaL_checkstack(L, x->n + 4, "too many arguments");
-  for (int i = 0; i < x->n; i++) lsk_push_value(L, (SkValue *)&x->a[i], &x->spec[i], LSK_PUSH_BORROW);
+  if (!direct) {
+    luaL_checkstack(L, x->n + 4, "too many arguments");
+    for (int i = 0; i < x->n; i++) lsk_push_value(L, (SkValue *)&x->a[i], &x->spec[i], LSK_PUSH_BORROW);
+    return x->n;
+  }
+  if (!lua_checkstack(L, x->n + 4)) return -1;
+  for (int i = 0; i < x->n; i++)
+    if (!lsk_push_value_direct(L, &x->a[i], &x->spec[i])) return -1;
   return x->n;
 }
 
@@ -211,11 +242,12 @@ static int lua_kernel_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   if (nargs > 64) return sk_error("%s: too many arguments", f->where);
   snapshot_versions(op, a, nargs, ver);
   Args args = {a, nargs, sc->args};
-  if (protected_call(L, f, push_args, &args, LUA_MULTRET, 1)) { lua_settop(L, top); return -1; }
+  if (protected_call(L, f, NULL, push_args, &args, LUA_MULTRET)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, a, f->key, f->where, &rs);
-  lua_settop(L, top);
+  if (rc) lua_settop(L, top);
+  else lsk_frame_keep(L, lua_gettop(L) - top);
   SkTensor *written[SK_MAX_OUTPUTS * 2];
   int nw = 0;
   for (int i = 0; i < nargs && nw < SK_MAX_OUTPUTS * 2; i++)
@@ -303,15 +335,17 @@ typedef struct MetaArgs { SkMeta *m; Args args; MetaRef *r; int mref; } MetaArgs
 
 /* Pushes the context object (one per state, anchored in the registry as st->meta_ref;
 ** a nested meta call makes its own), then the args. */
-static int push_meta_args(lua_State *L, void *ud) {
+static int push_meta_args(lua_State *L, void *ud, int direct) {
   MetaArgs *x = ud;
-  luaL_checkstack(L, x->args.n + 8, "too many arguments");
   LskState *st = lsk_state(L);
+  if (direct && st->meta_ref == LUA_NOREF) return -1;
+  if (!direct) luaL_checkstack(L, x->args.n + 8, "too many arguments");
   lua_rawgeti(L, LUA_REGISTRYINDEX, st->meta_ref);
   MetaRef *r = lua_touserdata(L, -1);
   if (!r || r->m) {
-    int cached = r != NULL;
     lua_pop(L, 1);
+    if (direct) return -1; /* in use by an outer meta call: a new one allocates */
+    int cached = r != NULL;
     r = lua_newuserdatauv(L, sizeof *r, 0);
     r->m = NULL;
     luaL_setmetatable(L, "sk.Meta");
@@ -319,9 +353,11 @@ static int push_meta_args(lua_State *L, void *ud) {
     if (!cached) st->meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     else x->mref = luaL_ref(L, LUA_REGISTRYINDEX); /* keeps it alive until it is invalidated */
   }
+  int n = push_args(L, &x->args, direct);
+  if (n < 0) return -1;
   r->m = x->m;
   x->r = r;
-  return 1 + push_args(L, &x->args);
+  return 1 + n;
 }
 
 static int lua_meta_run(SkMeta *m, const SkValue *a, int nargs, const LuaFn *f) {
@@ -329,7 +365,7 @@ static int lua_meta_run(SkMeta *m, const SkValue *a, int nargs, const LuaFn *f) 
   if (!L) return sk_error("%s: its Lua state was closed", f->where);
   int top = lua_gettop(L);
   MetaArgs x = {m, {a, nargs, f->args}, NULL, LUA_NOREF};
-  int rc = protected_call(L, f, push_meta_args, &x, 0, 0);
+  int rc = protected_call(L, f, NULL, push_meta_args, &x, 0);
   if (x.r) x.r->m = NULL;
   luaL_unref(L, LUA_REGISTRYINDEX, x.mref);
   lua_settop(L, top);
@@ -347,17 +383,21 @@ static int lua_meta(SkMeta *m, const SkValue *a, int nargs, void *ud) {
 
 /* In-place and out impls write into fresh tensors that are copied over the
 ** caller's only when the impl succeeded: a Lua error never leaves them half-written.
-** A functional impl's outs are the call's results: their boxes are kept (lsk_keep_box). */
-typedef struct ImplArgs { SkTensor *const *outs; int nouts, keep; Args args; } ImplArgs;
-static int push_impl_args(lua_State *L, void *ud) {
+** A functional impl's outs are the call's results: their boxes are kept (lsk_frame_keep). */
+typedef struct ImplArgs { SkTensor *const *outs; int nouts; Args args; } ImplArgs;
+static int push_impl_outs(lua_State *L, void *ud, int direct) {
   const ImplArgs *x = ud;
-  luaL_checkstack(L, x->nouts + x->args.n + 4, "too many arguments");
+  LskState *st = lsk_state(L);
+  if (direct && st->nspare < x->nouts) return -1;
+  if (!direct) luaL_checkstack(L, 2 * x->nouts + x->args.n + 4, "too many arguments");
   for (int i = 0; i < x->nouts; i++) {
-    lsk_push_tensor(L, sk_tensor_retain(x->outs[i]));
-    if (x->keep) lsk_keep_box(L, -1);
+    SkTensor *t = sk_tensor_retain(x->outs[i]);
+    if (!direct) lsk_push_tensor(L, t);
+    else lsk_push_spare(L, st, t);
   }
-  return x->nouts + push_args(L, (void *)&x->args);
+  return x->nouts;
 }
+static int push_impl_args(lua_State *L, void *ud, int direct) { return push_args(L, &((ImplArgs *)ud)->args, direct); }
 
 static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const *outs, int nouts, const LuaFn *f) {
   lua_State *L = state_for(f);
@@ -371,9 +411,10 @@ static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const 
   if (nargs > 64) rc = sk_error("%s: too many arguments", f->where);
   if (!rc) {
     for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
-    ImplArgs x = {use_proxy ? proxy : outs, nouts, !use_proxy, {a, nargs, f->args}};
-    rc = protected_call(L, f, push_impl_args, &x, 0, 0);
-    lua_settop(L, top);
+    ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs, f->args}};
+    rc = protected_call(L, f, push_impl_outs, push_impl_args, &x, use_proxy ? 0 : nouts);
+    if (rc || use_proxy) lua_settop(L, top);
+    else lsk_frame_keep(L, nouts);
     for (int i = 0; i < nargs && !rc; i++)
       if (a[i].tag == SK_VAL_TENSOR && a[i].u.t->storage->version != ver[i])
         rc = sk_error("%s wrote to input %d; an impl writes only its outputs", f->where, i + 1);
@@ -406,8 +447,9 @@ static int meta_kernel(SkOperator *op, SkStack *s, void *ctx) { return sk_struct
 
 /* {==== Fallbacks from Lua ==== */
 typedef struct FallbackArgs { const SkOperator *op; int key; Args args; } FallbackArgs;
-static int push_fallback_args(lua_State *L, void *ud) {
+static int push_fallback_args(lua_State *L, void *ud, int direct) {
   const FallbackArgs *x = ud;
+  if (direct) return -1; /* it makes tables */
   lua_createtable(L, 0, 3);
   lua_pushstring(L, x->op->qualname);
   lua_setfield(L, -2, "name");
@@ -432,11 +474,12 @@ static int lua_fallback_run(SkOperator *op, SkStack *s, const LuaFn *f) {
   LuaFn named = *f;
   snprintf(named.where, sizeof named.where, "Lua fallback for '%s' on %s", op->qualname, sk_key_name(f->key));
   FallbackArgs x = {op, f->key, {&s->v[base], nargs, sc->args}};
-  if (protected_call(L, &named, push_fallback_args, &x, LUA_MULTRET, 1)) { lua_settop(L, top); return -1; }
+  if (protected_call(L, &named, NULL, push_fallback_args, &x, LUA_MULTRET)) { lua_settop(L, top); return -1; }
   SkStack rs;
   sk_stack_init(&rs);
   int rc = take_results(L, op, top, lua_gettop(L) - top, &s->v[base], f->key, named.where, &rs);
-  lua_settop(L, top);
+  if (rc) lua_settop(L, top);
+  else lsk_frame_keep(L, lua_gettop(L) - top);
   if (!rc) rc = replace_args(s, base, &rs);
   sk_stack_free(&rs);
   return rc;
@@ -841,8 +884,9 @@ static int l_fallback_allow_views(lua_State *L) {
 
 
 typedef struct TwoStrings { const char *a, *b; } TwoStrings;
-static int push_two_strings(lua_State *L, void *ud) {
+static int push_two_strings(lua_State *L, void *ud, int direct) {
   const TwoStrings *x = ud;
+  if (direct) return -1;
   lua_pushstring(L, x->a);
   lua_pushstring(L, x->b);
   return 2;
@@ -852,7 +896,7 @@ static int push_two_strings(lua_State *L, void *ud) {
 static void call_hook(lua_State *L, const LuaFn *f, PushFn push, void *ud, const char *what) {
   running++;
   int top = lua_gettop(L);
-  if (protected_call(L, f, push, ud, 0, 0)) sk_warn("%s raised: %s", what, sk_error_message());
+  if (protected_call(L, f, NULL, push, ud, 0)) sk_warn("%s raised: %s", what, sk_error_message());
   lua_settop(L, top);
   running--;
 }
@@ -918,9 +962,10 @@ typedef struct Observer { LuaFn *fn; } Observer;
 static Observer observers[SK_DEVICE_MAX_TYPES];
 
 typedef struct CopyArgs { int direction; size_t nbytes; } CopyArgs;
-static int push_copy_args(lua_State *L, void *ud) {
+static int push_copy_args(lua_State *L, void *ud, int direct) {
   static const char *const dirs[] = {"to_cpu", "from_cpu", "within"};
   const CopyArgs *x = ud;
+  if (direct) return -1; /* strings */
   lua_pushstring(L, dirs[x->direction]);
   lua_pushinteger(L, (lua_Integer)x->nbytes);
   return 2;

@@ -92,6 +92,27 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
   box_set(st, new_box(L, st), t);
 }
 
+void lsk_spare_boxes(lua_State *L, LskState *st) {
+  if (st->nspare == LSK_SPARE_BOXES) return;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st->spare_ref);
+  while (st->nspare < LSK_SPARE_BOXES) {
+    new_box(L, st);
+    lua_rawseti(L, -2, ++st->nspare); /* the array part was made for them: no allocation */
+  }
+  lua_pop(L, 1);
+}
+
+int lsk_push_spare(lua_State *L, LskState *st, SkTensor *t) {
+  if (!st->nspare) return 0;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, st->spare_ref);
+  lua_rawgeti(L, -1, st->nspare);
+  lua_pushnil(L);
+  lua_rawseti(L, -3, st->nspare--);
+  lua_remove(L, -2);
+  box_set(st, lua_touserdata(L, -1), t);
+  return 1;
+}
+
 /* lua_rawlen is 0 for a light userdata, so the size test also tells a full userdata. */
 static LskBox *test_box(lua_State *L, int idx) {
   LskBox *b = lua_touserdata(L, idx);
@@ -122,36 +143,44 @@ SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char 
 ** Lua kernel the results it returns. When such a tensor becomes a result of the op
 ** call that ran the callback, the caller gets that very box, as a Lua kernel gets the
 ** caller's own values as its arguments: no second box, no second charge to the
-** collector. The boxes are kept in a weak-valued table of the state, by tensor
-** address. Lua clears an entry before the box's finalizer runs, and a box closed
-** meanwhile no longer holds its tensor, so a box found for t holds a reference to t
-** of its own. st->kept counts the boxes kept: a call looks its results up only when
-** a callback kept one while it ran. */
-void lsk_keep_box(lua_State *L, int idx) {
-  LskBox *b = test_box(L, idx);
-  if (!b || !b->t) return;
-  LskState *st = lsk_state(L);
-  lua_pushvalue(L, idx);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, st->kept_ref);
-  lua_insert(L, -2);
-  lua_rawseti(L, -2, (lua_Integer)(uintptr_t)b->t); /* may raise a memory error: callers are protected */
-  lua_pop(L, 1);
-  st->kept++;
+** collector. The boxes stay on the stack of the call's C function (lsk_frame_keep),
+** which holds them until it returns; a box closed meanwhile no longer holds its
+** tensor, so a box found for t holds a reference to t of its own. */
+void lsk_frame_keep(lua_State *L, int n) {
+  LskFrame *f = lsk_frame;
+  int top = lua_gettop(L);
+  if (!f || f->L != L || !f->keep_base || top - n < f->keep_base || top - f->keep_base > LSK_MAX_KEPT)
+    lua_settop(L, top - n);
 }
 
-void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int look) {
-  if (look) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->kept_ref);
-    lua_rawgeti(L, -1, (lua_Integer)(uintptr_t)t);
-    LskBox *b = test_box(L, -1);
+void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int keep_base, int keep_top) {
+  for (int i = keep_base + 1; i <= keep_top; i++) {
+    LskBox *b = test_box(L, i);
     if (b && b->t == t) {
-      lua_remove(L, -2);
+      lua_pushvalue(L, i);
       sk_tensor_release(t); /* the box holds its own reference */
       return;
     }
-    lua_pop(L, 2);
   }
   box_set(st, new_box(L, st), t);
+}
+
+/* Only the innermost frame counts, and only when it is on L: its indices are those
+** of the C function running now (kernels are called from within it, with no Lua call between). */
+int lsk_frame_push_tensor(lua_State *L, const SkTensor *t) {
+  LskFrame *f = lsk_frame;
+  if (!f || f->L != L) return 0;
+  int top = lua_gettop(L), last = f->last < top ? f->last : top;
+  if (f->nboxes < 0)
+    for (f->nboxes = 0; f->nboxes < LSK_FRAME_BOXES && f->first + f->nboxes <= last; f->nboxes++)
+      f->boxes[f->nboxes] = test_box(L, f->first + f->nboxes);
+  for (int i = 0; i < f->nboxes; i++) {
+    const LskBox *b = f->boxes[i];
+    if (b && b->t == t) { lua_pushvalue(L, f->first + i); return 1; }
+  }
+  for (int i = f->first + f->nboxes; i <= last; i++)
+    if (lsk_test_tensor(L, i) == t) { lua_pushvalue(L, i); return 1; }
+  return 0;
 }
 
 /* __gc and __close (upvalue: the state's LskState) */
@@ -167,6 +196,29 @@ static int t_gc(lua_State *L) {
   return 0;
 }
 /* }==== */
+
+/* __index: a method of that name (upvalue 1, the methods table, read raw), else
+** for a non-string key the Lua indexer (upvalue 2: t[i], t[{...}], t[mask]).
+** In C because every method call looks up through it; lsk_where passes over its frame. */
+int lsk_tensor_index(lua_State *L) {
+  lua_settop(L, 2);
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) == LUA_TSTRING) return 1;
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_call(L, 2, 1);
+  return 1;
+}
+
+/* core.tensor_index(methods, indexer) -> the __index function */
+static int l_tensor_index(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_settop(L, 2);
+  lua_pushcclosure(L, lsk_tensor_index, 2);
+  return 1;
+}
 
 #define SELF(fname) SkTensor *t = lsk_check_tensor(L, 1, fname, "self")
 
@@ -398,14 +450,10 @@ void lsk_open_tensor(lua_State *L) {
     memset(st, 0, sizeof *st);
     st->gc_limit = LSK_GC_FLOOR;
     st->meta_ref = LUA_NOREF;
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "v");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    st->kept_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     luaL_newmetatable(L, LSK_TENSOR_MT);
     st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_createtable(L, LSK_SPARE_BOXES, 0);
+    st->spare_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
   }
@@ -428,5 +476,7 @@ void lsk_open_tensor(lua_State *L) {
   lua_setfield(L, mod, "tensor_methods");
   lua_pushcfunction(L, l_tensor);
   lua_setfield(L, mod, "tensor");
+  lua_pushcfunction(L, l_tensor_index);
+  lua_setfield(L, mod, "tensor_index");
   lua_settop(L, mod);
 }

@@ -221,4 +221,19 @@ void lsk_push_value(lua_State *L, SkValue *v, const SkArg *a, int take) {
   default: lua_pushnil(L); break;
   }
 }
+
+int lsk_push_value_direct(lua_State *L, const SkValue *v, const SkArg *a) {
+  switch (v->tag) {
+  case SK_VAL_TENSOR: return lsk_frame_push_tensor(L, v->u.t);
+  case SK_VAL_INT:
+    if (a && a->type < sizeof types / sizeof types[0] && types[a->type].names) return 0;
+    lua_pushinteger(L, v->u.i);
+    return 1;
+  case SK_VAL_DOUBLE: lua_pushnumber(L, v->u.d); return 1;
+  case SK_VAL_BOOL: lua_pushboolean(L, v->u.b); return 1;
+  case SK_VAL_SCALAR:
+  case SK_VAL_NONE: lsk_push_value(L, (SkValue *)v, a, LSK_PUSH_BORROW); return 1;
+  default: return 0;
+  }
+}
 /* }==== */
