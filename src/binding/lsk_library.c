@@ -274,14 +274,15 @@ static int lua_kernel(SkOperator *op, SkStack *s, void *ctx) {
 /* }==== */
 
 /* {==== Lua meta functions and impls ==== */
-typedef struct MetaRef { SkMeta *m; } MetaRef;
+/* A meta context is recognised as a tensor box is, by its size and a mark (its own
+** address keyed with META_MARK): a script cannot write these bytes. */
+typedef struct MetaRef { SkMeta *m; uintptr_t mark; } MetaRef;
+#define META_MARK ((uintptr_t)0x5EC0A7E47ull)
 
-/* The methods of m hold its metatable as upvalue 1: comparing with it needs no lookup by name. */
 static SkMeta *check_meta(lua_State *L) {
-  if (lua_type(L, 1) != LUA_TUSERDATA || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
-    luaL_checkudata(L, 1, "sk.Meta"); /* not a context: raises its usual error */
-  lua_pop(L, 1);
   MetaRef *r = lua_touserdata(L, 1);
+  if (!r || lua_rawlen(L, 1) != sizeof *r || r->mark != ((uintptr_t)r ^ META_MARK))
+    luaL_checkudata(L, 1, "sk.Meta"); /* not a context: raises its usual error */
   if (!r->m) lsk_raise(L, "meta context used after its meta function returned");
   return r->m;
 }
@@ -292,7 +293,7 @@ static int m_set_output(lua_State *L) {
   lua_Integer i = luaL_checkinteger(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
-  lua_Integer n = luaL_len(L, 3);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, 3);
   if (n > SK_MAX_DIMS) return lsk_raise(L, "m:set_output: argument 'sizes' has %d dimensions, at most %d", (int)n, SK_MAX_DIMS);
   for (lua_Integer d = 1; d <= n; d++) {
     lua_rawgeti(L, 3, d);
@@ -348,6 +349,7 @@ static int push_meta_args(lua_State *L, void *ud, int direct) {
     int cached = r != NULL;
     r = lua_newuserdatauv(L, sizeof *r, 0);
     r->m = NULL;
+    r->mark = (uintptr_t)r ^ META_MARK;
     luaL_setmetatable(L, "sk.Meta");
     lua_pushvalue(L, -1);
     if (!cached) st->meta_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -1056,9 +1058,7 @@ void lsk_open_library(lua_State *L) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &token_key);
   static const luaL_Reg meta_methods[] = {{"set_output", m_set_output}, {"output", m_output}, {"variant", m_variant}, {NULL, NULL}};
   luaL_newmetatable(L, "sk.Meta");
-  luaL_newlibtable(L, meta_methods);
-  lua_pushvalue(L, -2);
-  luaL_setfuncs(L, meta_methods, 1);
+  luaL_newlib(L, meta_methods);
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   luaL_newmetatable(L, BUILTIN_MT);
