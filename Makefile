@@ -59,7 +59,7 @@ CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
 .PHONY: gpu-deps all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
-        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec memcheck-cuda-emu
+        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec cuda-emu-large memcheck-cuda-emu
 all: $(MODULE) $(CUDA_MODULE)
 
 deps:
@@ -112,7 +112,7 @@ EMU        = $(BUILD)/emu
 EMU_MODULE = $(EMU)/cuda.so
 EMU_INC    = -Ikernels/cuda/emu
 CXX_WARN   = -Wall -Wextra -Wshadow -Wundef -Wwrite-strings
-CXXFLAGS_EMU = -std=c++17 $(OPT) -g -fPIC $(CXX_WARN)
+CXXFLAGS_EMU = -std=c++17 $(OPT) -g -fPIC -mtls-dialect=gnu2 $(CXX_WARN)
 EMU_OBJ    = $(patsubst %.cu,$(EMU)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
              $(patsubst %.c,$(EMU)/obj/%.o,$(wildcard kernels/cuda/*.c)) \
              $(patsubst %.cpp,$(EMU)/obj/%.o,$(wildcard kernels/cuda/emu/*.cpp)) $(BUILD)/obj/gen/sk_ops_cuda.o
@@ -147,6 +147,10 @@ cuda-emu-spec: $(MODULE) cuda-emu
 	$(EMU)/test_cuda_emu
 	$(EMU)/test_cuda_alloc
 	$(EMU_RUN) busted --lua=$(LUA) spec/cuda_spec.lua spec/conformance_spec.lua
+# More than 2^31 elements (2 GiB of emulated device memory, about two minutes): a step of its
+# own, so it runs beside the others, and never under valgrind.
+cuda-emu-large: $(MODULE) cuda-emu
+	$(EMU_RUN) busted --lua=$(LUA) spec/cuda_large_spec.lua
 # }====
 
 # nodelete: libgomp worker threads outlive lua_close, so the module (and its
@@ -204,7 +208,7 @@ memcheck-cuda-emu: all cuda-emu
 # ends. make stops at the first failing step (after those running finish). The sanitizer build
 # waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
 TEST_JOBS ?= 2
-TEST_STEPS = memcheck-spec fuzz sanitize-spec memcheck-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
+TEST_STEPS = memcheck-spec cuda-emu-large fuzz sanitize-spec memcheck-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
 test: deps
 	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
 	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"

@@ -52,6 +52,7 @@ step machine sh -c 'nvidia-smi; uname -a; nproc; command -v gcc make nvcc lua5.4
 step build make -j"$(nproc)" all build/blas_direct.so build/cublas_direct
 step cuda_available lua5.4 -e 'local sk = require "sk"; local ok, why = sk.cuda.is_available(); assert(ok, why)'
 step cuda_spec lua5.4 "$busted" -o TAP spec/cuda_spec.lua
+step cuda_large_spec lua5.4 "$busted" -o TAP spec/cuda_large_spec.lua
 step conformance lua5.4 "$busted" -o TAP spec/conformance_spec.lua
 step bench_cuda lua5.4 bench/bench_cuda.lua
 tail -n 30 "$out/bench_cuda.txt"

@@ -96,9 +96,9 @@ struct alignas(16) float4 { float x, y, z, w; };
 #define __shared__ static thread_local
 
 /* The running emulated thread's coordinates (thread-local: one launch per host thread; the
-** scheduler sets threadIdx before it resumes a fiber). */
-extern thread_local uint3 threadIdx, blockIdx;
-extern thread_local dim3 blockDim, gridDim;
+** scheduler sets threadIdx before it resumes a fiber). Plain structs: a thread_local of a
+** type with a constructor makes every read, in every kernel's index arithmetic, a call. */
+extern thread_local uint3 threadIdx, blockIdx, blockDim, gridDim;
 
 /* A barrier for the threads of one block: each waits until every thread of the block has
 ** reached it. A thread that returns while others wait at one fails the launch, naming the

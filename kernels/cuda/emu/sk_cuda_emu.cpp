@@ -28,8 +28,7 @@
 #include <unistd.h>
 #include <vector>
 
-thread_local uint3 threadIdx, blockIdx;
-thread_local dim3 blockDim, gridDim;
+thread_local uint3 threadIdx, blockIdx, blockDim, gridDim;
 
 namespace {
 
@@ -448,8 +447,8 @@ void __syncthreads(void) {
 }
 
 cudaError_t sk_emu_run_blocks(const char *kernel, dim3 grid, dim3 b, void (*thread)(void *), void *body) {
-  gridDim = grid;
-  blockDim = b;
+  gridDim = uint3{grid.x, grid.y, grid.z};
+  blockDim = uint3{b.x, b.y, b.z};
   block.thread = thread;
   block.body = body;
   cudaError_t e = cudaSuccess;
