@@ -56,7 +56,7 @@ static int hook_copy_tensor(void *ud, SkTensor *dst, const SkTensor *src) {
 }
 /* }==== */
 
-static int ndevices;
+static int ndevices, device_type;
 
 static int init(void) {
   int n = 0;
@@ -73,8 +73,7 @@ static int init(void) {
                   .copy_same = hook_same, .set_device = hook_set_device, .device_memory = 1,
                   .copy_tensor = hook_copy_tensor},
                  SK_BACKEND_FALLBACK_CPU};
-  int type;
-  if (sk_backend_register(&b, &type)) return -1;
+  if (sk_backend_register(&b, &device_type)) return -1;
   return sk_ops_cuda_register();
 }
 
@@ -82,10 +81,10 @@ static int device_count(void) { return ndevices; }
 
 static int synchronize(int device) {
   if (device >= 0) {
-    int prev;
-    if (hook_set_device(NULL, device, &prev)) return -1;
+    SkDeviceGuard g;
+    if (sk_device_guard_enter(&g, sk_device(device_type, device))) return -1;
     int rc = check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-    cudaSetDevice(prev);
+    sk_device_guard_exit(&g);
     return rc;
   }
   for (int d = 0; d < ndevices; d++) if (synchronize(d)) return -1;
