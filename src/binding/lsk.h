@@ -70,19 +70,19 @@ int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname);
 /* A trailing options table, read once per call: each (key, value) is pushed on the
 ** Lua stack (anchored for the call); `out = {t1, t2}` is spread one value per out. */
 typedef struct LskOptions {
-  int n, out, out_list, nouts;          /* out: index of opts.out or 0; out_list: it is a list */
+  int n, out, out_j, out_list, nouts;   /* out: stack index of opts.out or 0, out_j its entry; out_list: it is a list */
   const char *name[LSK_MAX_OPTIONS];    /* NULL for a key that is not a string */
   int idx[LSK_MAX_OPTIONS];             /* stack index of each value */
   int outs[SK_MAX_OUTPUTS];             /* stack indices of opts.out[1..] */
 } LskOptions;
-/* Raises (before anything is owned) when there are too many options. opts may be 0. */
-void lsk_read_options(lua_State *L, int opts, LskOptions *o);
+/* Reads the trailing options table (the value at *last when it is a table whose first key
+** is a string) into o, and takes it off the arguments (*last - 1); returns its index, or 0
+** when there is none. Raises (before anything is owned) when there are too many options. */
+int lsk_take_options(lua_State *L, int first, int *last, LskOptions *o);
 /* Parses Lua args into s for op, running no Lua code; 0 ok, else -1 with msg in err.
 ** srcs (or NULL) gets the Lua stack index each argument came from (0: a default). */
 int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
                    int *bad_arg, int *srcs, char *err, size_t errlen);
-/* 1 when the value at idx is a trailing options table (a plain table with string keys). */
-int lsk_is_options(lua_State *L, int idx);
 /* Overload sets by Lua-visible name ("sk.add", "Tensor:add", "sk.ops.aten.add"). */
 int lsk_sets_add(const char *fname, SkOperator *op); /* -1 with the error set */
 void lsk_sets_forget(const SkOperator *op);

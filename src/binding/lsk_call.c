@@ -152,30 +152,26 @@ static int read_arg(lua_State *L, int idx, int last, const SkArg *a, const SkVal
   return lsk_read_value(L, idx, last, a, s, flags, err, errlen);
 }
 
-int lsk_is_options(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE) return 0;
-  lua_pushnil(L);
-  if (!lua_next(L, idx)) return 0;
-  int str = lua_type(L, -2) == LUA_TSTRING;
-  lua_pop(L, 2);
-  return str;
-}
-
 /* {==== Options ==== */
-void lsk_read_options(lua_State *L, int opts, LskOptions *o) {
+_Static_assert(LSK_MAX_OPTIONS <= 64, "lsk_parse_args marks the options used in a uint64_t");
+int lsk_take_options(lua_State *L, int first, int *last, LskOptions *o) {
   o->n = o->nouts = o->out = o->out_list = 0;
-  if (!opts) return;
+  int opts = *last;
+  if (opts < first || lua_type(L, opts) != LUA_TTABLE) return 0;
   /* each (key, value) stays on the stack, so what the call reads stays alive */
   luaL_checkstack(L, 2 * LSK_MAX_OPTIONS + SK_MAX_OUTPUTS + 16, "too many options");
   lua_pushnil(L);
-  while (lua_next(L, opts)) {
+  if (!lua_next(L, opts)) return 0;
+  if (lua_type(L, -2) != LUA_TSTRING) { lua_pop(L, 2); return 0; } /* a list: an argument, not options */
+  (*last)--;
+  do {
     if (o->n == LSK_MAX_OPTIONS) lsk_raise(L, "too many options (at most %d)", LSK_MAX_OPTIONS);
     o->name[o->n] = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
     o->idx[o->n] = lua_gettop(L);
-    if (o->name[o->n] && strcmp(o->name[o->n], "out") == 0) o->out = lua_gettop(L);
+    if (o->name[o->n] && strcmp(o->name[o->n], "out") == 0) o->out = lua_gettop(L), o->out_j = o->n;
     o->n++;
     lua_pushvalue(L, -2);
-  }
+  } while (lua_next(L, opts));
   if (o->out && lua_type(L, o->out) == LUA_TTABLE && !lsk_test_tensor(L, o->out)) { /* out = {t1, t2}: one per out */
     o->out_list = 1;
     lua_Unsigned n = lua_rawlen(L, o->out);
@@ -184,15 +180,17 @@ void lsk_read_options(lua_State *L, int opts, LskOptions *o) {
       o->outs[o->nouts++] = lua_gettop(L);
     }
   }
+  return opts;
 }
 
 /* The stack index of the option for argument i, or 0: opts[name]; for the k-th
 ** out argument also opts.out (one out) or opts.out[k] (several). */
-static int option_index(const LskOptions *o, const SkSchema *sc, int i) {
+static int option_index(const LskOptions *o, const SkSchema *sc, int i, uint64_t *used) {
   const SkArg *a = &sc->args[i];
   for (int j = 0; j < o->n; j++)
-    if (o->name[j] && strcmp(o->name[j], a->name) == 0) return o->idx[j];
+    if (o->name[j] && strcmp(o->name[j], a->name) == 0) return *used |= (uint64_t)1 << j, o->idx[j];
   if (!a->is_out || !o->out) return 0;
+  *used |= (uint64_t)1 << o->out_j;
   int k = 0, nouts = 0;
   for (int j = 0; j < sc->nargs; j++)
     if (sc->args[j].is_out) { if (j < i) k++; nouts++; }
@@ -209,6 +207,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
   const Defaults *dflt = defaults_of(op);
   if (!dflt) { snprintf(err, errlen, "out of memory"); return -1; }
   int npos = 0;
+  uint64_t used = 0; /* the options an argument took */
   for (int i = 0; i < sc->nargs; i++) if (!sc->args[i].kwarg_only) npos = i + 1;
   for (int i = 0; i < sc->nargs; i++) {
     const SkArg *a = &sc->args[i];
@@ -225,7 +224,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
       }
       goto fail;
     }
-    int oi = o ? option_index(o, sc, i) : 0;
+    int oi = o ? option_index(o, sc, i, &used) : 0;
     if (oi && !lua_isnil(L, oi)) {
       got = read_arg(L, oi, oi, a, &dflt->v[i], s, permissive ? LSK_READ_NUMBERS : 0, err, errlen);
       if (got > 0) { if (srcs) srcs[i] = oi; continue; }
@@ -247,6 +246,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
     goto fail;
   }
   for (int j = 0; o && j < o->n; j++) { /* every option must name an argument */
+    if (used >> j & 1) continue;
     const char *k = o->name[j];
     int found = 0;
     for (int i = 0; k && i < sc->nargs && !found; i++)
@@ -303,10 +303,9 @@ int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
   LskState *st = lsk_state(L);
   lsk_gc_pay(L, st); /* before anything is read: finalizers it runs see no half-made call */
   lsk_spare_boxes(L, st);
-  int last = lua_gettop(L), opts = 0;
-  if (last >= first && lsk_is_options(L, last)) opts = last--;
+  int last = lua_gettop(L);
   LskOptions o;
-  lsk_read_options(L, opts, &o);
+  lsk_take_options(L, first, &last, &o);
   SkStack s;
   sk_stack_init(&s);
   char err[512];
@@ -345,10 +344,9 @@ static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
   lsk_gc_pay(L, st); /* first: what finalizers do is seen below */
   lsk_spare_boxes(L, st);
   if (set->n == 0) return lsk_raise(L, "%s: this op was removed (its library was closed)", set->fname);
-  int last = lua_gettop(L), opts = 0;
-  if (last >= 1 && lsk_is_options(L, last)) opts = last--;
+  int last = lua_gettop(L);
   LskOptions o;
-  lsk_read_options(L, opts, &o);
+  lsk_take_options(L, 1, &last, &o);
   /* an option named `out`, or named like an out argument of one of the overloads, picks the out overloads */
   int want_out = o.out != 0;
   for (int i = 0; i < set->n && !want_out && o.n; i++)

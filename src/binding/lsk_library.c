@@ -928,10 +928,9 @@ static int l_fallback_set_log(lua_State *L) {
 /* sk.fallback.call(op, ...): the CPU fallback for op, explicitly (from a kernel that lacks a case). */
 static int l_fallback_call(lua_State *L) {
   SkOperator *op = check_op(L, 1, "sk.fallback.call");
-  int last = lua_gettop(L), key = -1, opts = 0;
-  if (last >= 2 && lsk_is_options(L, last)) opts = last--;
+  int last = lua_gettop(L), key = -1;
   LskOptions o;
-  lsk_read_options(L, opts, &o);
+  int opts = lsk_take_options(L, 2, &last, &o);
   int top = lua_gettop(L);
   for (int i = 2; i <= top && key < 0; i++) { /* the positional arguments, then the option values */
     if (i > last && i <= opts) continue;
