@@ -18,6 +18,7 @@ typedef struct LskOpEntry { const char *qualname; int function, method; } LskOpE
 extern const LskOpEntry lsk_op_entries[]; /* generated */
 
 /* {==== Module state: one per lua_State, nothing of it is process-wide ==== */
+#define LSK_SPARE_BOXES 4
 typedef struct LskState {
   size_t gc_debt;      /* bytes of tensors made since the last collector step */
   size_t gc_live;      /* bytes held by this state's live tensor boxes */
@@ -25,8 +26,8 @@ typedef struct LskState {
   /* registry references (integer keys: no hash lookup) of the state's Lua objects */
   int mt_ref;          /* the tensor metatable */
   int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
-  int spare_ref;       /* a table of closed boxes made ahead (lsk_spare_boxes) */
-  int nspare;          /* how many it holds */
+  int spare[LSK_SPARE_BOXES]; /* registry slots of closed boxes made ahead (lsk_spare_boxes) */
+  int nspare;          /* how many of them hold one */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
 LskState *lsk_state(lua_State *L);                 /* the innermost frame on L knows it: no lookup within a call */
@@ -53,7 +54,6 @@ void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int keep_base, int
 ** trampoline, lsk_library.c): made at an op call's entry, where a memory error
 ** leaves nothing of C behind. lsk_spare_boxes refills (may raise a memory error);
 ** lsk_push_spare pushes t in one (taking the reference), 0 when none is left. */
-#define LSK_SPARE_BOXES 4
 void lsk_spare_boxes(lua_State *L, LskState *st);
 int lsk_push_spare(lua_State *L, LskState *st, SkTensor *t);
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */

@@ -92,23 +92,23 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
   box_set(st, new_box(L, st), t);
 }
 
+/* Each spare box has its own registry slot (st->spare[i], i < nspare): taking one is a
+** read and a write of the registry's array part, neither of which allocates. */
 void lsk_spare_boxes(lua_State *L, LskState *st) {
-  if (st->nspare == LSK_SPARE_BOXES) return;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, st->spare_ref);
   while (st->nspare < LSK_SPARE_BOXES) {
     new_box(L, st);
-    lua_rawseti(L, -2, ++st->nspare); /* the array part was made for them: no allocation */
+    if (st->spare[st->nspare] == LUA_NOREF) st->spare[st->nspare] = luaL_ref(L, LUA_REGISTRYINDEX);
+    else lua_rawseti(L, LUA_REGISTRYINDEX, st->spare[st->nspare]);
+    st->nspare++;
   }
-  lua_pop(L, 1);
 }
 
 int lsk_push_spare(lua_State *L, LskState *st, SkTensor *t) {
   if (!st->nspare) return 0;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, st->spare_ref);
-  lua_rawgeti(L, -1, st->nspare);
-  lua_pushnil(L);
-  lua_rawseti(L, -3, st->nspare--);
-  lua_remove(L, -2);
+  int ref = st->spare[--st->nspare];
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+  lua_pushboolean(L, 0);
+  lua_rawseti(L, LUA_REGISTRYINDEX, ref); /* the slot stays: refilling it allocates nothing but the box */
   box_set(st, lua_touserdata(L, -1), t);
   return 1;
 }
@@ -452,8 +452,7 @@ void lsk_open_tensor(lua_State *L) {
     st->meta_ref = LUA_NOREF;
     luaL_newmetatable(L, LSK_TENSOR_MT);
     st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_createtable(L, LSK_SPARE_BOXES, 0);
-    st->spare_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    for (int i = 0; i < LSK_SPARE_BOXES; i++) st->spare[i] = LUA_NOREF;
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
   }
