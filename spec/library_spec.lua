@@ -226,6 +226,31 @@ describe("lib:structured", function()
     assert.same({1, 2}, r:totable())
     lib8:close()
   end)
+  it("runs impls with two outs: functional (the very boxes it wrote), out, and an out of the wrong dtype", function()
+    local lib9 = sk.library("st9")
+    local seen = {}
+    lib9:structured {
+      out = "minmax.out(Tensor self, *, Tensor(a!) lo, Tensor(b!) hi) -> (Tensor(a!) lo, Tensor(b!) hi)",
+      meta = function(m, self) m:set_output(0, {}, self:dtype()) m:set_output(1, {}, self:dtype()) end,
+      impl = { CPU = function(lo, hi, self) seen = {lo, hi} lo:copy_(self:amin()) hi:copy_(self:amax()) end },
+    }
+    for _ = 1, 3 do -- the first call may go through the trampoline, the next ones are direct
+      local lo, hi = sk.ops.st9.minmax(T({3.0, -1.0, 2.0}))
+      assert.equal(-1, lo:item())
+      assert.equal(3, hi:item())
+      assert.is_true(rawequal(seen[1], lo) and rawequal(seen[2], hi))
+    end
+    local lo, hi = T(0.0), T(0.0)
+    local r1, r2 = sk.ops.st9.minmax(T({5.0, 4.0}), {lo = lo, hi = hi})
+    assert.is_true(rawequal(r1, lo) and rawequal(r2, hi))
+    assert.same({4, 5}, {lo:item(), hi:item()})
+    r1, r2 = sk.ops.st9.minmax(T({7.0, 6.0}), {out = {lo, hi}})
+    assert.same({6, 7}, {r1:item(), r2:item()})
+    assert.matches("argument 'hi' has dtype int64, expected float32",
+      h.err(sk.ops.st9.minmax, T({1.0}), {lo = lo, hi = sk.tensor(0)}))
+    assert.same({6, 7}, {lo:item(), hi:item()}) -- nothing written by the refused call
+    lib9:close()
+  end)
   it("lets meta functions nest and refuses a meta context kept past its call", function()
     local kept
     local lib5 = sk.library("st5")

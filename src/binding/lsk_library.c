@@ -414,7 +414,7 @@ static int lua_impl_run(SkMeta *m, const SkValue *a, int nargs, SkTensor *const 
   if (!rc) {
     for (int i = 0; i < nargs; i++) ver[i] = a[i].tag == SK_VAL_TENSOR ? a[i].u.t->storage->version : 0;
     ImplArgs x = {use_proxy ? proxy : outs, nouts, {a, nargs, f->args}};
-    rc = protected_call(L, f, push_impl_outs, push_impl_args, &x, use_proxy ? 0 : nouts);
+    rc = protected_call(L, f, push_impl_outs, push_impl_args, &x, nouts);
     if (rc || use_proxy) lua_settop(L, top);
     else lsk_frame_keep(L, nouts);
     for (int i = 0; i < nargs && !rc; i++)
