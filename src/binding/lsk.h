@@ -28,6 +28,7 @@ typedef struct LskState {
   int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
   int spare[LSK_SPARE_BOXES]; /* registry slots of closed boxes made ahead (lsk_spare_boxes) */
   int nspare;          /* how many of them hold one */
+  const char *dtype_names[SK_DTYPE_COUNT]; /* the interned name strings (anchored: lsk_to_dtype) */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
 LskState *lsk_state(lua_State *L);                 /* the innermost frame on L knows it: no lookup within a call */
@@ -140,6 +141,8 @@ void lsk_push_value(lua_State *L, SkValue *v, const SkArg *a, int take);
 ** numbers, integers that are not names, a tensor of the innermost frame); else pushes
 ** nothing and returns 0. No Lua error. */
 int lsk_push_value_direct(lua_State *L, const SkValue *v, const SkArg *a);
+/* The dtype the string at idx names (0), or -1 (not a string, or no dtype of that name). */
+int lsk_to_dtype(lua_State *L, int idx, SkDType *out);
 const char *lsk_expected(const SkArg *a);       /* "an integer or a list of integers" */
 const char *lsk_got(lua_State *L, int idx);      /* "tensor", "closed tensor" or the Lua type */
 int lsk_enum_value(int type, const char *name); /* a Layout or MemoryFormat name's value, or -1 */

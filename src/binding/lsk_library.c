@@ -303,7 +303,7 @@ static int m_set_output(lua_State *L) {
     if (!ok) return lsk_raise(L, "m:set_output: argument 'sizes' must hold integers");
   }
   SkDType dt;
-  if (sk_dtype_from_name(luaL_checkstring(L, 4), &dt)) return lsk_raise(L, "m:set_output: unknown dtype '%s'", lua_tostring(L, 4));
+  if (lsk_to_dtype(L, 4, &dt)) return lsk_raise(L, "m:set_output: unknown dtype '%s'", luaL_checkstring(L, 4));
   int has_strides = lua_istable(L, 5);
   for (lua_Integer d = 1; has_strides && d <= n; d++) {
     lua_rawgeti(L, 5, d);

@@ -67,7 +67,7 @@ static int l_call(lua_State *L) {
 /* Tensor:to(dtype, device or tensor, options): one method for PyTorch's three overloads. */
 static int l_to(lua_State *L) {
   SkDType dt;
-  int is_dtype = lua_type(L, 2) == LUA_TSTRING && sk_dtype_from_name(lua_tostring(L, 2), &dt) == 0;
+  int is_dtype = lsk_to_dtype(L, 2, &dt) == 0;
   SkOperator *op = sk_op_find(lsk_test_tensor(L, 2) ? "aten::to.other" : is_dtype ? "aten::to.dtype" : "aten::to.device");
   return lsk_call_op(L, op, 1, "Tensor:to");
 }

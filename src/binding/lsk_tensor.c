@@ -391,7 +391,7 @@ static int l_tensor(lua_State *L) {
   SkDevice dev = SK_CPU;
   if (lua_istable(L, 2)) {
     lua_pushliteral(L, "dtype");
-    if (lua_rawget(L, 2) != LUA_TNIL && (lua_type(L, -1) != LUA_TSTRING || sk_dtype_from_name(lua_tostring(L, -1), &dt)))
+    if (lua_rawget(L, 2) != LUA_TNIL && lsk_to_dtype(L, -1, &dt))
       return lsk_raise(L, "sk.tensor: option 'dtype': unknown dtype '%s'", luaL_tolstring(L, -1, NULL));
     lua_pushliteral(L, "device");
     if (lua_rawget(L, 2) != LUA_TNIL && (lua_type(L, -1) != LUA_TSTRING || sk_device_parse(lua_tostring(L, -1), &dev)))
@@ -453,6 +453,12 @@ void lsk_open_tensor(lua_State *L) {
     luaL_newmetatable(L, LSK_TENSOR_MT);
     st->mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     for (int i = 0; i < LSK_SPARE_BOXES; i++) st->spare[i] = LUA_NOREF;
+    lua_createtable(L, SK_DTYPE_COUNT, 0); /* anchors the dtype names for lsk_to_dtype */
+    for (int i = 0; i < SK_DTYPE_COUNT; i++) {
+      st->dtype_names[i] = lua_pushstring(L, sk_dtype_name((SkDType)i));
+      lua_rawseti(L, -2, i + 1);
+    }
+    luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &state_key);
   }

@@ -55,6 +55,18 @@ const char *lsk_got(lua_State *L, int idx) {
 }
 /* }==== */
 
+/* Lua keeps one copy of each short string, and the state anchors one of each dtype
+** name: a name is found by its address, and only another string (an alias such as
+** "float") is compared by its characters. */
+int lsk_to_dtype(lua_State *L, int idx, SkDType *out) {
+  if (lua_type(L, idx) != LUA_TSTRING) return -1;
+  const char *s = lua_tostring(L, idx);
+  const LskState *st = lsk_state(L);
+  for (int i = 0; i < SK_DTYPE_COUNT; i++)
+    if (s == st->dtype_names[i]) return *out = (SkDType)i, 0;
+  return sk_dtype_from_name(s, out);
+}
+
 /* {==== Lua -> SkValue ==== */
 static int lua_int(lua_State *L, int idx, int64_t *out) {
   if (lua_type(L, idx) != LUA_TNUMBER) return 0;
@@ -143,7 +155,7 @@ int lsk_read_value(lua_State *L, int idx, int last, const SkArg *a, SkStack *s, 
   case SK_T_SCALAR_TYPE: {
     SkDType t;
     if (lt != LUA_TSTRING) return 0;
-    if (sk_dtype_from_name(lua_tostring(L, idx), &t))
+    if (lsk_to_dtype(L, idx, &t))
       return snprintf(err, errlen, "argument '%s': unknown dtype '%s' (expected bool, uint8, int8, int16, int32, int64, "
                       "float16, bfloat16, float32 or float64)", a->name, lua_tostring(L, idx)), -1;
     return sk_push_dtype(s, t) ? -1 : 1;
