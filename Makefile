@@ -59,7 +59,7 @@ CUDA_OBJ = $(patsubst %.cu,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.cu)) \
            $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard kernels/cuda/*.c)) $(BUILD)/obj/gen/sk_ops_cuda.o
 
 .PHONY: gpu-deps all deps demo test test-c spec memcheck memcheck-c memcheck-spec sanitize sanitize-build sanitize-c \
-        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec cuda-emu-large memcheck-cuda-emu
+        sanitize-spec fuzz bench compare install install-files clean cuda-emu cuda-emu-spec cuda-emu-large memcheck-cuda-emu sanitize-cuda-emu
 all: $(MODULE) $(CUDA_MODULE)
 
 deps:
@@ -208,7 +208,7 @@ memcheck-cuda-emu: all cuda-emu
 # ends. make stops at the first failing step (after those running finish). The sanitizer build
 # waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
 TEST_JOBS ?= 2
-TEST_STEPS = memcheck-spec cuda-emu-large fuzz sanitize-spec memcheck-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
+TEST_STEPS = memcheck-spec cuda-emu-large fuzz sanitize-spec memcheck-cuda-emu sanitize-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
 test: deps
 	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
 	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"
@@ -233,18 +233,22 @@ SAN_RUN  = SK_BUILD=$(SAN) LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="$(SA
            LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 SAN_MAKE = $(MAKE) --no-print-directory BUILD=$(SAN) OPT="-O1 $(SANFLAGS)" LDFLAGS="$(SANFLAGS)" NVCC=
-SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so
+SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so $(SAN)/emu/cuda.so
 
 # The one rule that runs the sanitizer build (two sub-makes at once would race on its files);
 # the sub-make is asked first (-q), so a current build prints nothing.
 sanitize-build: | $(SAN_AFTER)
 	+$(SAN_MAKE) -q $(SAN_PROGS) || $(SAN_MAKE) $(SAN_PROGS)
-sanitize: sanitize-c sanitize-spec
+sanitize: sanitize-c sanitize-spec sanitize-cuda-emu
 sanitize-c: sanitize-build
 	$(SAN_RUN) $(SAN)/test_dispatch
 	$(SAN_RUN) $(SAN)/test_two_states
 sanitize-spec: sanitize-build
 	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build,rss spec
+# The CUDA module's host code on the emulation under the sanitizer (the emulation tells ASan
+# of each switch between a fiber's stack and the host thread's).
+sanitize-cuda-emu: sanitize-build
+	$(SAN_RUN) SK_CUDA_MODULE=$(CURDIR)/$(SAN)/emu/cuda.so busted --lua=$(LUA) spec/cuda_spec.lua
 
 # `make fuzz`: fuzz/sk_fuzz.lua under the sanitizer build (FUZZ_ARGS="--calls N --seed S").
 fuzz: sanitize-build

@@ -330,6 +330,16 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpy
 } // extern "C"
 
 /* {==== Launches (the template in cuda_runtime.h checks the arguments; C++ linkage) ==== */
+/* AddressSanitizer is told of each switch between a fiber's stack and the host thread's
+** (the sanitizer build of the emulation), so it keeps its shadow of both right. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define SWITCH_START(save, bottom, size) __sanitizer_start_switch_fiber(save, bottom, size)
+#define SWITCH_FINISH(save, bottom, size) __sanitizer_finish_switch_fiber(save, bottom, size)
+#else
+#define SWITCH_START(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#define SWITCH_FINISH(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
+#endif
 namespace {
 /* A fiber's stack: 64 KiB (kernels keep small frames), a PROT_NONE page below it so an
 ** overflow faults instead of overwriting a neighbour. */
@@ -347,6 +357,8 @@ struct Fiber {
 ** never moves once made (a ucontext_t points into itself). */
 struct Block {
   ucontext_t home;
+  const void *home_bottom = NULL; /* the host thread's stack, for SWITCH_START back to it */
+  size_t home_size = 0;
   std::vector<std::unique_ptr<Fiber>> fibers;
   int cur = -1;
   void (*thread)(void *) = NULL;
@@ -364,8 +376,10 @@ uint3 coords(unsigned i) { return uint3{i % blockDim.x, i / blockDim.x % blockDi
 void set_thread(unsigned i) { threadIdx = coords(i); }
 
 void fiber_main() {
+  SWITCH_FINISH(NULL, &block.home_bottom, &block.home_size);
   block.thread(block.body);
-  block.fibers[block.cur]->state = FIBER_DONE; /* returns to uc_link: home */
+  block.fibers[block.cur]->state = FIBER_DONE;
+  SWITCH_START(NULL, block.home_bottom, block.home_size); /* NULL: this fiber's run ends; returns to uc_link: home */
 }
 
 /* Fiber i, ready to run the kernel from its start. */
@@ -395,7 +409,10 @@ void resume(unsigned i) {
   block.cur = (int)i;
   set_thread(i);
   block.fibers[i]->state = FIBER_READY;
+  void *save = NULL;
+  SWITCH_START(&save, block.fibers[i]->map + sysconf(_SC_PAGESIZE), FIBER_STACK);
   swapcontext(&block.home, &block.fibers[i]->uc);
+  SWITCH_FINISH(save, NULL, NULL);
   block.cur = -1;
 }
 
@@ -443,7 +460,10 @@ void __syncthreads(void) {
   if (block.cur < 0) throw Diverged();
   Fiber &f = *block.fibers[block.cur];
   f.state = FIBER_WAITING;
+  void *save = NULL;
+  SWITCH_START(&save, block.home_bottom, block.home_size);
   swapcontext(&f.uc, &block.home);
+  SWITCH_FINISH(save, &block.home_bottom, &block.home_size);
 }
 
 cudaError_t sk_emu_run_blocks(const char *kernel, dim3 grid, dim3 b, void (*thread)(void *), void *body) {
