@@ -49,8 +49,8 @@ SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char 
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
 int lsk_is_closed_tensor(lua_State *L, int idx);
 /* Pushes t, a result of an op call on st's state (takes the reference): as the box
-** kept for t among the values (keep_base, keep_top] of L's stack, else in a new box. */
-void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int keep_base, int keep_top);
+** kept for t among the values [lo, hi] of L's stack, else in a new box. */
+void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int lo, int hi);
 /* Spare boxes, for pushes that must not allocate (a Lua callback called with no C
 ** trampoline, lsk_library.c): made at an op call's entry, where a memory error
 ** leaves nothing of C behind. lsk_spare_boxes refills (may raise a memory error);
@@ -79,7 +79,11 @@ typedef struct LskOptions {
 /* Reads the trailing options table (the value at *last when it is a table whose first key
 ** is a string) into o, and takes it off the arguments (*last - 1); returns its index, or 0
 ** when there is none. Raises (before anything is owned) when there are too many options. */
-int lsk_take_options(lua_State *L, int first, int *last, LskOptions *o);
+int lsk_take_options_table(lua_State *L, int *last, LskOptions *o); /* the table at *last */
+static inline int lsk_take_options(lua_State *L, int first, int *last, LskOptions *o) {
+  o->n = o->nouts = o->out = o->out_list = 0;
+  return *last >= first && lua_type(L, *last) == LUA_TTABLE ? lsk_take_options_table(L, last, o) : 0;
+}
 /* Parses Lua args into s for op, running no Lua code; 0 ok, else -1 with msg in err.
 ** srcs (or NULL) gets the Lua stack index each argument came from (0: a default). */
 int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
@@ -95,17 +99,18 @@ void lsk_ops_set_name(const SkOperator *op, char *buf, size_t n);
 ** (the boxes there are read once, on the first such push: a frame's values do
 ** not change while its C function runs). A frame also holds the module state
 ** of its L once known (lsk_state; frames on one thread share it).
-** An op call's frame takes kept boxes (keep_base > 0): the boxes a Lua callback
-** of the call saw of its results (a structured impl's functional outs, a Lua
-** kernel's results) stay on L's stack above keep_base, at most LSK_MAX_KEPT, and
-** the call returns such a result as that very box (lsk_push_result). */
+** An op call's frame takes kept boxes (keeps): the boxes a Lua callback of the
+** call saw of its results (a structured impl's functional outs, a Lua kernel's
+** results) stay on L's stack, at [kept_lo, kept_hi] (at most LSK_MAX_KEPT), and the
+** call returns such a result as that very box (lsk_push_result). */
 #define LSK_FRAME_BOXES 16
 #define LSK_MAX_KEPT 16
 typedef struct LskFrame {
   lua_State *L;
   int first, last;
   int nboxes;                         /* boxes read of [first, last], -1 before the first push */
-  int keep_base;                      /* 0: a frame that keeps no box */
+  int keeps;                          /* 0: a frame that keeps no box */
+  int kept_lo, kept_hi;               /* the kept values; kept_hi 0: none */
   LskState *st;
   struct LskFrame *prev;
   const void *boxes[LSK_FRAME_BOXES]; /* the box at first + i, or NULL */
@@ -114,7 +119,7 @@ extern _Thread_local LskFrame *lsk_frame SK_TLS_MODEL; /* as the dispatcher's ke
 static inline lua_State *lsk_current_state(void) { return lsk_frame ? lsk_frame->L : NULL; }
 static inline void lsk_frame_enter(LskFrame *f, lua_State *L, int first, int last) {
   f->L = L; f->first = first; f->last = last; f->prev = lsk_frame;
-  f->nboxes = -1; f->keep_base = 0;
+  f->nboxes = -1; f->keeps = f->kept_hi = 0; f->kept_lo = 1; /* [1, 0]: none */
   f->st = lsk_frame && lsk_frame->L == L ? lsk_frame->st : NULL;
   lsk_frame = f;
 }

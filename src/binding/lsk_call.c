@@ -154,10 +154,8 @@ static int read_arg(lua_State *L, int idx, int last, const SkArg *a, const SkVal
 
 /* {==== Options ==== */
 _Static_assert(LSK_MAX_OPTIONS <= 64, "lsk_parse_args marks the options used in a uint64_t");
-int lsk_take_options(lua_State *L, int first, int *last, LskOptions *o) {
-  o->n = o->nouts = o->out = o->out_list = 0;
+int lsk_take_options_table(lua_State *L, int *last, LskOptions *o) {
   int opts = *last;
-  if (opts < first || lua_type(L, opts) != LUA_TTABLE) return 0;
   /* each (key, value) stays on the stack, so what the call reads stays alive */
   luaL_checkstack(L, 2 * LSK_MAX_OPTIONS + SK_MAX_OUTPUTS + 16, "too many options");
   lua_pushnil(L);
@@ -281,17 +279,16 @@ static int call_parsed(lua_State *L, LskState *st, SkOperator *op, SkStack *s, i
   LskFrame frame;
   lsk_frame_enter(&frame, L, first, last);
   frame.st = st;
-  frame.keep_base = lua_gettop(L);
+  frame.keeps = 1;
   int rc = sk_call_boxed(op, s);
   lsk_frame_leave(&frame);
-  int keep_top = lua_gettop(L);
   if (rc) { sk_stack_free(s); return lsk_error(L, fname); }
   int n = s->n;
   if (!lua_checkstack(L, n + 2)) { sk_stack_free(s); return lsk_raise(L, "%s: too many results", fname); }
   for (int i = 0; i < n; i++) {
     if (i < LSK_MAX_RETURNS && alias_src[i]) lua_pushvalue(L, alias_src[i]);
     else if (s->v[i].tag == SK_VAL_TENSOR) {
-      lsk_push_result(L, st, s->v[i].u.t, frame.keep_base, keep_top);
+      lsk_push_result(L, st, s->v[i].u.t, frame.kept_lo, frame.kept_hi);
       s->v[i].tag = SK_VAL_NONE;
     } else lsk_push_value(L, &s->v[i], i < sc->nrets ? &sc->rets[i] : NULL, LSK_PUSH_TAKE);
   }

@@ -148,13 +148,15 @@ SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char 
 ** tensor, so a box found for t holds a reference to t of its own. */
 void lsk_frame_keep(lua_State *L, int n) {
   LskFrame *f = lsk_frame;
-  int top = lua_gettop(L);
-  if (!f || f->L != L || !f->keep_base || top - n < f->keep_base || top - f->keep_base > LSK_MAX_KEPT)
-    lua_settop(L, top - n);
+  int top = lua_gettop(L), lo = top - n + 1;
+  if (n <= 0 || !f || f->L != L || !f->keeps) { lua_settop(L, top - n); return; }
+  if (!f->kept_hi && n <= LSK_MAX_KEPT) f->kept_lo = lo, f->kept_hi = top;
+  else if (f->kept_hi && lo == f->kept_hi + 1 && top - f->kept_lo < LSK_MAX_KEPT) f->kept_hi = top;
+  else lua_settop(L, top - n); /* not next to those kept before, or too many: the caller gets a new box */
 }
 
-void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int keep_base, int keep_top) {
-  for (int i = keep_base + 1; i <= keep_top; i++) {
+void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int lo, int hi) {
+  for (int i = lo; i <= hi; i++) {
     LskBox *b = test_box(L, i);
     if (b && b->t == t) {
       lua_pushvalue(L, i);
