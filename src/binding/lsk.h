@@ -26,7 +26,7 @@ typedef struct LskState {
   /* registry references (integer keys: no hash lookup) of the state's Lua objects */
   int mt_ref;          /* the tensor metatable */
   int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
-  int spare[LSK_SPARE_BOXES]; /* registry slots of closed boxes made ahead (lsk_spare_boxes) */
+  int spare[LSK_SPARE_BOXES]; /* registry slots of closed boxes made ahead (lsk_call_entry) */
   int nspare;          /* how many of them hold one */
   const char *dtype_names[SK_DTYPE_COUNT]; /* the interned name strings (anchored: lsk_to_dtype) */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
@@ -43,19 +43,19 @@ void lsk_push_state(lua_State *L);                 /* the LskState userdata (an 
 
 /* {==== Tensors ==== */
 void lsk_push_tensor(lua_State *L, SkTensor *t);   /* takes the reference */
-/* Before an op allocates: pays the collector for the tensor memory made (see lsk_tensor.c). */
-void lsk_gc_pay(lua_State *L, LskState *st);
 SkTensor *lsk_check_tensor(lua_State *L, int idx, const char *fname, const char *arg);
 SkTensor *lsk_test_tensor(lua_State *L, int idx);  /* NULL if not a live tensor */
 int lsk_is_closed_tensor(lua_State *L, int idx);
 /* Pushes t, a result of an op call on st's state (takes the reference): as the box
 ** kept for t among the values [lo, hi] of L's stack, else in a new box. */
 void lsk_push_result(lua_State *L, LskState *st, SkTensor *t, int lo, int hi);
-/* Spare boxes, for pushes that must not allocate (a Lua callback called with no C
-** trampoline, lsk_library.c): made at an op call's entry, where a memory error
-** leaves nothing of C behind. lsk_spare_boxes refills (may raise a memory error);
-** lsk_push_spare pushes t in one (taking the reference), 0 when none is left. */
-void lsk_spare_boxes(lua_State *L, LskState *st);
+/* An op call's entry from Lua, before anything is read or owned (a memory error or a
+** finalizer run here leaves nothing of C behind, and finalizers see no half-made call):
+** pays the collector for the tensor memory made (see lsk_tensor.c) and refills the
+** spare boxes, those of pushes that must not allocate (a Lua callback called with no
+** C trampoline, lsk_library.c). lsk_push_spare pushes t in one (taking the
+** reference), 0 when none is left. */
+void lsk_call_entry(lua_State *L, LskState *st);
 int lsk_push_spare(lua_State *L, LskState *st, SkTensor *t);
 void lsk_open_tensor(lua_State *L);                /* metatable + tensor functions into the table on top */
 /* }==== */

@@ -298,8 +298,7 @@ static int call_parsed(lua_State *L, LskState *st, SkOperator *op, SkStack *s, i
 
 int lsk_call_op(lua_State *L, SkOperator *op, int first, const char *fname) {
   LskState *st = lsk_state(L);
-  lsk_gc_pay(L, st); /* before anything is read: finalizers it runs see no half-made call */
-  lsk_spare_boxes(L, st);
+  lsk_call_entry(L, st);
   int last = lua_gettop(L);
   LskOptions o;
   lsk_take_options(L, first, &last, &o);
@@ -338,8 +337,7 @@ static void set_release(OverloadSet *set) {
 
 /* Calls set with the Lua values on the stack as its arguments. */
 static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
-  lsk_gc_pay(L, st); /* first: what finalizers do is seen below */
-  lsk_spare_boxes(L, st);
+  lsk_call_entry(L, st); /* first: what finalizers do is seen below */
   if (set->n == 0) return lsk_raise(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L);
   LskOptions o;

@@ -40,7 +40,7 @@ static uintptr_t secret;
 #define LSK_GC_DEBT (256 << 10)
 #define LSK_GC_FLOOR ((size_t)32 << 20)
 
-void lsk_gc_pay(lua_State *L, LskState *st) {
+static void gc_pay(lua_State *L, LskState *st) {
   if (st->gc_debt < LSK_GC_DEBT && st->gc_live <= st->gc_limit) return;
   if (!lua_gc(L, LUA_GCISRUNNING)) { st->gc_debt = 0; return; }
   if (st->gc_live > st->gc_limit) {
@@ -94,7 +94,8 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
 
 /* Each spare box has its own registry slot (st->spare[i], i < nspare): taking one is a
 ** read and a write of the registry's array part, neither of which allocates. */
-void lsk_spare_boxes(lua_State *L, LskState *st) {
+void lsk_call_entry(lua_State *L, LskState *st) {
+  gc_pay(L, st);
   while (st->nspare < LSK_SPARE_BOXES) {
     new_box(L, st);
     if (st->spare[st->nspare] == LUA_NOREF) st->spare[st->nspare] = luaL_ref(L, LUA_REGISTRYINDEX);
