@@ -23,16 +23,19 @@ CPPFLAGS += -MMD -MP
 # Each folder is a layer and sees only its own headers and those of the layers below, so a
 # file that includes a higher layer's header does not compile:
 #   core (src/core) < dispatcher (src/dispatch) < structured runtime (src/structured)
-#   < op library (src/ops, kernels/cpu, kernels/cuda, the generated $(BUILD)/gen) < binding (src/binding).
+#   < op library (src/ops, kernels/cpu, kernels/cuda, the generated $(BUILD)/gen)
+#   < autograd (src/autograd, the generated sk_autograd_gen.c) < binding (src/binding).
 INC_core       = -Isrc/core
 INC_dispatch   = $(INC_core) -Isrc/dispatch
 INC_structured = $(INC_dispatch) -Isrc/structured
 INC_ops        = $(INC_structured) -Isrc/ops -Ikernels/cpu -I$(BUILD)/gen
-INC_binding    = $(INC_ops) -Isrc/binding -I$(LUA_INC)
+INC_autograd   = $(INC_ops) -Isrc/autograd
+INC_binding    = $(INC_autograd) -Isrc/binding -I$(LUA_INC)
 # The layer of a source file: its folder's; generated files are the op library's, but for the
 # binding's table of Lua variants.
 layer_of = $(strip $(if $(filter src/core/%,$1),core,$(if $(filter src/dispatch/%,$1),dispatch,$(if \
-  $(filter src/structured/%,$1),structured,$(if $(filter src/binding/% %/lsk_ops_table.c,$1),binding,ops)))))
+  $(filter src/structured/%,$1),structured,$(if $(filter src/autograd/% %/sk_autograd_gen.c,$1),autograd,$(if \
+  $(filter src/binding/% %/lsk_ops_table.c,$1),binding,ops))))))
 # The include flags of a layer, for the spec that checks the layers (`make -s print-inc-core`).
 print-inc-%:
 	@echo $(INC_$*)
@@ -49,10 +52,12 @@ GPU_DEBS = lua5.4 liblua5.4-0 liblua5.4-dev libreadline8 lua-busted lua-cliargs 
 # Generated files: sk_ops.c (sk_ops_init) and one translation unit per shard, numbered as
 # codegen.emit's M.SHARDS says (codegen_emit_spec checks the two agree).
 SHARDS   = 0 1 2 3 4 5 6 7
-GEN_SRC  = $(BUILD)/gen/sk_ops.c $(SHARDS:%=$(BUILD)/gen/sk_ops_%.c) $(BUILD)/gen/lsk_ops_table.c
+GEN_SRC  = $(BUILD)/gen/sk_ops.c $(SHARDS:%=$(BUILD)/gen/sk_ops_%.c) $(BUILD)/gen/lsk_ops_table.c $(BUILD)/gen/sk_autograd_gen.c
 GEN      = $(GEN_SRC) $(BUILD)/gen/sk_ops_cuda.c $(BUILD)/gen/sk_ops.h $(BUILD)/gen/sk_kernels.h
-CODEGEN  = codegen.lua native_functions.yaml $(wildcard lua/codegen/*.lua) lua/sk/schema.lua lua/sk/types.lua lua/sk/structured.lua
-SRC      = $(wildcard src/core/*.c src/dispatch/*.c src/structured/*.c src/ops/*.c kernels/cpu/*.c src/binding/*.c) $(GEN_SRC)
+CODEGEN  = codegen.lua native_functions.yaml derivatives.yaml src/autograd/sk_grad_helpers.h $(wildcard lua/codegen/*.lua) \
+           lua/sk/schema.lua lua/sk/types.lua lua/sk/structured.lua
+SRC      = $(wildcard src/core/*.c src/dispatch/*.c src/structured/*.c src/ops/*.c kernels/cpu/*.c src/autograd/*.c \
+           src/binding/*.c) $(GEN_SRC)
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(SRC:$(BUILD)/gen/%=gen/%))
 MODULE   = $(BUILD)/sk/core.so
 RUN      = SK_BUILD=$(BUILD) LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="$(BUILD)/?.so;;"

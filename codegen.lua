@@ -1,20 +1,34 @@
--- codegen.lua — native_functions.yaml -> build/gen/*.c, *.h
--- Usage: lua5.4 codegen.lua [yaml] [outdir] [ops.md]. Files are rewritten only when their
+-- codegen.lua — native_functions.yaml and derivatives.yaml -> build/gen/*.c, *.h
+-- Usage: lua5.4 codegen.lua [yaml] [outdir] [ops.md] [derivatives.yaml]. Files are rewritten only when their
 -- text changes, so make rebuilds only what depends on a changed file; a shard (sk_ops_K.c)
 -- left by a build with more shards is removed.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local model = require "codegen.model"
 local emit = require "codegen.emit"
+local derivatives = require "codegen.derivatives"
+local autograd = require "codegen.autograd"
 
 local yaml_path = arg[1] or "native_functions.yaml"
 local outdir = arg[2] or "build/gen"
 local docs_path = arg[3] or "docs/ops.md"
+local deriv_path = arg[4] or (yaml_path:match("^(.*/)") or "") .. "derivatives.yaml"
+local HELPERS = "src/autograd/sk_grad_helpers.h"
 
 local ok, m = pcall(model.load, yaml_path)
 if not ok then io.stderr:write(tostring(m), "\n") os.exit(1) end
+local helpers = autograd.read_helpers(HELPERS)
+local entries = {}
+local df = io.open(deriv_path, "r") -- a native_functions.yaml of a spec may come without one
+if df or arg[4] then
+  if df then df:close() end
+  ok, entries = pcall(derivatives.load, deriv_path, m, autograd.known_fn(m, helpers))
+  if not ok then io.stderr:write(tostring(entries), "\n") os.exit(1) end
+end
 
 os.execute("mkdir -p '" .. outdir .. "'")
 local files = emit.files(m)
+ok, files["sk_autograd_gen.c"] = pcall(autograd.file, entries, m, helpers)
+if not ok then io.stderr:write(tostring(files["sk_autograd_gen.c"]), "\n") os.exit(1) end
 local names = {}
 for name in pairs(files) do names[#names + 1] = name end
 table.sort(names)

@@ -1,11 +1,11 @@
 -- spec/layers_spec.lua — the folders are layers, and the include paths keep them apart:
 -- every header compiles alone with its own layer's flags, and no layer sees a higher one's.
-local LAYERS = { "core", "dispatch", "structured", "ops", "binding" }
+local LAYERS = { "core", "dispatch", "structured", "ops", "autograd", "binding" }
 local HEADER_OF = { -- a header of each layer, to probe the layers below it with
   core = "sk_tensor.h", dispatch = "sk_dispatch.h", structured = "sk_structured.h", ops = "sk_cpu_fallback.h",
-  binding = "lsk.h" }
+  autograd = "sk_autograd.h", binding = "lsk.h" }
 local FOLDERS = { core = { "src/core" }, dispatch = { "src/dispatch" }, structured = { "src/structured" },
-                  ops = { "src/ops", "kernels/cpu" }, binding = { "src/binding" } }
+                  ops = { "src/ops", "kernels/cpu" }, autograd = { "src/autograd" }, binding = { "src/binding" } }
 
 local inc = require("spec.helper").layer_flags
 

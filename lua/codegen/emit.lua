@@ -735,6 +735,9 @@ function M.ops_doc(model)
 end
 
 -- Every generated file's name -> its text. A shard's name, sk_ops_K.c, has K < M.SHARDS.
+-- The typed signature's parameters, for codegen.autograd's kernels.
+M.params, M.decl_params, M.call_args = params, decl_params, call_args
+
 function M.files(model)
   local lines = { ["sk_ops.h"] = {}, ["sk_kernels.h"] = {}, ["lsk_ops_table.c"] = {} }
   emit_header(model, lines["sk_ops.h"])

@@ -252,7 +252,10 @@ local function set(t, k, val)
     if #adv == 0 then return assign(v, val) end
     return put(v, adv, val)
   end
-  if kt == "string" then error(fmt("sk: cannot set field '%s' of a tensor", k), 0) end
+  if kt == "string" then
+    if k == "grad" then return require("sk.core").autograd.set_grad(t, val) end
+    error(fmt("sk: cannot set field '%s' of a tensor", k), 0)
+  end
   error(fmt("sk: a tensor index must be an integer, a table or a tensor, got %s", kt), 0)
 end
 -- }====

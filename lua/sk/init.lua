@@ -78,6 +78,7 @@ sk.backends = {
 }
 -- }====
 
+require("sk.autograd")(sk, core, methods)
 mt.__index = methods
 require("sk.indexing")(sk, mt, methods) -- t[i], t[{...}], t[mask] and assignment; methods stay first
 mt.__add = sk.add

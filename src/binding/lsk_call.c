@@ -7,6 +7,7 @@
 ** A trailing plain table with string keys holds optional arguments.
 */
 #include "lsk.h"
+#include "sk_autograd.h"
 #include "sk_error.h"
 
 #include <stdio.h>
@@ -325,6 +326,7 @@ typedef struct OverloadSet {
   SkOperator **ops;
   char fname[];          /* "sk.add" or "Tensor:add" for messages */
 } OverloadSet;
+static int call_set_options(lua_State *L, OverloadSet *set, LskState *st, int last, LskOptions *opts);
 
 static OverloadSet **sets; /* the table of names */
 static int nsets, capsets;
@@ -335,20 +337,59 @@ static void set_release(OverloadSet *set) {
   free(set);
 }
 
+/* The option requires_grad of a factory (an op with a dtype argument, as PyTorch's
+** TensorOptions): taken out of o; -1 when absent, else its truth. Other ops refuse it. */
+static int take_requires_grad(lua_State *L, const OverloadSet *set, LskOptions *o) {
+  for (int j = 0; j < o->n; j++) {
+    if (!o->name[j] || strcmp(o->name[j], "requires_grad") != 0) continue;
+    int factory = 1;
+    for (int i = 0; i < set->n && factory; i++) {
+      const SkSchema *sc = &set->ops[i]->schema;
+      int has = 0;
+      for (int a = 0; a < sc->nargs; a++) has |= strcmp(sc->args[a].name, "dtype") == 0 && sc->args[a].type == SK_T_SCALAR_TYPE;
+      factory = has;
+    }
+    if (!factory) return lsk_raise(L, "%s: unexpected option 'requires_grad' (only factories take it; use t:requires_grad_())", set->fname);
+    if (lua_type(L, o->idx[j]) != LUA_TBOOLEAN) return lsk_raise(L, "%s: option 'requires_grad' expected a boolean, got %s", set->fname, lsk_got(L, o->idx[j]));
+    int v = lua_toboolean(L, o->idx[j]);
+    o->n--;
+    if (o->out_j == o->n) o->out_j = j;
+    o->name[j] = o->name[o->n];
+    o->idx[j] = o->idx[o->n];
+    return v;
+  }
+  return -1;
+}
+
 /* Calls set with the Lua values on the stack as its arguments. */
 static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
   lsk_call_entry(L, st); /* first: what finalizers do is seen below */
   if (set->n == 0) return lsk_raise(L, "%s: this op was removed (its library was closed)", set->fname);
   int last = lua_gettop(L);
   LskOptions o;
-  lsk_take_options(L, 1, &last, &o);
+  if (lsk_take_options(L, 1, &last, &o) && o.n) {
+    int rg = take_requires_grad(L, set, &o);
+    if (rg >= 0) {
+      int n = call_set_options(L, set, st, last, &o), top = lua_gettop(L);
+      for (int i = top - n + 1; rg && i <= top; i++) {
+        SkTensor *t = lsk_test_tensor(L, i);
+        if (t && sk_set_requires_grad(t, 1)) return lsk_error(L, set->fname);
+      }
+      return n;
+    }
+  }
+  return call_set_options(L, set, st, last, &o);
+}
+
+/* call_set_with after the options were read */
+static int call_set_options(lua_State *L, OverloadSet *set, LskState *st, int last, LskOptions *opts) {
   /* an option named `out`, or named like an out argument of one of the overloads, picks the out overloads */
-  int want_out = o.out != 0;
-  for (int i = 0; i < set->n && !want_out && o.n; i++)
+  int want_out = opts->out != 0;
+  for (int i = 0; i < set->n && !want_out && opts->n; i++)
     for (int j = 0; j < set->ops[i]->schema.nargs && !want_out; j++)
       if (set->ops[i]->schema.args[j].is_out)
-        for (int k = 0; k < o.n && !want_out; k++)
-          want_out = o.name[k] && strcmp(o.name[k], set->ops[i]->schema.args[j].name) == 0;
+        for (int k = 0; k < opts->n && !want_out; k++)
+          want_out = opts->name[k] && strcmp(opts->name[k], set->ops[i]->schema.args[j].name) == 0;
   SkStack s;
   sk_stack_init(&s);
   char err[512], best_err[512];
@@ -359,7 +400,7 @@ static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
       SkOperator *op = set->ops[i];
       if ((op->schema.kind == SK_KIND_OUT) != want_out && set->n > 1) continue;
       int bad;
-      if (lsk_parse_args(L, op, 1, last, &o, &s, permissive, &bad, srcs, err, sizeof err) == 0)
+      if (lsk_parse_args(L, op, 1, last, opts, &s, permissive, &bad, srcs, err, sizeof err) == 0)
         return call_parsed(L, st, op, &s, 1, last, srcs, set->fname);
       if (bad > best) { best = bad; memcpy(best_err, err, sizeof err); }
     }

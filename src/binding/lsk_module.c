@@ -4,6 +4,7 @@
 ** the metatable, the op closures, and the runtime controls.
 */
 #include "lsk.h"
+#include "sk_autograd.h"
 #include "sk_cpu_isa.h"
 #include "sk_cuda.h"
 #include "sk_error.h"
@@ -156,6 +157,7 @@ int luaopen_sk_core(lua_State *L);
 int luaopen_sk_core(lua_State *L) {
   if (!ops_ready) {
     if (sk_ops_init()) return lsk_raise(L, "sk: cannot register the built-in ops: %s", sk_error_message());
+    if (sk_autograd_init()) return lsk_raise(L, "sk: cannot register the autograd kernels: %s", sk_error_message());
     sk_device_set_ready(SK_DEVICE_CUDA, sk_cuda_ready); /* naming a cuda device loads the module */
     ops_ready = 1;
   }
@@ -185,6 +187,8 @@ int luaopen_sk_core(lua_State *L) {
   lua_newtable(L);
   lsk_open_library(L);
   lua_setfield(L, -2, "lib");
+  lsk_open_autograd(L);
+  lua_setfield(L, -2, "autograd");
   static const luaL_Reg cuda_fns[] = {
     {"is_available", l_cuda_is_available}, {"device_count", l_cuda_device_count}, {"synchronize", l_cuda_synchronize},
     {"empty_cache", l_cuda_empty_cache}, {"memory_stats", l_cuda_memory_stats}, {NULL, NULL}};

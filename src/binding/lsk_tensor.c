@@ -4,6 +4,7 @@
 ** it; a closed tensor holds NULL and every use of it is an error.
 */
 #include "lsk.h"
+#include "sk_autograd.h"
 #include "sk_checked.h"
 #include "sk_error.h"
 #include "sk_kernels.h"
@@ -96,6 +97,7 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
 ** read and a write of the registry's array part, neither of which allocates. */
 void lsk_call_entry(lua_State *L, LskState *st) {
   gc_pay(L, st);
+  if (st->ndead) lsk_drop_dead_refs(L, st);
   while (st->nspare < LSK_SPARE_BOXES) {
     new_box(L, st);
     if (st->spare[st->nspare] == LUA_NOREF) st->spare[st->nspare] = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -200,13 +202,21 @@ static int t_gc(lua_State *L) {
 }
 /* }==== */
 
-/* __index: a method of that name (upvalue 1, the methods table, read raw), else
+/* __index: a method of that name (upvalue 1, the methods table, read raw), the field
+** `grad` (the gradient autograd left, or nil), else
 ** for a non-string key the Lua indexer (upvalue 2: t[i], t[{...}], t[mask]).
 ** In C because every method call looks up through it; lsk_where passes over its frame. */
 int lsk_tensor_index(lua_State *L) {
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
-  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL || lua_type(L, 2) == LUA_TSTRING) return 1;
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  if (lua_type(L, 2) == LUA_TSTRING) { /* the one field: t.grad (only a miss pays the compare) */
+    SkTensor *t = lsk_test_tensor(L, 1);
+    if (t && strcmp(lua_tostring(L, 2), "grad") == 0 && t->autograd && t->autograd->grad)
+      lsk_push_tensor(L, sk_tensor_retain(t->autograd->grad));
+    else lua_pushnil(L);
+    return 1;
+  }
   lua_pushvalue(L, lua_upvalueindex(2));
   lua_pushvalue(L, 1);
   lua_pushvalue(L, 2);
@@ -392,7 +402,13 @@ static int l_tensor(lua_State *L) {
   if (lsk_test_tensor(L, 1)) return lsk_raise(L, "sk.tensor: argument 'data' is already a tensor (use clone())");
   SkDType dt = SK_DTYPE_COUNT;
   SkDevice dev = SK_CPU;
+  int requires_grad = 0;
   if (lua_istable(L, 2)) {
+    lua_pushliteral(L, "requires_grad");
+    int ty = lua_rawget(L, 2);
+    if (ty != LUA_TNIL && ty != LUA_TBOOLEAN) return lsk_raise(L, "sk.tensor: option 'requires_grad' expected a boolean");
+    requires_grad = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     lua_pushliteral(L, "dtype");
     if (lua_rawget(L, 2) != LUA_TNIL && lsk_to_dtype(L, -1, &dt))
       return lsk_raise(L, "sk.tensor: option 'dtype': unknown dtype '%s'", luaL_tolstring(L, -1, NULL));
@@ -421,7 +437,9 @@ static int l_tensor(lua_State *L) {
     SkTensor *moved = NULL;
     if (sk_to_device(&moved, t, dev, -1, 0, 0, -1)) return lsk_error(L, "sk.tensor");
     lsk_push_tensor(L, moved);
+    t = moved;
   }
+  if (requires_grad && sk_set_requires_grad(t, 1)) return lsk_error(L, "sk.tensor");
   return 1;
 }
 /* }==== */

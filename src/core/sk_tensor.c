@@ -142,6 +142,8 @@ static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, int
   t->device = s->device;
   t->ndim = ndim;
   t->flags = 0;
+  t->autograd = NULL;
+  t->base = NULL;
   if (ndim) memcpy(t->sizes, sizes, (size_t)ndim * sizeof *sizes);
   t->numel = numel;
   return t;
@@ -194,6 +196,7 @@ SkTensor *sk_tensor_alias(const SkTensor *base, int ndim, const int64_t *sizes, 
   SkTensor *t = tensor_header(base->storage, ndim, sizes, n, base->dtype);
   if (!t) return NULL;
   base->storage->refcount++;
+  t->base = sk_tensor_retain((SkTensor *)(base->base ? base->base : base));
   t->device = base->device;
   t->offset = offset;
   set_strides(t, strides);
@@ -214,7 +217,11 @@ SkTensor *sk_tensor_wrap_number(SkScalar v) {
   return t;
 }
 
+void (*sk_autograd_meta_free)(struct SkAutogradMeta *m);
+
 void sk_tensor_free(SkTensor *t) {
+  if (t->autograd) sk_autograd_meta_free(t->autograd);
+  if (t->base) sk_tensor_release(t->base);
   storage_release(t->storage);
   block_put(&tensor_blocks, t);
 }

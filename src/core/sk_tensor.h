@@ -30,7 +30,15 @@ typedef struct SkStorage {
   int resizable;
 } SkStorage;
 
-enum { SK_TENSOR_WRAPPED_NUMBER = 1 }; /* a Lua number turned into a 0-dim tensor */
+enum {
+  SK_TENSOR_WRAPPED_NUMBER = 1, /* a Lua number turned into a 0-dim tensor */
+  SK_TENSOR_REQUIRES_GRAD = 2   /* autograd records calls on it: a leaf that requires grad, or a grad_fn (sk_autograd.h) */
+};
+
+/* The autograd layer's data of a tensor (src/autograd), NULL for most tensors.
+** The core only frees it, through the hook that layer installs. */
+struct SkAutogradMeta;
+extern void (*sk_autograd_meta_free)(struct SkAutogradMeta *m);
 
 typedef struct SkTensor {
   int64_t refcount;
@@ -41,6 +49,8 @@ typedef struct SkTensor {
   SkDevice device;
   int ndim;
   unsigned flags;
+  struct SkTensor *base;     /* a view's root tensor (sk_tensor_alias; strong), else NULL */
+  struct SkAutogradMeta *autograd;
   int64_t sizes[SK_MAX_DIMS];
   int64_t strides[SK_MAX_DIMS];
 } SkTensor;
@@ -48,13 +58,19 @@ typedef struct SkTensor {
 /* {==== Lifetime ==== */
 SkTensor *sk_tensor_empty(int ndim, const int64_t *sizes, SkDType dtype, SkDevice device);
 SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, SkDevice device);
-/* A new tensor object over t's storage (a view); shares the version counter. */
+/* A new tensor object over t's storage (a view); shares the version counter.
+** Its base is t's base, or t: autograd finds a view's root through it. */
 SkTensor *sk_tensor_alias(const SkTensor *t, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset);
 SkTensor *sk_tensor_scalar(SkScalar s, SkDType dtype); /* 0-dim CPU tensor */
 SkTensor *sk_tensor_wrap_number(SkScalar s);          /* 0-dim, flagged wrapped number */
 static inline SkTensor *sk_tensor_retain(SkTensor *t) { if (t) t->refcount++; return t; }
 void sk_tensor_free(SkTensor *t); /* the last reference went: free the header, release the storage */
 static inline void sk_tensor_release(SkTensor *t) { if (t && --t->refcount == 0) sk_tensor_free(t); }
+/* A view that requires grad when its root does (a view made before its root
+** was given a history: autograd makes its grad_fn when it is used). */
+static inline unsigned sk_tensor_grad_flag(const SkTensor *t) {
+  return (t->flags | (t->base ? t->base->flags : 0)) & SK_TENSOR_REQUIRES_GRAD;
+}
 /* Replace *slot with t (retained), releasing the old one. */
 void sk_tensor_assign(SkTensor **slot, SkTensor *t);
 /* }==== */

@@ -27,8 +27,10 @@ typedef struct SkOptInt { int has; int64_t v; } SkOptInt;
 typedef struct SkOptDouble { int has; double v; } SkOptDouble;
 
 /* 16 bytes: a Scalar keeps its kind in n and its bits in the union. A tensor
-** value keeps its device type in dev, so a boxed call reads its key set off
-** the stack without a load through the tensor (written by every tensor push). */
+** value keeps its device type in dev's low bits and SK_TENSOR_REQUIRES_GRAD in
+** its top bit, so a boxed call reads its key set off the stack without a load
+** through the tensor (written by every tensor push). */
+#define SK_VALUE_DEV_TYPE 0x7f
 typedef struct SkValue {
   unsigned char tag;     /* SkValueTag */
   unsigned char dev;     /* a tensor's device type */
@@ -108,7 +110,7 @@ static inline int sk_push_none(SkStack *s) { return sk_stack_push(s, SK_VAL_NONE
 /* Writes tensor t (not NULL) into slot v; n is 0 or SK_VALUE_BORROWED. */
 static inline void sk_value_put_tensor(SkValue *v, SkTensor *t, int n) {
   v->tag = SK_VAL_TENSOR;
-  v->dev = (unsigned char)t->device.type;
+  v->dev = (unsigned char)(t->device.type | (sk_tensor_grad_flag(t) ? 0x80 : 0));
   v->n = n;
   v->u.t = t;
 }

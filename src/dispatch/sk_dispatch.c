@@ -29,6 +29,7 @@ static const char *const fixed_key_names[SK_KEY_COUNT] = {
   SK_COMPILED_BACKENDS(SK_X_KEY)
 #undef SK_X_KEY
   [SK_KEY_META] = "Meta", [SK_KEY_BACKEND_SELECT] = "BackendSelect",
+  [SK_KEY_AUTOGRAD] = "Autograd",
   [SK_KEY_DEFAULT_BACKEND] = "DefaultBackend", [SK_KEY_MATH] = "Math",
 };
 
@@ -71,6 +72,9 @@ static void compute_entry(SkOperator *op, int key) {
     if ((r = op->regs[SK_KEY_DEFAULT_BACKEND])) source = SK_SRC_DEFAULT_BACKEND;
     else if ((r = op->regs[SK_KEY_MATH])) source = SK_SRC_MATH;
   }
+  /* A Math kernel is its own autograd: it decomposes into ops that record
+  ** (PyTorch's CompositeImplicitAutograd); DefaultBackend's needs a formula. */
+  if (!r && key == SK_KEY_AUTOGRAD && (r = op->regs[SK_KEY_MATH])) source = SK_SRC_MATH;
   if (!r && (r = fallbacks[key])) source = SK_SRC_FALLBACK;
   if (!r) return;
   *slot = r->kernel;
@@ -287,7 +291,8 @@ static void recompute_all(void) {
 }
 
 int sk_fallback_register(int key, SkBoxedFn fn, void *ctx, const char *origin, void (*ctx_free)(void *)) {
-  if (!sk_key_is_backend(key)) return sk_error("fallbacks are registered for backend keys, not '%s'", sk_key_name(key));
+  if (!sk_key_is_backend(key) && key != SK_KEY_AUTOGRAD)
+    return sk_error("fallbacks are registered for backend keys and Autograd, not '%s'", sk_key_name(key));
   SkKernel k = {NULL, fn, ctx, origin, 0};
   SkRegistration *r = registration_new(key, &k, ctx_free);
   if (!r) return -1;

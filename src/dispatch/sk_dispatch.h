@@ -22,6 +22,7 @@ typedef enum SkKey {
   SK_KEY_BACKEND0, SK_KEY_BACKEND_LAST = SK_KEY_BACKEND0 + SK_MAX_RUNTIME_BACKENDS - 1, /* backends registered at run time */
   SK_KEY_META,
   SK_KEY_BACKEND_SELECT,
+  SK_KEY_AUTOGRAD,       /* in a call's key set when a tensor argument requires grad and grad mode is on */
   SK_KEY_NUM_RUNTIME,
   SK_KEY_DEFAULT_BACKEND = SK_KEY_NUM_RUNTIME, /* CompositeExplicitAutograd */
   SK_KEY_MATH,                                 /* CompositeImplicitAutograd */
@@ -156,7 +157,10 @@ static inline int sk_device_key(SkDevice d) {
 static inline int sk_key_device_type(int key) {
   return key >= SK_KEY_CPU && key < SK_KEY_BACKEND0 ? key - 1 : key >= SK_KEY_BACKEND0 && key <= SK_KEY_BACKEND_LAST ? key : -1;
 }
-static inline SkKeySet sk_tensor_keyset(const SkTensor *t) { return SK_KEYSET(sk_device_key(t->device)); }
+/* A tensor that requires grad adds the Autograd key; grad mode off excludes it (sk_tls_exclude). */
+static inline SkKeySet sk_tensor_keyset(const SkTensor *t) {
+  return SK_KEYSET(sk_device_key(t->device)) | (sk_tensor_grad_flag(t) ? SK_KEYSET(SK_KEY_AUTOGRAD) : 0);
+}
 
 /* The kernel for a call with key set ks, or NULL with the "no kernel" error. */
 const SkKernel *sk_dispatch_miss(SkOperator *op, SkKeySet ks);
@@ -168,7 +172,8 @@ static inline const SkKernel *sk_dispatch_lookup(SkOperator *op, SkKeySet ks) {
 /* Key set of the tensors in a boxed argument list a, any op (lists included). */
 SkKeySet sk_stack_keyset_any(const SkOperator *op, const SkValue *a);
 static inline SkKeySet sk_value_keyset(const SkValue *v) {
-  return v->tag == SK_VAL_TENSOR ? SK_KEYSET(sk_device_key(sk_device(v->dev, 0))) : 0;
+  return v->tag == SK_VAL_TENSOR ? SK_KEYSET(sk_device_key(sk_device(v->dev & SK_VALUE_DEV_TYPE, 0))) |
+                                       (SkKeySet)(v->dev >> 7) << SK_KEY_AUTOGRAD : 0;
 }
 /* Key set of the tensors in a boxed argument list starting at base. Unrolled
 ** for up to SK_TENSOR_POS plain tensor arguments (unused positions repeat the

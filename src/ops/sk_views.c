@@ -104,14 +104,16 @@ int sk_default_view(SkTensor **result, const SkTensor *self, SkIntList size) {
   return make_view(result, self, size.n, sizes, strides, self->offset);
 }
 
+/* A composite (Math): through the dispatched view and clone only, so autograd records
+** them (ViewBackward0, CloneBackward0) as it records any op. */
 int sk_math_reshape(SkTensor **result, const SkTensor *self, SkIntList shape) {
   int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
   if (infer_size(shape, self->numel, "shape", sizes)) return -1;
-  if (compute_stride(self, shape.n, sizes, strides)) return make_view(result, self, shape.n, sizes, strides, self->offset);
+  SkIntList sl = {sizes, shape.n};
+  if (compute_stride(self, shape.n, sizes, strides)) return sk_view(result, self, sl);
   SkTensor *c = NULL;
   if (sk_clone(&c, self, 0)) return -1;
-  sk_contiguous_strides(shape.n, sizes, strides);
-  int rc = make_view(result, c, shape.n, sizes, strides, c->offset);
+  int rc = sk_view(result, c, sl);
   sk_tensor_release(c);
   return rc;
 }

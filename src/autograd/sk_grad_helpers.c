@@ -1,0 +1,493 @@
+/*
+** sk_grad_helpers.c — the helpers of backward formulas (sk_grad_helpers.h), written with
+** the dispatched ops so that under create_graph they record like the formulas around them.
+** Each keeps its temporaries in a small array released on every path.
+*/
+#include "sk_grad_helpers.h"
+#include "sk_error.h"
+#include "sk_ops.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NT 20
+typedef struct Tmp { SkTensor *t[NT]; int n; } Tmp;
+/* The next temporary slot; the result of the call goes there. LAST is never read in the
+** call that takes NEXT (their order would be unspecified): it is read into p_ first. */
+#define NEXT(tp) (&(tp)->t[(tp)->n++])
+#define LAST(tp) ((tp)->t[(tp)->n - 1])
+static int finish(Tmp *tp, int rc, SkTensor **out) {
+  if (!rc) { *out = LAST(tp); tp->t[tp->n - 1] = NULL; }
+  for (int i = 0; i < tp->n; i++) sk_tensor_release(tp->t[i]);
+  return rc;
+}
+#define NONE_DEVICE sk_device(-1, 0)
+
+static SkTensor *zero_number(void) { return sk_tensor_wrap_number(sk_scalar_int(0)); }
+
+int sk_grad_maybe_multiply(SkTensor **out, const SkTensor *grad, SkScalar s) {
+  if ((s.kind == SK_SCALAR_INT && s.v.i == 1) || (s.kind == SK_SCALAR_FLOAT && s.v.f == 1.0)) {
+    *out = sk_tensor_retain((SkTensor *)grad);
+    return 0;
+  }
+  return sk_mul_Scalar(out, grad, s);
+}
+
+int sk_grad_rsub(SkTensor **out, const SkTensor *self, SkScalar s) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_neg(NEXT(&tp), self);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_add_Scalar(NEXT(&tp), p_, s, sk_scalar_int(1)); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_rdiv(SkTensor **out, const SkTensor *self, SkScalar s) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_reciprocal(NEXT(&tp), self);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul_Scalar(NEXT(&tp), p_, s); }
+  return finish(&tp, rc, out);
+}
+
+/* {==== Reductions ==== */
+/* The reduced dims of a reduction over `dim` (empty or None: all) of an ndim tensor, as a mask. */
+static int reduced_mask(SkIntList dim, int ndim, int *mask) {
+  memset(mask, 0, sizeof(int) * SK_MAX_DIMS);
+  if (!dim.data || dim.n == 0) {
+    for (int d = 0; d < ndim; d++) mask[d] = 1;
+    return 0;
+  }
+  for (int i = 0; i < dim.n; i++) {
+    int64_t d;
+    if (sk_wrap_dim(dim.data[i], ndim, "dim", &d)) return -1;
+    mask[d] = 1;
+  }
+  return 0;
+}
+
+/* g (a reduction's output or gradient) with the reduced dims back as size 1 (restore_reduced_dims). */
+static int restore_dims(SkTensor **out, const SkTensor *g, int ndim, const int *mask, int keepdim) {
+  if (keepdim || g->ndim == ndim) { *out = sk_tensor_retain((SkTensor *)g); return 0; }
+  int64_t sizes[SK_MAX_DIMS];
+  int j = 0;
+  for (int d = 0; d < ndim; d++) sizes[d] = mask[d] ? 1 : g->sizes[j++];
+  return sk_reshape(out, g, (SkIntList){sizes, ndim});
+}
+
+static int64_t reduced_count(SkIntList sizes, const int *mask) {
+  int64_t n = 1;
+  for (int d = 0; d < sizes.n; d++) if (mask[d]) n *= sizes.data[d];
+  return n;
+}
+
+int sk_grad_sum_to(SkTensor **out, const SkTensor *grad, SkIntList sizes) {
+  int64_t dims[SK_MAX_DIMS];
+  int nd = 0, lead = grad->ndim - sizes.n;
+  if (lead < 0) return sk_error("sum_to: gradient of %d dims for a shape of %d", grad->ndim, sizes.n);
+  for (int i = 0; i < grad->ndim; i++)
+    if (i < lead || (sizes.data[i - lead] == 1 && grad->sizes[i] != 1)) dims[nd++] = i;
+  if (!nd) return sk_reshape(out, grad, sizes);
+  Tmp tp = {{0}, 0};
+  int rc = sk_sum_dim_IntList(NEXT(&tp), grad, (SkIntList){dims, nd}, 1, -1);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_reshape(NEXT(&tp), p_, sizes); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_sum_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, SkIntList dim, int keepdim) {
+  int mask[SK_MAX_DIMS];
+  if (reduced_mask(dim, sizes.n, mask)) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = restore_dims(NEXT(&tp), grad, sizes.n, mask, keepdim);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_expand(NEXT(&tp), p_, sizes, 0); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_mean_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, SkIntList dim, int keepdim) {
+  int mask[SK_MAX_DIMS];
+  if (reduced_mask(dim, sizes.n, mask)) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_grad_sum_backward(NEXT(&tp), grad, sizes, dim, keepdim);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_div_Scalar(NEXT(&tp), p_, sk_scalar_int(reduced_count(sizes, mask))); }
+  return finish(&tp, rc, out);
+}
+
+/* Ties share the gradient equally (scale_grad_by_count), as PyTorch's amax/amin. */
+int sk_grad_amax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim,
+                          int keepdim) {
+  int mask[SK_MAX_DIMS];
+  if (reduced_mask(dim, self->ndim, mask)) return -1;
+  int64_t dims[SK_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < self->ndim; d++) if (mask[d]) dims[nd++] = d;
+  Tmp tp = {{0}, 0};
+  int rc = restore_dims(NEXT(&tp), result, self->ndim, mask, keepdim);              /* 0 r */
+  if (!rc) rc = sk_eq(NEXT(&tp), self, tp.t[0]);                                      /* 1 hit */
+  if (!rc) rc = sk_sum_dim_IntList(NEXT(&tp), tp.t[1], (SkIntList){dims, nd}, 1, (int)self->dtype); /* 2 count */
+  if (!rc) rc = restore_dims(NEXT(&tp), grad, self->ndim, mask, keepdim);            /* 3 g */
+  if (!rc) rc = sk_div(NEXT(&tp), tp.t[3], tp.t[2]);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), p_, tp.t[1]); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_value_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *indices,
+                           int keepdim) {
+  int64_t d;
+  if (sk_wrap_dim(dim, sizes.n, "dim", &d)) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = 0;
+  const SkTensor *g = grad, *ix = indices;
+  if (!keepdim && sizes.n > 0) {
+    rc = sk_unsqueeze(NEXT(&tp), grad, d);
+    g = LAST(&tp);
+    if (!rc) rc = sk_unsqueeze(NEXT(&tp), indices, d);
+    ix = LAST(&tp);
+  }
+  if (!rc) rc = sk_zeros(NEXT(&tp), sizes, (int)grad->dtype, -1, grad->device, -1);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_scatter_src(NEXT(&tp), p_, d, ix, g); }
+  return finish(&tp, rc, out);
+}
+
+/* 2 / (N - correction) * grad * (self - mean): PyTorch's var_backward. */
+int sk_grad_var_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkIntList dim, SkScalar correction,
+                         int keepdim) {
+  int mask[SK_MAX_DIMS];
+  if (reduced_mask(dim, self->ndim, mask)) return -1;
+  double c = correction.kind == SK_SCALAR_NONE ? 1.0 : sk_scalar_to_double(correction);
+  int64_t dims[SK_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < self->ndim; d++) if (mask[d]) dims[nd++] = d;
+  int64_t n = reduced_count((SkIntList){self->sizes, self->ndim}, mask);
+  Tmp tp = {{0}, 0};
+  int rc = sk_mean_dim(NEXT(&tp), self, (SkIntList){dims, nd}, 1, -1);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sub(NEXT(&tp), self, p_, sk_scalar_int(1)); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul_Scalar(NEXT(&tp), p_, sk_scalar_float(2.0 / ((double)n - c))); }
+  if (!rc) rc = restore_dims(NEXT(&tp), grad, self->ndim, mask, keepdim);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), p_, tp.t[2]); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_std_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim,
+                         SkScalar correction, int keepdim) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_mul_Scalar(NEXT(&tp), result, sk_scalar_int(2));
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_div(NEXT(&tp), grad, p_); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_grad_var_backward(NEXT(&tp), p_, self, dim, correction, keepdim); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_logsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result,
+                               SkIntList dim, int keepdim) {
+  int mask[SK_MAX_DIMS];
+  if (reduced_mask(dim, self->ndim, mask)) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = restore_dims(NEXT(&tp), result, self->ndim, mask, keepdim);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sub(NEXT(&tp), self, p_, sk_scalar_int(1)); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_exp(NEXT(&tp), p_); }
+  if (!rc) rc = restore_dims(NEXT(&tp), grad, self->ndim, mask, keepdim);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), p_, tp.t[2]); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_cumsum_backward(SkTensor **out, const SkTensor *grad, int64_t dim) {
+  if (grad->ndim == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  SkIntList dl = {&dim, 1};
+  Tmp tp = {{0}, 0};
+  int rc = sk_flip(NEXT(&tp), grad, dl);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_cumsum(NEXT(&tp), p_, dim, -1); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_flip(NEXT(&tp), p_, dl); }
+  return finish(&tp, rc, out);
+}
+/* }==== */
+
+/* {==== Pointwise ==== */
+/* where(condition, grad, 0) when `when`, else where(condition, 0, grad). */
+int sk_grad_where_take(SkTensor **out, const SkTensor *condition, const SkTensor *grad, int when) {
+  SkTensor *z = zero_number();
+  if (!z) return -1;
+  int rc = when ? sk_where_self(out, condition, grad, z) : sk_where_self(out, condition, z, grad);
+  sk_tensor_release(z);
+  return rc;
+}
+
+int sk_grad_threshold_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar threshold) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_gt_Scalar(NEXT(&tp), self, threshold);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_grad_where_take(NEXT(&tp), p_, grad, 1); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_clamp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar min, SkScalar max) {
+  Tmp tp = {{0}, 0};
+  int rc = 0;
+  const SkTensor *m = NULL;
+  if (min.kind != SK_SCALAR_NONE) { rc = sk_ge_Scalar(NEXT(&tp), self, min); m = LAST(&tp); }
+  if (!rc && max.kind != SK_SCALAR_NONE) {
+    rc = sk_le_Scalar(NEXT(&tp), self, max);
+    if (!rc && m) { SkTensor *p_ = LAST(&tp); rc = sk_logical_and(NEXT(&tp), m, p_); }
+    m = LAST(&tp);
+  }
+  if (!rc && !m) rc = sk_clone(NEXT(&tp), grad, -1);
+  else if (!rc) rc = sk_grad_where_take(NEXT(&tp), m, grad, 1);
+  return finish(&tp, rc, out);
+}
+
+/* maximum/minimum: a tie splits the gradient in half, as PyTorch's. */
+int sk_grad_max_min_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other, int is_max) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_div_Scalar(NEXT(&tp), grad, sk_scalar_int(2));       /* 0 half */
+  if (!rc) rc = sk_eq(NEXT(&tp), self, other);                      /* 1 */
+  if (!rc) rc = sk_where_self(NEXT(&tp), tp.t[1], tp.t[0], grad);   /* 2 */
+  if (!rc) rc = is_max ? sk_lt(NEXT(&tp), self, other) : sk_gt(NEXT(&tp), self, other); /* 3 loses */
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[3], tp.t[2], 0);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_pow_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar exponent) {
+  double e = sk_scalar_to_double(exponent);
+  if (e == 0.0) return sk_zeros_like(out, self, -1, -1, NONE_DEVICE, -1, -1);
+  Tmp tp = {{0}, 0};
+  SkScalar em1 = exponent.kind == SK_SCALAR_FLOAT ? sk_scalar_float(e - 1) : sk_scalar_int(exponent.v.i - 1);
+  int rc = sk_pow_Tensor_Scalar(NEXT(&tp), self, em1);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul_Scalar(NEXT(&tp), p_, exponent); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), grad, p_); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_pow_backward_self(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_sub_Scalar(NEXT(&tp), exponent, sk_scalar_int(1), sk_scalar_int(1));
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_pow_Tensor_Tensor(NEXT(&tp), self, p_); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), p_, exponent); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), grad, p_); }
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), exponent, sk_scalar_int(0));
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_grad_where_take(NEXT(&tp), p_, tp.t[3], 0); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_pow_backward_exponent(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent,
+                                  const SkTensor *result) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_log(NEXT(&tp), self);                                  /* 0 */
+  if (!rc) rc = sk_mul(NEXT(&tp), result, tp.t[0]);                  /* 1 */
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), self, sk_scalar_int(0));     /* 2 */
+  if (!rc) rc = sk_ge_Scalar(NEXT(&tp), exponent, sk_scalar_int(0)); /* 3 */
+  if (!rc) rc = sk_logical_and(NEXT(&tp), tp.t[2], tp.t[3]);         /* 4 */
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[4], tp.t[1], 0);  /* 5 */
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), grad, p_); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_gelu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const char *approximate) {
+  Tmp tp = {{0}, 0};
+  int rc;
+  if (approximate && strcmp(approximate, "tanh") == 0) {
+    const double k = sqrt(2.0 / M_PI), c = 0.044715;
+    rc = sk_mul(NEXT(&tp), self, self);                                           /* 0 x^2 */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[0], sk_scalar_float(c));         /* 1 */
+    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(1), sk_scalar_int(1)); /* 2 1+c x^2 */
+    if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[2]);                               /* 3 */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[3], sk_scalar_float(k));         /* 4 inner */
+    if (!rc) rc = sk_tanh(NEXT(&tp), tp.t[4]);                                    /* 5 t */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[5], tp.t[5]);                            /* 6 t^2 */
+    if (!rc) rc = sk_grad_rsub(NEXT(&tp), tp.t[6], sk_scalar_int(1));             /* 7 1-t^2 */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[0], sk_scalar_float(3 * c * k));  /* 8 */
+    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[8], sk_scalar_float(k), sk_scalar_int(1)); /* 9 k(1+3c x^2) */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[7], tp.t[9]);                            /* 10 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[10], self);                              /* 11 */
+    if (!rc) rc = sk_add(NEXT(&tp), tp.t[5], tp.t[11], sk_scalar_int(1));          /* 12 t + q */
+    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[12], sk_scalar_int(1), sk_scalar_int(1)); /* 13 */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[13], sk_scalar_float(0.5));       /* 14: 0.5 (1 + t + q) */
+    if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[14]);
+    return finish(&tp, rc, out);
+  }
+  /* d = Phi(x) + x phi(x) */
+  rc = sk_mul_Scalar(NEXT(&tp), self, sk_scalar_float(M_SQRT1_2));                /* 0 */
+  if (!rc) rc = sk_erf(NEXT(&tp), tp.t[0]);                                        /* 1 */
+  if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(1), sk_scalar_int(1)); /* 2 */
+  if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[2], sk_scalar_float(0.5));          /* 3 cdf */
+  if (!rc) rc = sk_mul(NEXT(&tp), self, self);                                     /* 4 */
+  if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[4], sk_scalar_float(-0.5));         /* 5 */
+  if (!rc) rc = sk_exp(NEXT(&tp), tp.t[5]);                                        /* 6 */
+  if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[6], sk_scalar_float(0.5 * M_2_SQRTPI * M_SQRT1_2)); /* 7 pdf */
+  if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[7]);                                  /* 8 */
+  if (!rc) rc = sk_add(NEXT(&tp), tp.t[3], tp.t[8], sk_scalar_int(1));             /* 9 */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[9]);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_silu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_sigmoid(NEXT(&tp), self);                      /* 0 s */
+  if (!rc) rc = sk_grad_rsub(NEXT(&tp), tp.t[0], sk_scalar_int(1)); /* 1 1-s */
+  if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[1]);            /* 2 */
+  if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[2], sk_scalar_int(1), sk_scalar_int(1)); /* 3 */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], tp.t[3]);         /* 4 */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[4]);
+  return finish(&tp, rc, out);
+}
+/* }==== */
+
+/* {==== Shapes and views ==== */
+int sk_grad_permute_backwards(SkTensor **out, const SkTensor *grad, SkIntList dims) {
+  int64_t inv[SK_MAX_DIMS];
+  if (dims.n > SK_MAX_DIMS) return sk_error("permute: too many dims");
+  for (int i = 0; i < dims.n; i++) {
+    int64_t d;
+    if (sk_wrap_dim(dims.data[i], dims.n, "dims", &d)) return -1;
+    inv[d] = i;
+  }
+  return sk_permute(out, grad, (SkIntList){inv, dims.n});
+}
+
+int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIntList sizes) {
+  int64_t d;
+  if (sk_wrap_dim(dim, sizes.n, "dim", &d)) return -1;
+  if (sizes.n > 0 && sizes.data[d] == 1) return sk_unsqueeze(out, grad, d);
+  *out = sk_tensor_retain((SkTensor *)grad);
+  return 0;
+}
+
+/* zeros of the input's shape with grad copied into the region the view took */
+typedef int (*RegionFn)(SkTensor **view, const SkTensor *z, const void *args);
+static int into_region(SkTensor **out, const SkTensor *grad, SkIntList sizes, RegionFn region, const void *args) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_zeros(NEXT(&tp), sizes, (int)grad->dtype, -1, grad->device, -1);
+  if (!rc) rc = region(NEXT(&tp), tp.t[0], args);
+  if (!rc) rc = sk_copy_(tp.t[1], grad, 0);
+  if (!rc) { *out = tp.t[0]; tp.t[0] = NULL; }
+  for (int i = 0; i < tp.n; i++) sk_tensor_release(tp.t[i]);
+  return rc;
+}
+typedef struct { int64_t dim, a, b, step; SkOptInt start, end; } RegionArgs;
+static int select_region(SkTensor **v, const SkTensor *z, const void *p) {
+  const RegionArgs *r = p;
+  return sk_select_int(v, z, r->dim, r->a);
+}
+static int slice_region(SkTensor **v, const SkTensor *z, const void *p) {
+  const RegionArgs *r = p;
+  return sk_slice(v, z, r->dim, r->start, r->end, r->step);
+}
+static int narrow_region(SkTensor **v, const SkTensor *z, const void *p) {
+  const RegionArgs *r = p;
+  return sk_narrow(v, z, r->dim, r->a, r->b);
+}
+
+int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index) {
+  RegionArgs r = {dim, index, 0, 1, {0, 0}, {0, 0}};
+  return into_region(out, grad, sizes, select_region, &r);
+}
+
+int sk_grad_slice_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, SkOptInt start, SkOptInt end,
+                           int64_t step) {
+  RegionArgs r = {dim, 0, 0, step, start, end};
+  return into_region(out, grad, sizes, slice_region, &r);
+}
+
+int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t start, int64_t length) {
+  RegionArgs r = {dim, start, length, 1, {0, 0}, {0, 0}};
+  return into_region(out, grad, sizes, narrow_region, &r);
+}
+/* }==== */
+
+/* {==== Softmax ==== */
+int sk_grad_softmax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, int64_t dim) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_mul(NEXT(&tp), grad, result);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sum_dim_IntList(NEXT(&tp), p_, (SkIntList){&dim, 1}, 1, -1); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sub(NEXT(&tp), grad, p_, sk_scalar_int(1)); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), result, p_); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_log_softmax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, int64_t dim) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_exp(NEXT(&tp), result);
+  if (!rc) rc = sk_sum_dim_IntList(NEXT(&tp), grad, (SkIntList){&dim, 1}, 1, -1);
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], tp.t[1]);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sub(NEXT(&tp), grad, p_, sk_scalar_int(1)); }
+  return finish(&tp, rc, out);
+}
+/* }==== */
+
+/* {==== Indexing ==== */
+/* index (1-D, along dim) viewed and expanded to grad's shape, for scatter_add */
+static int index_like(SkTensor **out, const SkTensor *index, const SkTensor *grad, int64_t dim) {
+  int64_t shape[SK_MAX_DIMS];
+  for (int d = 0; d < grad->ndim; d++) shape[d] = d == dim ? -1 : 1;
+  SkTensor *v = NULL;
+  if (sk_reshape(&v, index, (SkIntList){shape, grad->ndim})) return -1;
+  int rc = sk_expand(out, v, (SkIntList){grad->sizes, grad->ndim}, 0);
+  sk_tensor_release(v);
+  return rc;
+}
+
+int sk_grad_index_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index) {
+  int64_t d;
+  if (sk_wrap_dim(dim, sizes.n, "dim", &d)) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_zeros(NEXT(&tp), sizes, (int)grad->dtype, -1, grad->device, -1);
+  if (grad->ndim == 0) {
+    if (!rc) rc = sk_reshape(NEXT(&tp), grad, (SkIntList){NULL, 0});
+    if (!rc) rc = sk_scatter_add(NEXT(&tp), tp.t[0], 0, index, tp.t[1]);
+    return finish(&tp, rc, out);
+  }
+  if (!rc) rc = index_like(NEXT(&tp), index, grad, d);
+  if (!rc) rc = sk_scatter_add(NEXT(&tp), tp.t[0], d, tp.t[1], grad);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_gather_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_zeros(NEXT(&tp), sizes, (int)grad->dtype, -1, grad->device, -1);
+  if (!rc) rc = sk_scatter_add(NEXT(&tp), tp.t[0], dim, index, grad);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_embedding_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, SkIntList weight_sizes,
+                               int64_t padding_idx) {
+  if (weight_sizes.n != 2) return sk_error("embedding_backward: weight must be 2-D");
+  int64_t flat[2] = {-1, weight_sizes.data[1]}, one = -1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_reshape(NEXT(&tp), grad, (SkIntList){flat, 2});      /* 0 g2 [N, D] */
+  if (!rc) rc = sk_reshape(NEXT(&tp), indices, (SkIntList){&one, 1}); /* 1 idx [N] */
+  const SkTensor *g = tp.t[0];
+  if (!rc && padding_idx >= 0) {
+    rc = sk_ne_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(padding_idx));
+    if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_unsqueeze(NEXT(&tp), p_, 1); }
+    if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_grad_where_take(NEXT(&tp), p_, tp.t[0], 1); }
+    g = LAST(&tp);
+  }
+  if (!rc) rc = sk_zeros(NEXT(&tp), weight_sizes, (int)grad->dtype, -1, grad->device, -1);
+  int z = tp.n - 1;
+  if (!rc) rc = index_like(NEXT(&tp), tp.t[1], g, 0);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_scatter_add(NEXT(&tp), tp.t[z], 0, p_, g); }
+  return finish(&tp, rc, out);
+}
+
+/* nll_loss_forward's input gradient: -weight[target] (masked where target is ignored), over
+** total_weight for the mean, times grad, at each row's target column. */
+int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target,
+                              const SkTensor *weight, int64_t reduction, int64_t ignore_index, const SkTensor *total_weight) {
+  int cdim = self->ndim == 1 ? 0 : 1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_eq_Scalar(NEXT(&tp), target, sk_scalar_int(ignore_index));            /* 0 ignored */
+  if (!rc) rc = sk_masked_fill_Scalar(NEXT(&tp), target, tp.t[0], sk_scalar_int(0)); /* 1 safe target */
+  if (!rc && weight) {
+    int64_t one = -1;
+    rc = sk_reshape(NEXT(&tp), tp.t[1], (SkIntList){&one, 1});
+    if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_index_select(NEXT(&tp), weight, 0, p_); }
+    if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_reshape(NEXT(&tp), p_, (SkIntList){target->sizes, target->ndim}); }
+  } else if (!rc) rc = sk_ones_like(NEXT(&tp), target, (int)self->dtype, -1, sk_device(-1, 0), -1, -1);
+  SkTensor *w = LAST(&tp);
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[0], w, 0);                        /* w, 0 where ignored */
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul_Scalar(NEXT(&tp), p_, sk_scalar_int(-1)); }
+  if (!rc && reduction == 1) { SkTensor *p_ = LAST(&tp); rc = sk_div(NEXT(&tp), p_, total_weight); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), p_, grad); }
+  SkTensor *coef = LAST(&tp);
+  if (!rc) rc = sk_unsqueeze(NEXT(&tp), coef, cdim);
+  SkTensor *c1 = LAST(&tp);
+  if (!rc) rc = sk_unsqueeze(NEXT(&tp), tp.t[1], cdim);
+  SkTensor *t1 = LAST(&tp);
+  if (!rc) rc = sk_zeros_like(NEXT(&tp), self, -1, -1, sk_device(-1, 0), -1, -1);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_scatter_src(NEXT(&tp), p_, cdim, t1, c1); }
+  return finish(&tp, rc, out);
+}
+/* }==== */

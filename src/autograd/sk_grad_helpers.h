@@ -1,0 +1,47 @@
+/*
+** sk_grad_helpers.h — the functions backward formulas call beyond the ops (PyTorch's FunctionsManual)
+** codegen reads this file: every prototype `int sk_grad_NAME(SkTensor **out, ...);` on one
+** line is a function NAME that a derivatives.yaml formula may call, with the parameter types
+** it reads (const SkTensor * = Tensor, SkIntList = int[], int64_t = int, int = bool,
+** double = float, SkScalar = Scalar, SkOptInt = int?, const char * = str). Each is written
+** with the dispatched ops, so it records under create_graph (double backward) like any formula.
+*/
+#ifndef SK_GRAD_HELPERS_H
+#define SK_GRAD_HELPERS_H
+
+#include "sk_autograd.h"
+
+int sk_grad_maybe_multiply(SkTensor **out, const SkTensor *grad, SkScalar s);
+int sk_grad_rsub(SkTensor **out, const SkTensor *self, SkScalar s);
+int sk_grad_rdiv(SkTensor **out, const SkTensor *self, SkScalar s);
+int sk_grad_sum_to(SkTensor **out, const SkTensor *grad, SkIntList sizes);
+int sk_grad_sum_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, SkIntList dim, int keepdim);
+int sk_grad_mean_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, SkIntList dim, int keepdim);
+int sk_grad_amax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, int keepdim);
+int sk_grad_value_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *indices, int keepdim);
+int sk_grad_var_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkIntList dim, SkScalar correction, int keepdim);
+int sk_grad_std_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, SkScalar correction, int keepdim);
+int sk_grad_logsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, int keepdim);
+int sk_grad_cumsum_backward(SkTensor **out, const SkTensor *grad, int64_t dim);
+int sk_grad_threshold_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar threshold);
+int sk_grad_where_take(SkTensor **out, const SkTensor *condition, const SkTensor *grad, int when);
+int sk_grad_clamp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar min, SkScalar max);
+int sk_grad_max_min_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other, int is_max);
+int sk_grad_pow_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar exponent);
+int sk_grad_pow_backward_self(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent);
+int sk_grad_pow_backward_exponent(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent, const SkTensor *result);
+int sk_grad_gelu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const char *approximate);
+int sk_grad_silu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
+int sk_grad_permute_backwards(SkTensor **out, const SkTensor *grad, SkIntList dims);
+int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIntList sizes);
+int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index);
+int sk_grad_slice_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, SkOptInt start, SkOptInt end, int64_t step);
+int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t start, int64_t length);
+int sk_grad_softmax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, int64_t dim);
+int sk_grad_log_softmax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, int64_t dim);
+int sk_grad_index_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
+int sk_grad_gather_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
+int sk_grad_embedding_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, SkIntList weight_sizes, int64_t padding_idx);
+int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target, const SkTensor *weight, int64_t reduction, int64_t ignore_index, const SkTensor *total_weight);
+
+#endif

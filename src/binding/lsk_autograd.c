@@ -1,0 +1,242 @@
+/*
+** lsk_autograd.c — autograd from Lua: requires_grad, .grad, backward and autograd.grad,
+** grad mode, graph nodes (grad_fn), hooks. The engine and the nodes are src/autograd's;
+** a Lua hook runs on the lua_State of the backward call that reaches it, under lua_pcall,
+** and its error comes back as the engine's error value.
+*/
+#include "lsk.h"
+#include "sk_autograd.h"
+#include "sk_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NODE_MT "sk.Node"
+
+/* {==== Nodes as Lua values ==== */
+static void push_node(lua_State *L, SkNode *n) {
+  if (!n) { lua_pushnil(L); return; }
+  SkNode **u = lua_newuserdatauv(L, sizeof *u, 0);
+  *u = sk_node_retain(n);
+  luaL_setmetatable(L, NODE_MT);
+}
+static SkNode *check_node(lua_State *L, int i) { return *(SkNode **)luaL_checkudata(L, i, NODE_MT); }
+static int node_gc(lua_State *L) {
+  SkNode **u = luaL_checkudata(L, 1, NODE_MT);
+  sk_node_release(*u);
+  *u = NULL;
+  return 0;
+}
+static int node_name(lua_State *L) { lua_pushstring(L, check_node(L, 1)->vt->name); return 1; }
+static int node_next(lua_State *L) {
+  SkNode *n = check_node(L, 1);
+  lua_createtable(L, n->nedges, 0);
+  for (int i = 0; i < n->nedges; i++) {
+    lua_createtable(L, 2, 0);
+    push_node(L, n->edges[i].fn);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, n->edges[i].input_nr);
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+static int node_eq(lua_State *L) {
+  lua_pushboolean(L, check_node(L, 1) == check_node(L, 2));
+  return 1;
+}
+static int node_tostring(lua_State *L) {
+  lua_pushfstring(L, "<%s>", check_node(L, 1)->vt->name);
+  return 1;
+}
+/* }==== */
+
+/* {==== Hooks ====
+** A hook's Lua function sits in the registry. When its node goes, the reference is queued in
+** the module state and dropped at the next op call (a node may go where no Lua call may be made). */
+typedef struct LuaHook { LskState *st; int ref; } LuaHook;
+static _Thread_local lua_State *backward_L;
+
+static void lua_hook_free(void *ctx) {
+  LuaHook *h = ctx;
+  if (h->st->ndead < LSK_DEAD_REFS) h->st->dead[h->st->ndead++] = h->ref; /* else it stays until the state closes */
+  free(h);
+}
+
+static int lua_hook_run(void *ctx, SkTensor *grad, SkTensor **out) {
+  LuaHook *h = ctx;
+  lua_State *L = backward_L;
+  if (!L) return sk_error("a tensor hook ran outside a backward call from Lua");
+  if (!lua_checkstack(L, 4)) return sk_error("register_hook: Lua stack overflow");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref);
+  lsk_push_tensor(L, sk_tensor_retain(grad));
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    sk_error("hook: %s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
+    lua_pop(L, 1);
+    return -1;
+  }
+  SkTensor *r = lsk_test_tensor(L, -1);
+  int ok = lua_isnil(L, -1) || r;
+  if (r) *out = sk_tensor_retain(r);
+  lua_pop(L, 1);
+  return ok ? 0 : sk_error("hook: a hook returns a tensor or nil");
+}
+
+void lsk_drop_dead_refs(lua_State *L, LskState *st) {
+  while (st->ndead) luaL_unref(L, LUA_REGISTRYINDEX, st->dead[--st->ndead]);
+}
+
+/* }==== */
+
+#define SELF(fname) SkTensor *t = lsk_check_tensor(L, 1, fname, "self")
+
+static int l_requires_grad(lua_State *L) { SELF("Tensor:requires_grad"); lua_pushboolean(L, sk_requires_grad(t) != 0); return 1; }
+static int l_requires_grad_(lua_State *L) {
+  SELF("Tensor:requires_grad_");
+  int flag = lua_isnone(L, 2) ? 1 : lua_toboolean(L, 2);
+  if (sk_set_requires_grad(t, flag)) return lsk_error(L, "Tensor:requires_grad_");
+  lua_settop(L, 1);
+  return 1;
+}
+static int l_is_leaf(lua_State *L) { SELF("Tensor:is_leaf"); lua_pushboolean(L, sk_is_leaf(t)); return 1; }
+static int l_get_grad(lua_State *L) {
+  SELF("Tensor.grad");
+  if (t->autograd && t->autograd->grad) lsk_push_tensor(L, sk_tensor_retain(t->autograd->grad));
+  else lua_pushnil(L);
+  return 1;
+}
+static int l_set_grad(lua_State *L) {
+  SELF("Tensor.grad");
+  SkTensor *g = lua_isnil(L, 2) ? NULL : lsk_check_tensor(L, 2, "Tensor.grad", "value");
+  if (g && !(g->ndim == t->ndim && memcmp(g->sizes, t->sizes, (size_t)t->ndim * sizeof t->sizes[0]) == 0))
+    return lsk_raise(L, "Tensor.grad: assigned grad has data of a different size");
+  if (g && g->dtype != t->dtype) return lsk_raise(L, "Tensor.grad: assigned grad has data of a different type");
+  sk_set_grad(t, g);
+  return 0;
+}
+static int l_detach(lua_State *L) {
+  SELF("Tensor:detach");
+  SkTensor *d = sk_detach(t);
+  if (!d) return lsk_error(L, "Tensor:detach");
+  lsk_push_tensor(L, d);
+  return 1;
+}
+static int l_detach_(lua_State *L) {
+  SELF("Tensor:detach_");
+  if (sk_detach_(t)) return lsk_error(L, "Tensor:detach_");
+  lua_settop(L, 1);
+  return 1;
+}
+static int l_grad_fn(lua_State *L) {
+  SELF("Tensor:grad_fn");
+  SkEdge e;
+  if (sk_requires_grad(t) && !sk_is_leaf(t) && sk_gradient_edge(t, &e)) return lsk_error(L, "Tensor:grad_fn");
+  push_node(L, t->autograd ? t->autograd->grad_fn : NULL);
+  return 1;
+}
+static int l_is_grad_enabled(lua_State *L) { lua_pushboolean(L, sk_grad_enabled()); return 1; }
+static int l_set_grad_enabled(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TBOOLEAN);
+  lua_pushboolean(L, sk_set_grad_enabled(lua_toboolean(L, 1)));
+  return 1;
+}
+
+static int add_hook(lua_State *L, SkTensor *t, const char *fname, SkHook *h) {
+  if (sk_is_leaf(t)) {
+    SkAutogradMeta *m = sk_autograd_meta(t);
+    if (!m) { free(h); return lsk_error(L, fname); }
+    h->next = m->hooks;
+    m->hooks = h;
+    return 0;
+  }
+  SkEdge e;
+  if (sk_gradient_edge(t, &e)) { free(h); return lsk_error(L, fname); }
+  sk_node_add_hook(e.fn, e.input_nr, h);
+  return 0;
+}
+
+static int l_register_hook(lua_State *L) {
+  SELF("Tensor:register_hook");
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  if (!sk_requires_grad(t)) return lsk_raise(L, "Tensor:register_hook: cannot register a hook on a tensor that doesn't require gradient");
+  SkHook *h = calloc(1, sizeof *h);
+  LuaHook *lh = malloc(sizeof *lh);
+  if (!h || !lh) { free(h); free(lh); return lsk_raise(L, "Tensor:register_hook: out of memory"); }
+  lua_pushvalue(L, 2);
+  lh->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lh->st = lsk_state(L);
+  h->fn = lua_hook_run;
+  h->ctx = lh;
+  h->ctx_free = lua_hook_free;
+  return add_hook(L, t, "Tensor:register_hook", h);
+}
+
+static int l_retain_grad(lua_State *L) {
+  SELF("Tensor:retain_grad");
+  if (!sk_requires_grad(t)) return lsk_raise(L, "Tensor:retain_grad: can't retain_grad on Tensor that has requires_grad=False");
+  if (sk_retain_grad(t)) return lsk_error(L, "Tensor:retain_grad");
+  return 0;
+}
+
+/* Tensors of the list table at idx (nil entries allowed when `holes`), into v; returns the count. */
+static int tensor_list(lua_State *L, int idx, SkTensor **v, int cap, int holes, const char *fname, const char *what) {
+  if (lsk_test_tensor(L, idx)) { v[0] = lsk_test_tensor(L, idx); return 1; }
+  if (!lua_istable(L, idx)) return lsk_raise(L, "%s: '%s' expected a tensor or a list of tensors, got %s", fname, what, lsk_got(L, idx));
+  int n = (int)lua_rawlen(L, idx);
+  if (n > cap) return lsk_raise(L, "%s: '%s' has more than %d tensors", fname, what, cap);
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, i + 1);
+    v[i] = lsk_test_tensor(L, -1);
+    if (!v[i] && !(holes && lua_isnil(L, -1)))
+      return lsk_raise(L, "%s: '%s'[%d] expected a tensor, got %s", fname, what, i + 1, lsk_got(L, -1));
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+/* core.autograd.run(outputs, grad_outputs|nil, inputs|nil, retain_graph, create_graph, allow_unused, fname) */
+static int l_run(lua_State *L) {
+  const char *fname = luaL_optstring(L, 7, "backward");
+  SkTensor *outs[64], *gouts[64] = {0}, *ins[64];
+  int n = tensor_list(L, 1, outs, 64, 0, fname, "tensors");
+  int ng = lua_isnil(L, 2) ? 0 : tensor_list(L, 2, gouts, 64, 1, fname, "grad_tensors");
+  int ni = lua_isnil(L, 3) ? 0 : tensor_list(L, 3, ins, 64, 0, fname, "inputs");
+  if (!lua_isnil(L, 3) && ni == 0) return lsk_raise(L, "%s: 'inputs' argument to backward() cannot be empty.", fname);
+  if (ng && ng != n) return lsk_raise(L, "%s: got %d tensors and %d gradients", fname, n, ng);
+  SkTensor *res[64] = {0};
+  SkBackwardOpts o = {lua_toboolean(L, 4), lua_toboolean(L, 5), ni, ins, res, lua_toboolean(L, 6)};
+  lua_State *prev = backward_L;
+  backward_L = L;
+  int rc = sk_backward(n, outs, gouts, &o);
+  backward_L = prev;
+  if (rc) return lsk_error(L, fname);
+  if (!ni) return 0;
+  lua_createtable(L, ni, 0);
+  for (int i = 0; i < ni; i++) {
+    if (res[i]) lsk_push_tensor(L, res[i]);
+    else lua_pushboolean(L, 0); /* a hole Lua lists keep: false for "no gradient" */
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+void lsk_open_autograd(lua_State *L) {
+  static const luaL_Reg node_methods[] = {{"name", node_name}, {"next_functions", node_next}, {NULL, NULL}};
+  if (luaL_newmetatable(L, NODE_MT)) {
+    luaL_newlib(L, node_methods);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, node_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, node_eq);
+    lua_setfield(L, -2, "__eq");
+    lua_pushcfunction(L, node_tostring);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+  static const luaL_Reg fns[] = {
+    {"requires_grad", l_requires_grad}, {"requires_grad_", l_requires_grad_}, {"is_leaf", l_is_leaf},
+    {"get_grad", l_get_grad}, {"set_grad", l_set_grad}, {"detach", l_detach}, {"detach_", l_detach_},
+    {"grad_fn", l_grad_fn}, {"is_grad_enabled", l_is_grad_enabled}, {"set_grad_enabled", l_set_grad_enabled},
+    {"register_hook", l_register_hook}, {"retain_grad", l_retain_grad}, {"run", l_run}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+}
