@@ -397,14 +397,22 @@ int sk_gradient_edge(SkTensor *t, SkEdge *e) {
 /* {==== Saved values ==== */
 int sk_saved_save(SkSaved *s, const SkTensor *t, int is_output, int output_nr) {
   s->output_nr = -1;
+  s->grad_fn = NULL;
   if (!t) { s->data = NULL; return 0; }
   s->version = t->storage->version;
-  if (is_output) {
-    if (!(s->data = plain_alias(t))) return -1;
-    s->output_nr = output_nr;
+  const SkAutogradMeta *m = t->autograd;
+  if (!is_output && m && m->requires_grad && !m->grad_fn && !t->base) {
+    s->data = sk_tensor_retain((SkTensor *)t);
     return 0;
   }
-  s->data = sk_tensor_retain((SkTensor *)t);
+  if (!(s->data = plain_alias(t))) return -1;
+  if (is_output) s->output_nr = output_nr;
+  else if (sk_requires_grad(t)) {
+    SkEdge e;
+    if (sk_gradient_edge((SkTensor *)t, &e)) { sk_saved_reset(s); return -1; }
+    s->grad_fn = sk_node_retain(e.fn);
+    s->fn_output_nr = e.input_nr;
+  }
   return 0;
 }
 
@@ -421,19 +429,24 @@ int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out) {
   if (!d) return 0;
   if (d->storage->version != s->version) {
     char shape[128], which[160] = "";
-    const SkNode *fn = s->output_nr >= 0 ? owner : d->autograd ? d->autograd->grad_fn : NULL;
-    if (fn) snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr >= 0 ? s->output_nr : d->autograd->output_nr,
-                     fn->vt->name);
+    const SkNode *fn = s->output_nr >= 0 ? owner : s->grad_fn;
+    if (fn && !fn->leaf)
+      snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr >= 0 ? s->output_nr : s->fn_output_nr,
+               fn->vt->name);
     return sk_error("one of the variables needed for gradient computation has been modified by an inplace operation: "
                     "[%s %s]%s is at version %llu; expected version %llu instead. Hint: the operation that failed to "
                     "compute its gradient used this value, which was changed in place after it was saved.",
                     sk_dtype_name(d->dtype), sk_shape_str(d->ndim, d->sizes, shape, sizeof shape), which,
                     (unsigned long long)d->storage->version, (unsigned long long)s->version);
   }
-  if (s->output_nr >= 0 && sk_grad_enabled()) { /* double backward: the output with its history */
+  SkNode *fn = s->output_nr >= 0 ? owner : s->grad_fn;
+  if (fn && !fn->leaf && sk_grad_enabled()) { /* double backward: the value with its history */
     SkTensor *a = plain_alias(d);
-    if (!a || sk_set_history(a, s->output_nr, owner)) { sk_tensor_release(a); return -1; }
-    /* set_history recorded the metadata again: unchanged, the output's */
+    SkAutogradMeta *m = a ? sk_autograd_meta(a) : NULL;
+    if (!m) { sk_tensor_release(a); return -1; }
+    m->grad_fn = sk_node_retain(fn);
+    m->output_nr = s->output_nr >= 0 ? s->output_nr : s->fn_output_nr;
+    update_flag(a);
     *out = a;
     return 0;
   }
@@ -444,6 +457,8 @@ int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out) {
 void sk_saved_reset(SkSaved *s) {
   sk_tensor_release(s->data);
   s->data = NULL;
+  sk_node_release(s->grad_fn);
+  s->grad_fn = NULL;
 }
 /* }==== */
 

@@ -77,7 +77,8 @@ typedef struct SkAutogradMeta {
 } SkAutogradMeta;
 
 SkAutogradMeta *sk_autograd_meta(SkTensor *t);  /* creates it; NULL on out of memory */
-static inline int sk_requires_grad(const SkTensor *t) { return t && (t->flags & SK_TENSOR_REQUIRES_GRAD); }
+/* A view of a tensor that requires grad requires grad (sk_tensor_grad_flag). */
+static inline int sk_requires_grad(const SkTensor *t) { return t && sk_tensor_grad_flag(t); }
 static inline int sk_is_leaf(const SkTensor *t) { return !t->autograd || !t->autograd->grad_fn; }
 /* A leaf's flag; refused for a non-floating dtype and for a non-leaf that is asked to stop. */
 int sk_set_requires_grad(SkTensor *t, int flag);
@@ -107,11 +108,16 @@ int sk_retain_grad(SkTensor *t);
 /* }==== */
 
 /* {==== Saved values ==== */
+/* What a node saved: a leaf that requires grad as itself; anything else as a plain alias of
+** its data (no meta, no base), with the history it had when saved: the saving node for an
+** output, else the input's grad_fn (strong: it is upstream, so no cycle forms, even when the
+** input is later written in place and given a history that leads back to the saving node). */
 typedef struct SkSaved {
-  SkTensor *data;               /* an input itself, or a plain alias of an output's data */
+  SkTensor *data;
   uint64_t version;
-  int output_nr;                /* -1: not an output of the saving node */
-  int was_leaf_requiring;       /* an input leaf that requires grad (its data is the tensor itself) */
+  int output_nr;                /* an output of the saving node: its index, else -1 */
+  SkNode *grad_fn;              /* an input's grad_fn when saved, or NULL */
+  int fn_output_nr;
 } SkSaved;
 int sk_saved_save(SkSaved *s, const SkTensor *t, int is_output, int output_nr);
 /* The value to use in a formula (a new reference in *out; NULL when nothing was saved):

@@ -353,7 +353,7 @@ static int take_requires_grad(lua_State *L, const OverloadSet *set, LskOptions *
     if (lua_type(L, o->idx[j]) != LUA_TBOOLEAN) return lsk_raise(L, "%s: option 'requires_grad' expected a boolean, got %s", set->fname, lsk_got(L, o->idx[j]));
     int v = lua_toboolean(L, o->idx[j]);
     o->n--;
-    if (o->out_j == o->n) o->out_j = j;
+    if (o->out && o->out_j == o->n) o->out_j = j;
     o->name[j] = o->name[o->n];
     o->idx[j] = o->idx[o->n];
     return v;

@@ -1,0 +1,360 @@
+-- spec/autograd_spec.lua — autograd's rules, with PyTorch's names and error texts:
+-- requires_grad, .grad, accumulation, freed graphs, in-place checks, views, double
+-- backward, grad mode, hooks, autograd.grad, memory.
+local h = require "spec.helper"
+local sk = h.sk
+
+local function f64(v, rg) return sk.tensor(v, { dtype = "float64", requires_grad = rg ~= false }) end
+local function vals(t) return t:totable() end
+
+describe("autograd: requires_grad", function()
+  it("is an option of sk.tensor and of every factory", function()
+    for _, t in ipairs { sk.ones(3, { requires_grad = true }), sk.zeros({ 2, 2 }, { requires_grad = true }),
+                         sk.randn(2, { requires_grad = true }), sk.rand(2, { requires_grad = true }),
+                         sk.full({ 2 }, 1.5, { requires_grad = true }), sk.empty(2, { requires_grad = true }),
+                         sk.ones_like(sk.ones(2), { requires_grad = true }), sk.tensor({ 1.5 }, { requires_grad = true }),
+                         sk.arange(0, 3, 1, { dtype = "float32", requires_grad = true }) } do
+      assert.is_true(t:requires_grad())
+      assert.is_true(t:is_leaf())
+      assert.is_nil(t:grad_fn())
+    end
+    assert.is_false(sk.ones(3):requires_grad())
+    assert.is_false(sk.ones(3, { requires_grad = false }):requires_grad())
+  end)
+
+  it("is refused for integer tensors and by ops that are not factories", function()
+    assert.matches("only Tensors of floating point dtype can require gradients", h.err(sk.tensor, { 1, 2 }, { requires_grad = true }), 1, true)
+    assert.matches("only Tensors of floating point dtype can require gradients", h.err(function() sk.arange(3):requires_grad_() end), 1, true)
+    assert.matches("sk.add: unexpected option 'requires_grad'", h.err(sk.add, sk.ones(2), sk.ones(2), { requires_grad = true }), 1, true)
+    assert.matches("autograd_spec.lua:%d+: sk.tensor: ", h.err(function() return sk.tensor({ 1, 2 }, { requires_grad = true }) end))
+  end)
+
+  it("propagates to results; requires_grad_(false) only on leaves", function()
+    local x = f64({ 1, 2 })
+    local y = x * x
+    assert.is_true(y:requires_grad())
+    assert.is_false(y:is_leaf())
+    assert.equal("MulBackward0", y:grad_fn():name())
+    assert.equal("MulBackward1", (x * 2):grad_fn():name()) -- mul.Scalar: a number is not a tensor in sk
+    assert.matches("you can only change requires_grad flags of leaf variables", h.err(function() y:requires_grad_(false) end), 1, true)
+    x:requires_grad_(false)
+    assert.is_false((x * 2):requires_grad())
+  end)
+
+  it("gives no history to non-differentiable results", function()
+    local x = f64({ 1, 3, 2 })
+    assert.is_false(x:gt(1):requires_grad())
+    assert.is_false(x:argmax():requires_grad())
+    local v, i = x:max(0)
+    assert.is_true(v:requires_grad())
+    assert.is_false(i:requires_grad())
+    assert.is_false(sk.zeros_like(x):requires_grad())
+  end)
+end)
+
+describe("autograd: backward and .grad", function()
+  it("fills .grad of leaves and accumulates across calls", function()
+    local x = f64({ 1, 2, 3 })
+    assert.is_nil(x.grad)
+    local function loss() return (x * x):sum() end
+    loss():backward()
+    assert.same({ 2, 4, 6 }, vals(x.grad))
+    loss():backward()
+    assert.same({ 4, 8, 12 }, vals(x.grad))
+    x.grad = nil
+    assert.is_nil(x.grad)
+    x.grad = sk.ones(3, { dtype = "float64" })
+    loss():backward()
+    assert.same({ 3, 5, 7 }, vals(x.grad))
+    assert.matches("assigned grad has data of a different size", h.err(function() x.grad = sk.ones(2, { dtype = "float64" }) end), 1, true)
+  end)
+
+  it("sums the gradients of a tensor used twice and reduces broadcast gradients to the input's shape", function()
+    local a, b = f64({ { 1, 2 }, { 3, 4 } }), f64({ 10, 20 })
+    local l = ((a * b) + a):sum()
+    l:backward()
+    assert.same({ { 11, 21 }, { 11, 21 } }, vals(a.grad))
+    assert.same({ 4, 6 }, vals(b.grad))
+  end)
+
+  it("takes a gradient for a non-scalar output, and refuses what PyTorch refuses", function()
+    local x = f64({ 1, 2, 3 })
+    local y = x * 3
+    y:backward(sk.tensor({ 1, 0, 2 }, { dtype = "float64" }))
+    assert.same({ 3, 0, 6 }, vals(x.grad))
+    local z = x * 3
+    assert.matches("grad can be implicitly created only for scalar outputs", h.err(function() z:backward() end), 1, true)
+    assert.matches("Mismatch in shape: grad_output[0] has a shape of [4] and output[0] has a shape of [3].",
+      h.err(function() z:backward(sk.ones(4, { dtype = "float64" })) end), 1, true)
+    assert.matches("element 0 of tensors does not require grad and does not have a grad_fn",
+      h.err(function() sk.ones(2):sum():backward() end), 1, true)
+    assert.matches("autograd_spec.lua:%d+: ", h.err(function() z:backward() end))
+  end)
+
+  it("frees the graph after backward unless retain_graph, with PyTorch's error for a second pass", function()
+    local x = f64({ 1, 2 })
+    local y = (x:exp() * x):sum()
+    y:backward({ retain_graph = true })
+    y:backward()
+    assert.matches("Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed).",
+      h.err(function() y:backward() end), 1, true)
+  end)
+
+  it("refuses out= when an argument requires grad", function()
+    local x = f64({ 1, 2 })
+    assert.matches("add(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.",
+      h.err(sk.add, x, x, { out = sk.empty(2, { dtype = "float64" }) }), 1, true)
+    sk.no_grad(function() sk.add(x, x, { out = sk.empty(2, { dtype = "float64" }) }) end)
+  end)
+
+  it("raises at backward for an op without a formula", function()
+    local x = f64({ 1, 2, 3 })
+    local y = x:prod(0)
+    assert.is_true(y:requires_grad())
+    assert.matches("derivative for aten::prod.dim_int is not implemented", h.err(function() y:backward() end), 1, true)
+    local w = f64({ 1, 2 })
+    local l = sk.nll_loss(sk.log_softmax(f64({ { 1, 2 } }, false), 1), sk.tensor({ 1 }), { weight = w })
+    assert.matches("the derivative for 'weight' is not implemented.", h.err(function() l:backward() end), 1, true)
+  end)
+end)
+
+describe("autograd: in-place ops and views", function()
+  it("refuses in-place ops on leaves that require grad and on their views", function()
+    local x = f64({ 1, 2 })
+    assert.matches("a leaf Variable that requires grad is being used in an in-place operation.", h.err(function() x:mul_(2) end), 1, true)
+    assert.matches("a view of a leaf Variable that requires grad is being used in an in-place operation.",
+      h.err(function() x:narrow(0, 0, 1):mul_(2) end), 1, true)
+    sk.no_grad(function() x:mul_(2) end) -- allowed under no_grad, as in PyTorch
+    assert.same({ 2, 4 }, vals(x:detach()))
+  end)
+
+  it("records in-place ops on non-leaves", function()
+    local x = f64({ 1, 2 })
+    local y = x * 1
+    y:mul_(x) -- y = x^2
+    y:exp_()
+    y:sum():backward()
+    assert.equal("ExpBackward0", y:grad_fn():name())
+    local z = x * 1
+    z:mul_(z) -- PyTorch refuses this too: mul_ saved z, which it then modified
+    -- (the message names the op that made the saved value: z = x * 1, mul.Scalar)
+    assert.matches("which is output 0 of MulBackward1, is at version 1; expected version 0 instead",
+      h.err(function() z:sum():backward() end), 1, true)
+    h.assert_close(vals(x.grad), { 2 * math.exp(1), 4 * math.exp(4) }, 1e-12)
+  end)
+
+  it("detects a saved tensor modified in place, with PyTorch's message", function()
+    local x = f64({ 1, 2, 3 })
+    local y = x:exp()
+    local z = y * 1
+    local w = (y:sigmoid()):sum() -- sigmoid saves its output; exp saved y
+    y:add_(1)
+    local msg = h.err(function() w:backward() end)
+    assert.matches("one of the variables needed for gradient computation has been modified by an inplace operation: [float64 [3]], which is output 0 of ", msg, 1, true)
+    assert.matches("is at version 1; expected version 0 instead.", msg, 1, true)
+    local e = f64({ 1, 2, 3 })
+    local s = e:exp()
+    local m = s:sum()
+    s:mul_(2) -- ExpBackward0 saved s itself
+    assert.matches("[float64 [3]], which is output 0 of ExpBackward0, is at version 1; expected version 0 instead.",
+      h.err(function() m:backward() end), 1, true)
+    assert.is_true(z:requires_grad())
+  end)
+
+  it("takes gradients through views to their base", function()
+    local x = f64({ { 1, 2, 3 }, { 4, 5, 6 } })
+    local l = (x:select(1, 0) * 2 + x:narrow(1, 1, 2):sum(1) + x:t()[{ 2, 1 }]):sum()
+    l:backward()
+    assert.same({ { 2, 1, 1 }, { 2, 1, 3 } }, vals(x.grad)) -- the scalar broadcast over 2 entries: 1 + 2
+  end)
+
+  it("rebases the base's history for an in-place op on a view (CopySlices)", function()
+    local x = f64({ 1, 2, 3 })
+    local y = x * 1
+    y:narrow(0, 1, 2):mul_(x:narrow(0, 0, 2)) -- y = {x0, x1*x0, x2*x1}
+    assert.equal("CopySlices", y:grad_fn():name())
+    y:sum():backward()
+    -- d/dx0 = 1 + x1 = 3; d/dx1 = x0 + x2 = 4; d/dx2 = x1 = 2
+    assert.same({ 3, 4, 2 }, vals(x.grad))
+  end)
+
+  it("writes into a buffer that does not require grad through a view", function()
+    local x = f64({ 2, 3 })
+    local buf = sk.zeros(4, { dtype = "float64" })
+    buf:narrow(0, 1, 2):copy_(x)
+    assert.is_true(buf:requires_grad())
+    local l = (buf * buf):sum()
+    l:backward()
+    assert.same({ 4, 6 }, vals(x.grad))
+  end)
+
+  it("makes a view's history again after its base is modified in place", function()
+    local x = f64({ 1, 2, 3 })
+    local y = x * 2
+    local v = y:narrow(0, 0, 2) -- taken before the in-place op
+    y:mul_(3)
+    v:sum():backward()
+    assert.same({ 6, 6, 0 }, vals(x.grad))
+    local b = sk.zeros(3, { dtype = "float64" })
+    local bv = b:narrow(0, 1, 2) -- a view of a tensor with no history yet
+    b:copy_(x)
+    local l = (bv * 1):sum()
+    l:backward()
+    assert.same({ 6, 7, 1 }, vals(x.grad))
+  end)
+end)
+
+describe("autograd: double backward", function()
+  it("differentiates gradients made with create_graph", function()
+    local x = f64({ 1, 2 })
+    local y = (x * x * x):sum()
+    local g = sk.autograd.grad(y, x, { create_graph = true })[1]
+    assert.same({ 3, 12 }, vals(g:detach()))
+    assert.is_true(g:requires_grad())
+    g:sum():backward()
+    assert.same({ 6, 12 }, vals(x.grad))
+  end)
+
+  it("through softmax, matmul and reductions (Hessian-vector product)", function()
+    local w = f64({ { 0.5, -1 }, { 2, 0.25 } })
+    local xin = sk.tensor({ { 1, 2 }, { -1, 0.5 } }, { dtype = "float64" })
+    local loss = sk.softmax(xin:mm(w), 1):pow(2):sum()
+    local g = sk.autograd.grad(loss, w, { create_graph = true })[1]
+    local v = sk.tensor({ { 1, 0 }, { 0, 1 } }, { dtype = "float64" })
+    local hv = sk.autograd.grad((g * v):sum(), w)[1]
+    -- against finite differences of the gradient along v
+    local function grad_at(wd)
+      local ww = wd:clone():requires_grad_()
+      return sk.autograd.grad(sk.softmax(xin:mm(ww), 1):pow(2):sum(), ww)[1]
+    end
+    local eps = 1e-6
+    local fd = (grad_at(w:detach() + v * eps) - grad_at(w:detach() - v * eps)) / (2 * eps)
+    h.assert_close(vals(hv), vals(fd), 1e-6)
+  end)
+end)
+
+describe("autograd: grad mode", function()
+  it("no_grad and enable_grad are scoped and restore the mode on errors", function()
+    local x = f64({ 1, 2 })
+    assert.is_true(sk.is_grad_enabled())
+    local y, n = sk.no_grad(function(a, k) return a * k, 7 end, x, 2)
+    assert.equal(7, n)
+    assert.is_false(y:requires_grad())
+    assert.is_true(sk.is_grad_enabled())
+    assert.matches("boom", h.err(sk.no_grad, function() error("boom") end))
+    assert.is_true(sk.is_grad_enabled())
+    sk.no_grad(function()
+      assert.is_false(sk.is_grad_enabled())
+      assert.is_true(sk.enable_grad(function() return (x * 2):requires_grad() end))
+      assert.is_false(sk.is_grad_enabled())
+    end)
+    sk.set_grad_enabled(false)
+    assert.is_false((x * 2):requires_grad())
+    sk.set_grad_enabled(true)
+    assert.is_true((x * 2):requires_grad())
+  end)
+
+  it("detach and detach_ cut the graph; the data is shared", function()
+    local x = f64({ 1, 2 })
+    local y = x * 2
+    local d = y:detach()
+    assert.is_false(d:requires_grad())
+    assert.is_true(d:is_leaf())
+    assert.is_true(d:shares_storage(y))
+    y:detach_()
+    assert.is_false(y:requires_grad())
+    assert.is_nil(y:grad_fn())
+  end)
+end)
+
+describe("autograd: graph nodes and hooks", function()
+  it("exposes grad_fn and next_functions", function()
+    local a, b = f64({ 1 }), f64({ 2 })
+    local c = (a * b):exp()
+    local fn = c:grad_fn()
+    assert.equal("ExpBackward0", fn:name())
+    local nf = fn:next_functions()
+    assert.equal(1, #nf)
+    assert.equal("MulBackward0", nf[1][1]:name())
+    local leaves = nf[1][1]:next_functions()
+    assert.equal("AccumulateGrad", leaves[1][1]:name())
+    assert.equal(0, leaves[1][2])
+  end)
+
+  it("runs tensor hooks, which may replace the gradient", function()
+    local x = f64({ 1, 2 })
+    local seen
+    x:register_hook(function(g) seen = g:totable() end)
+    local y = x * 3
+    y:register_hook(function(g) return g * 10 end)
+    y:sum():backward()
+    assert.same({ 30, 30 }, seen)
+    assert.same({ 30, 30 }, vals(x.grad))
+    assert.matches("hook: .*oops", h.err(function()
+      local z = x * 1
+      z:register_hook(function() error("oops") end)
+      z:sum():backward()
+    end))
+  end)
+
+  it("retain_grad keeps the gradient of a non-leaf", function()
+    local x = f64({ 1, 2 })
+    local y = x * 3
+    y:retain_grad()
+    local l = (y * y):sum()
+    l:backward()
+    assert.same({ 6, 12 }, vals(y.grad))
+    assert.same({ 18, 36 }, vals(x.grad))
+  end)
+end)
+
+describe("autograd: sk.autograd.grad", function()
+  it("returns gradients without touching .grad", function()
+    local a, b = f64({ 1, 2 }), f64({ 3, 4 })
+    local ga, gb = table.unpack(sk.autograd.grad((a * b):sum(), { a, b }))
+    assert.same({ 3, 4 }, vals(ga))
+    assert.same({ 1, 2 }, vals(gb))
+    assert.is_nil(a.grad)
+  end)
+
+  it("follows PyTorch for unused inputs and grad_outputs", function()
+    local a, b = f64({ 1, 2 }), f64({ 3, 4 })
+    local y = a * 2
+    assert.matches("One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.",
+      h.err(sk.autograd.grad, y:sum(), { a, b }, { retain_graph = true }), 1, true)
+    local r = sk.autograd.grad(y:sum(), { a, b }, { allow_unused = true, retain_graph = true })
+    assert.same({ 2, 2 }, vals(r[1]))
+    assert.is_nil(r[2])
+    local g = sk.autograd.grad(y, a, { grad_outputs = sk.tensor({ 1, -1 }, { dtype = "float64" }) })[1]
+    assert.same({ 2, -2 }, vals(g))
+  end)
+
+  it("backward(inputs =) accumulates only into those", function()
+    local a, b = f64({ 1, 2 }), f64({ 3, 4 })
+    local l = (a * b):sum()
+    l:backward({ inputs = { a } })
+    assert.same({ 3, 4 }, vals(a.grad))
+    assert.is_nil(b.grad)
+    assert.matches("'inputs' argument to backward() cannot be empty.", h.err(function() (a * b):sum():backward({ inputs = {} }) end), 1, true)
+  end)
+end)
+
+describe("autograd: memory", function()
+  it("frees a chain of 200,000 nodes without deep recursion", function()
+    local x = f64({ 1 })
+    local y = x
+    for _ = 1, 200000 do y = y * 1 end
+    y = nil
+    collectgarbage()
+    collectgarbage()
+    assert.is_nil(y)
+  end)
+
+  it("backward through a long chain", function()
+    local x = f64({ 2 })
+    local y = x
+    for _ = 1, 5000 do y = y * 1.0001 end
+    y:sum():backward()
+    h.assert_close(vals(x.grad), { 1.0001 ^ 5000 }, 1e-9)
+  end)
+end)
