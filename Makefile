@@ -281,6 +281,7 @@ bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench.lua
 	$(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
+	$(RUN) $(LUA) bench/bench_autograd.lua
 
 $(BUILD)/cublas_direct: bench/cublas_direct.cu
 	@mkdir -p $(dir $@)

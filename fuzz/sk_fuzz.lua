@@ -202,11 +202,22 @@ local function sizes(max_dim)
   for i = 1, R(0, max_dim or 3) do s[i] = R(0, 3) == 0 and (chance(0.3) and 0 or 1) or R(1, 4) end
   return s
 end
+local a_grad_tensor
 local function base_tensor(dt, dev, shape)
   local ok, t = pcall(sk.empty, shape or sizes(), { dtype = dt, device = dev })
   if not ok then t = sk.zeros({ 2, 3 }) end
   if dev ~= "meta" then pcall(function() t:copy_(sk.randn(t:shape()):mul(3)) end) end
   return t
+end
+-- a tensor in autograd's graph: the dtype becomes float32 when it is not floating
+local FLOATING = { float16 = true, bfloat16 = true, float32 = true, float64 = true }
+a_grad_tensor = function(dt, dev, how)
+  local t = base_tensor(FLOATING[dt] and dt or "float32", dev, how == "view" and { 3, 4 } or nil)
+  t:requires_grad_()
+  if how == "leaf" then return t end
+  local y = t * 1
+  if how == "view" then return y[{ { 0, 3, 2 } }] end
+  return y
 end
 -- tensor makers: name, fn(dtype, device) -> tensor
 local TENSORS = {
@@ -232,6 +243,10 @@ local TENSORS = {
     end },
   { "aliasT", function() local t = ctx.tensors[1]; return t and t:dim() == 2 and t:t() or t or sk.zeros(3) end },
   { "closed", function(dt, dev) local t = base_tensor(dt, dev); t:close(); return t end },
+  -- autograd: a leaf that requires grad, a non-leaf with a history, a view of one (floating dtypes)
+  { "gradleaf", function(dt, dev) return a_grad_tensor(dt, dev, "leaf") end },
+  { "gradnode", function(dt, dev) return a_grad_tensor(dt, dev, "node") end },
+  { "gradview", function(dt, dev) return a_grad_tensor(dt, dev, "view") end },
 }
 local TENSOR_WEIGHTS = { contig = 6, zerodim = 2, expanded = 2, transposed = 2, alias = 2, aliasview = 1 }
 
@@ -527,6 +542,39 @@ local function case_method()
   return "method " .. m[1], function() return m[2](t) end
 end
 
+-- autograd: a small random graph, then backward or autograd.grad with good and bad options,
+-- sometimes after an in-place write to a saved value, with hooks that misbehave
+local UNARY = { "exp", "tanh", "sigmoid", "relu", "sin", "abs", "sqrt", "log", "neg", "square", "t", "clone" }
+local function case_autograd()
+  local x = a_grad_tensor(ctx.dtype, ctx.dev, pick { "leaf", "node", "view" })
+  local w = a_tensor("w")
+  local ops = {}
+  for i = 1, R(1, 4) do ops[i] = pick(UNARY) end
+  local mode = pick { "backward", "grad", "grad_create", "twice", "inplace", "hook", "badgrad", "inputs", "retain" }
+  note("x=" .. x:dtype() .. " ops=" .. table.concat(ops, ",") .. " mode=" .. mode)
+  return "autograd " .. mode, function()
+    local y = x
+    for _, op in ipairs(ops) do y = y[op](y) end
+    if chance(0.5) then y = y * w end
+    if mode == "hook" then
+      y:register_hook(pick { function() error("hook failed") end, function() return 1 end,
+        function() return sk.ones(7) end, function(g) return g * 2 end, function() return sk.ones(1):close() end })
+    end
+    if mode == "inplace" then pcall(function() y:add_(1) end) end
+    local l = chance(0.7) and y:sum() or y
+    if mode == "badgrad" then return l:backward(pick { sk.ones(5), sk.ones(l:shape(), { dtype = "int64" }), 3, {}, w }) end
+    if mode == "grad" or mode == "grad_create" then
+      local gs = sk.autograd.grad(l, pick { { x }, { x, w }, { w }, x, {}, { 1 } },
+        { create_graph = mode == "grad_create", allow_unused = chance(0.5), retain_graph = chance(0.5) })
+      if mode == "grad_create" and gs[1] then gs[1]:sum():backward() end
+      return
+    end
+    if mode == "inputs" then return l:backward({ inputs = pick { { x }, {}, { w }, x } }) end
+    l:backward({ retain_graph = mode == "retain" or chance(0.2), create_graph = chance(0.2) })
+    if mode == "twice" or mode == "retain" then l:backward() end
+  end
+end
+
 local function case_forged()
   local u = forged()
   local what = pick { "add", "sum", "tostring", "totable", "item", "shape", "view", "close", "index", "gc", "t" }
@@ -727,6 +775,7 @@ local CASES = {
   { "op", 60, case_op }, { "operator", 8, case_operator }, { "index", 8, case_index },
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
+  { "autograd", 6, case_autograd },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end
