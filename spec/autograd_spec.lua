@@ -358,3 +358,109 @@ describe("autograd: memory", function()
     h.assert_close(vals(x.grad), { 1.0001 ^ 5000 }, 1e-9)
   end)
 end)
+
+describe("autograd: gradients defined from Lua", function()
+  it("sk.autograd.Function: forward under no_grad, backward with ctx.saved_tensors", function()
+    local calls = 0
+    local Exp = sk.autograd.Function {
+      name = "MyExp",
+      forward = function(ctx, x, k)
+        assert.is_false(sk.is_grad_enabled())
+        local y = x:exp() * k
+        ctx:save_for_backward(y)
+        ctx.k = k
+        return y
+      end,
+      backward = function(ctx, g)
+        calls = calls + 1
+        assert.same({ true, false }, ctx.needs_input_grad)
+        return g * ctx.saved_tensors[1], nil
+      end,
+    }
+    local x = f64({ 0.5, 1 })
+    local y = Exp(x, 2)
+    assert.equal("MyExpBackward", y:grad_fn():name())
+    y:sum():backward()
+    h.assert_close(vals(x.grad), { 2 * math.exp(0.5), 2 * math.exp(1) }, 1e-12)
+    assert.equal(1, calls)
+    assert.is_true(sk.autograd.gradcheck(function(a) return Exp:apply(a, 3) end, { f64({ 0.1, -0.4 }) }))
+    assert.is_false(sk.no_grad(function() return Exp(x, 2) end):requires_grad())
+  end)
+
+  it("checks what backward returns and what was saved, as PyTorch", function()
+    local Bad = sk.autograd.Function {
+      forward = function(ctx, a, b) return a * b end,
+      backward = function(ctx, g) return g end,
+    }
+    local a, b = f64({ 1 }), f64({ 2 })
+    assert.matches("function FunctionBackward returned an incorrect number of gradients (expected 2, got 1)",
+      h.err(function() Bad(a, b):sum():backward() end), 1, true)
+    local Shape = sk.autograd.Function {
+      forward = function(ctx, x) return x * 2 end,
+      backward = function(ctx, g) return sk.ones(5, { dtype = "float64" }) end,
+    }
+    assert.matches("Function FunctionBackward returned an invalid gradient at index 0 - got [5] but expected shape compatible with [2]",
+      h.err(function() Shape(f64({ 1, 2 })):sum():backward() end), 1, true)
+    local Saves = sk.autograd.Function {
+      forward = function(ctx, x) ctx:save_for_backward(x); return x * 2 end,
+      backward = function(ctx, g) return g * ctx.saved_tensors[1] end,
+    }
+    local x = f64({ 1, 2 })
+    local y = x * 1
+    local z = Saves(y)
+    y:add_(1)
+    assert.matches("one of the variables needed for gradient computation has been modified by an inplace operation",
+      h.err(function() z:sum():backward() end), 1, true)
+    local w = Saves(x * 1)
+    w:sum():backward()
+    assert.matches("Trying to backward through the graph a second time", h.err(function() w:sum():backward() end), 1, true)
+  end)
+
+  it("mark_dirty, mark_non_differentiable, set_materialize_grads", function()
+    local Twice = sk.autograd.Function {
+      forward = function(ctx, x) x:mul_(2); ctx:mark_dirty(x); return x end,
+      backward = function(ctx, g) return g * 2 end,
+    }
+    local x = f64({ 1, 2 })
+    local y = x * 1
+    local r = Twice(y)
+    assert.is_true(rawequal(r, y))
+    r:sum():backward()
+    assert.same({ 2, 2 }, vals(x.grad))
+    assert.matches("a leaf Variable that requires grad has been used in an in-place operation.",
+      h.err(function() Twice(f64({ 1 })) end), 1, true)
+    local seen
+    local Two = sk.autograd.Function {
+      forward = function(ctx, x)
+        ctx:set_materialize_grads(false)
+        local idx = x:argmax()
+        ctx:mark_non_differentiable(idx)
+        return x * 1, idx
+      end,
+      backward = function(ctx, g1, g2) seen = g2; return g1 end,
+    }
+    local a, i = Two(f64({ 1, 3 }))
+    assert.is_false(i:requires_grad())
+    a:sum():backward()
+    assert.is_nil(seen)
+  end)
+
+  it("lib:autograd gives an op defined from Lua its gradient", function()
+    local lib = sk.library("agspec")
+    lib:define("cube(Tensor x) -> Tensor")
+    lib:impl("cube", "CPU", function(x) return x * x * x end)
+    lib:autograd("cube", {
+      setup_context = function(ctx, inputs, output) ctx:save_for_backward(inputs[1]) end,
+      backward = function(ctx, g) local x = ctx.saved_tensors[1]; return g * 3 * x * x end,
+    })
+    local x = f64({ 0.5, -2 })
+    local y = sk.ops.agspec.cube(x)
+    assert.equal("CubeBackward", y:grad_fn():name())
+    assert.same({ 0.75, 12 }, vals(sk.autograd.grad(y:sum(), x)[1]))
+    assert.is_true(sk.autograd.gradcheck(function(a) return sk.ops.agspec.cube(a) end, { f64({ 0.3, 0.7 }) }))
+    lib:define("inc_(Tensor(a!) self) -> Tensor(a!)")
+    assert.matches("Cannot register autograd formula for non-functional operator agspec::inc_",
+      h.err(function() lib:autograd("inc_", { backward = function() end }) end), 1, true)
+    lib:close()
+  end)
+end)

@@ -102,6 +102,78 @@ return function(sk, core, methods)
     C.set_grad_enabled(on)
   end
 
+  -- {==== Custom functions ====
+  -- F = sk.autograd.Function{forward = fn(ctx, ...), backward = fn(ctx, grad...)[, name =]}
+  -- (or setup_context = fn(ctx, inputs, output) with forward = fn(...), as PyTorch 2's).
+  -- F(...) / F:apply(...) runs forward under no_grad and gives its tensor results a node whose
+  -- backward returns one gradient per argument (nil: none). ctx has save_for_backward,
+  -- saved_tensors (in backward), needs_input_grad, mark_dirty, mark_non_differentiable,
+  -- set_materialize_grads.
+  local Ctx = {}
+  Ctx.__index = Ctx
+  function Ctx:save_for_backward(...) self._saved = table.pack(...) end
+  function Ctx:mark_dirty(...) for _, t in ipairs { ... } do self._dirty[t] = true end end
+  function Ctx:mark_non_differentiable(...) for _, t in ipairs { ... } do self._nondiff[t] = true end end
+  function Ctx:set_materialize_grads(on) self._materialize = on ~= false end
+
+  local Function = {}
+  Function.__index = Function
+  Function.__call = function(F, ...) return F:apply(...) end
+  function Function:apply(...)
+    local args = table.pack(...)
+    local any = false
+    local needs = {}
+    for i = 1, args.n do
+      needs[i] = is_tensor(args[i]) and args[i]:requires_grad() or false
+      any = any or needs[i]
+    end
+    local ctx = setmetatable({ needs_input_grad = needs, _saved = { n = 0 }, _dirty = {}, _nondiff = {}, _materialize = true }, Ctx)
+    local outs
+    if self.setup_context then
+      outs = table.pack(sk.no_grad(self.forward, ...))
+      self.setup_context(ctx, args, outs.n == 1 and outs[1] or outs)
+    else
+      outs = table.pack(sk.no_grad(self.forward, ctx, ...))
+    end
+    if not (any and C.is_grad_enabled()) then return table.unpack(outs, 1, outs.n) end
+    local saved = {}
+    for i = 1, ctx._saved.n do
+      local t = ctx._saved[i]
+      if t ~= nil and not is_tensor(t) then raise(self.name .. ": save_for_backward takes tensors (or nil), got " .. type(t)) end
+      saved[i] = t or false
+    end
+    for t in pairs(ctx._dirty) do
+      local found = false
+      for i = 1, args.n do found = found or rawequal(args[i], t) end
+      if not found then
+        raise("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there is no need to pass it to mark_dirty().")
+      end
+    end
+    local list = {}
+    for i = 1, outs.n do list[i] = outs[i] or false end
+    local r = C.function_node(self.name, self.backward, ctx, args, args.n, list, saved, ctx._dirty, ctx._nondiff, ctx._materialize)
+    for i = 1, outs.n do if r[i] == false then r[i] = nil end end
+    return table.unpack(r, 1, outs.n)
+  end
+
+  function autograd.Function(spec)
+    if type(spec) ~= "table" then raise("sk.autograd.Function: argument 'spec' expected a table, got " .. type(spec)) end
+    for k in pairs(spec) do
+      if k ~= "forward" and k ~= "backward" and k ~= "setup_context" and k ~= "name" then
+        raise(string.format("sk.autograd.Function: unexpected field '%s' (expected forward, backward, setup_context, name)", tostring(k)))
+      end
+    end
+    for _, k in ipairs { "forward", "backward" } do
+      if type(spec[k]) ~= "function" then raise("sk.autograd.Function: field '" .. k .. "' expected a function, got " .. type(spec[k])) end
+    end
+    if spec.setup_context ~= nil and type(spec.setup_context) ~= "function" then
+      raise("sk.autograd.Function: field 'setup_context' expected a function, got " .. type(spec.setup_context))
+    end
+    return setmetatable({ forward = spec.forward, backward = spec.backward, setup_context = spec.setup_context,
+                          name = (spec.name or "Function") .. "Backward" }, Function)
+  end
+  -- }====
+
   local checks = require("sk.gradcheck")(sk, core)
   autograd.gradcheck, autograd.gradgradcheck = checks.gradcheck, checks.gradgradcheck
   sk.autograd = autograd

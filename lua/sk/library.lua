@@ -71,6 +71,36 @@ return function(core)
     add(self, q, C.register_kernel(q, key, fn, "sk.library('" .. self.ns .. "')"))
   end
 
+  -- lib:autograd(op, {backward = fn(ctx, grad...), setup_context = fn(ctx, inputs, output)}): the
+  -- gradient of an op defined from Lua (torch.library.register_autograd): an Autograd-key kernel
+  -- that runs the op below Autograd and records a node calling backward.
+  function Library:autograd(op, spec)
+    check_open(self, "lib:autograd")
+    drain()
+    local q = qualify(self, op)
+    if type(spec) ~= "table" then raise("lib:autograd: argument 'spec' expected a table, got " .. type(spec)) end
+    for k in pairs(spec) do
+      if k ~= "backward" and k ~= "setup_context" then
+        raise(string.format("lib:autograd: unexpected field '%s' (expected backward, setup_context)", tostring(k)))
+      end
+    end
+    local ok, _, text = pcall(core.dispatch_table, q)
+    if not ok then raise(string.format("lib:autograd: no operator '%s' (define it first with lib:define)", q)) end
+    local rec = schema.parse(text)
+    if rec.kind ~= "functional" then
+      raise(string.format("lib:autograd: Cannot register autograd formula for non-functional operator %s. Please create a functional operator and register an autograd formula for that.", q))
+    end
+    local ns, rest = q:match("^(.-)::(.*)$")
+    local fn = core.op_function(ns, (rest:gsub("%..*$", "")))
+    local F = require("sk").autograd.Function {
+      name = (rec.name:gsub("^%l", string.upper)),
+      forward = function(...) return fn(...) end,
+      setup_context = spec.setup_context or function() end,
+      backward = spec.backward,
+    }
+    self:impl(op, "Autograd", function(...) return F:apply(...) end)
+  end
+
   -- lib:meta(op, fn): the Meta kernel of op from a meta function fn(m, args...).
   function Library:meta(op, fn)
     check_open(self, "lib:meta")

@@ -432,7 +432,7 @@ int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out) {
     const SkNode *fn = s->output_nr >= 0 ? owner : s->grad_fn;
     if (fn && !fn->leaf)
       snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr >= 0 ? s->output_nr : s->fn_output_nr,
-               fn->vt->name);
+               sk_node_name(fn));
     return sk_error("one of the variables needed for gradient computation has been modified by an inplace operation: "
                     "[%s %s]%s is at version %llu; expected version %llu instead. Hint: the operation that failed to "
                     "compute its gradient used this value, which was changed in place after it was saved.",

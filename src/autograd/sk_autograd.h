@@ -51,6 +51,7 @@ typedef struct SkNodeVT {
 struct SkNode {
   int64_t refcount;
   const SkNodeVT *vt;
+  const char *name;             /* NULL: vt->name (a Lua function's node names itself) */
   uint64_t seq;                 /* creation order: the engine runs newer nodes first */
   int nedges, nin;
   int released;                 /* saved values dropped: a second backward is an error */
@@ -93,6 +94,7 @@ int sk_detach_(SkTensor *t);                    /* in place: no grad_fn, no requ
 
 /* {==== Nodes ==== */
 SkNode *sk_node_new(size_t size, const SkNodeVT *vt, int nedges, int nin);
+static inline const char *sk_node_name(const SkNode *n) { return n->name ? n->name : n->vt->name; }
 static inline SkNode *sk_node_retain(SkNode *n) { if (n) n->refcount++; return n; }
 void sk_node_release(SkNode *n);                /* iterative: a long chain frees without recursion */
 /* Next edge i of n from tensor t (none when t does not require grad). */

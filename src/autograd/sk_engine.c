@@ -76,7 +76,7 @@ int sk_validate_grad(const SkNode *fn, const SkEdge *e, int index, SkTensor **g)
       fmt_shape(got, sizeof got, (*g)->ndim, (*g)->sizes);
       fmt_shape(want, sizeof want, t->ndim, t->sizes);
       return sk_error("Function %s returned an invalid gradient at index %d - got %s but expected shape compatible with %s",
-                      fn->vt->name, index, got, want);
+                      sk_node_name(fn), index, got, want);
     }
     if (sum_to(g, t)) return -1;
   }

@@ -8,6 +8,7 @@
 #include "sk_autograd.h"
 #include "sk_error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static int node_gc(lua_State *L) {
   *u = NULL;
   return 0;
 }
-static int node_name(lua_State *L) { lua_pushstring(L, check_node(L, 1)->vt->name); return 1; }
+static int node_name(lua_State *L) { lua_pushstring(L, sk_node_name(check_node(L, 1))); return 1; }
 static int node_next(lua_State *L) {
   SkNode *n = check_node(L, 1);
   lua_createtable(L, n->nedges, 0);
@@ -46,7 +47,7 @@ static int node_eq(lua_State *L) {
   return 1;
 }
 static int node_tostring(lua_State *L) {
-  lua_pushfstring(L, "<%s>", check_node(L, 1)->vt->name);
+  lua_pushfstring(L, "<%s>", sk_node_name(check_node(L, 1)));
   return 1;
 }
 /* }==== */
@@ -86,6 +87,177 @@ void lsk_drop_dead_refs(lua_State *L, LskState *st) {
   while (st->ndead) luaL_unref(L, LUA_REGISTRYINDEX, st->dead[--st->ndead]);
 }
 
+/* }==== */
+
+/* {==== Nodes of Lua functions (sk.autograd.Function, lib:autograd) ====
+** The backward function and the ctx table sit in the registry while the node lives (dropped
+** through the module state's queue, as hooks). What ctx:save_for_backward saved is kept in C
+** as any node's saved values (version checks, freed after backward, outputs without a cycle). */
+typedef struct LuaFnNode {
+  SkNode base;
+  LskState *st;
+  int fn_ref, ctx_ref;
+  int materialize;
+  int nargs;          /* forward arguments: backward returns one gradient for each */
+  int *edge_of;       /* argument i -> its edge, or -1 when it is not a tensor */
+  int nsaved;
+  SkSaved *saved;
+  char name[64];
+} LuaFnNode;
+
+static void queue_unref(LskState *st, int ref) {
+  if (ref != LUA_NOREF && st->ndead < LSK_DEAD_REFS) st->dead[st->ndead++] = ref;
+}
+
+static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
+  LuaFnNode *n = (LuaFnNode *)n_;
+  lua_State *L = backward_L;
+  if (!L) return sk_error("%s: a Lua backward ran outside a backward call from Lua", n->name);
+  if (!lua_checkstack(L, n->base.nin + n->nsaved + 8)) return sk_error("%s: Lua stack overflow", n->name);
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, n->fn_ref);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, n->ctx_ref);
+  /* ctx.saved_tensors: unpacked now (a freed graph or a modified value is an error here) */
+  lua_createtable(L, n->nsaved, 0);
+  for (int i = 0; i < n->nsaved; i++) {
+    SkTensor *t = NULL;
+    if (sk_saved_unpack(&n->saved[i], n_, &t)) { lua_settop(L, top); return -1; }
+    if (t) lsk_push_tensor(L, t);
+    else lua_pushboolean(L, 0);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, "saved_tensors");
+  for (int i = 0; i < n->base.nin; i++) {
+    SkTensor *g = NULL;
+    if (grads[i] || n->materialize) {
+      if (sk_grad_or_zeros(&g, grads[i], &n_->in_meta[i])) { lua_settop(L, top); return -1; }
+      lsk_push_tensor(L, g);
+    } else lua_pushnil(L);
+  }
+  if (lua_pcall(L, 1 + n->base.nin, LUA_MULTRET, 0) != LUA_OK) {
+    sk_error("%s: %s", n->name, lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
+    lua_settop(L, top);
+    return -1;
+  }
+  int nr = lua_gettop(L) - top, rc = 0;
+  if (nr != n->nargs) rc = sk_error("function %s returned an incorrect number of gradients (expected %d, got %d)", n->name, n->nargs, nr);
+  for (int i = 0; !rc && i < nr; i++) {
+    int idx = top + 1 + i;
+    if (lua_isnil(L, idx) || (lua_isboolean(L, idx) && !lua_toboolean(L, idx))) continue;
+    SkTensor *g = lsk_test_tensor(L, idx);
+    if (!g) rc = sk_error("function %s returned %s as gradient %d: expected a tensor or nil", n->name, lsk_got(L, idx), i + 1);
+    else if (n->edge_of[i] < 0)
+      rc = sk_error("function %s returned a gradient different than None at position %d, but the corresponding forward "
+                    "input was not a Variable", n->name, i + 1);
+    else out[n->edge_of[i]] = sk_tensor_retain(g);
+  }
+  if (rc) for (int i = 0; i < n->base.nedges; i++) { sk_tensor_release(out[i]); out[i] = NULL; }
+  lua_settop(L, top);
+  return rc;
+}
+static void luafn_release(SkNode *n_) {
+  LuaFnNode *n = (LuaFnNode *)n_;
+  for (int i = 0; i < n->nsaved; i++) sk_saved_reset(&n->saved[i]);
+}
+static void luafn_destroy(SkNode *n_) {
+  LuaFnNode *n = (LuaFnNode *)n_;
+  queue_unref(n->st, n->fn_ref);
+  queue_unref(n->st, n->ctx_ref);
+  free(n->saved);
+  free(n->edge_of);
+}
+static const SkNodeVT luafn_vt = {"LuaFunction", luafn_apply, luafn_release, luafn_destroy};
+
+/* core.autograd.function_node(name, backward, ctx, args, nargs, outputs, saved, dirty, nondiff, materialize)
+** args: the forward arguments (a list with holes, nargs long); outputs: the tensors forward
+** returned (a new tensor object replaces one that is an argument unless it is marked dirty);
+** saved: what ctx:save_for_backward got. Gives the outputs their history; returns the outputs. */
+static int l_function_node(lua_State *L) {
+  const char *name = luaL_checkstring(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  int nargs = (int)luaL_checkinteger(L, 5);
+  luaL_checktype(L, 6, LUA_TTABLE);
+  luaL_checktype(L, 7, LUA_TTABLE);
+  luaL_checktype(L, 8, LUA_TTABLE);
+  luaL_checktype(L, 9, LUA_TTABLE);
+  int materialize = lua_toboolean(L, 10);
+  int nout = (int)lua_rawlen(L, 6), nsaved = (int)lua_rawlen(L, 7);
+  if (nargs < 0 || nargs > 64 || nout > 64 || nsaved > 64) return lsk_raise(L, "%s: too many arguments, outputs or saved tensors (at most 64)", name);
+  SkTensor *ins[64];
+  int nedges = 0, edge_of[64];
+  for (int i = 0; i < nargs; i++) {
+    lua_rawgeti(L, 4, i + 1);
+    SkTensor *t = lsk_test_tensor(L, -1);
+    lua_pop(L, 1);
+    edge_of[i] = t ? nedges : -1;
+    if (t) ins[nedges++] = t;
+  }
+  LuaFnNode *n = (LuaFnNode *)sk_node_new(sizeof *n, &luafn_vt, nedges, nout);
+  if (!n) return lsk_error(L, name);
+  n->st = lsk_state(L);
+  n->fn_ref = n->ctx_ref = LUA_NOREF;
+  snprintf(n->name, sizeof n->name, "%s", name);
+  n->base.name = n->name;
+  n->materialize = materialize;
+  n->nargs = nargs;
+  n->edge_of = malloc(((size_t)nargs + 1) * sizeof *n->edge_of);
+  n->saved = calloc((size_t)nsaved + 1, sizeof *n->saved);
+  int rc = n->edge_of && n->saved ? 0 : sk_error("out of memory");
+  if (!rc) memcpy(n->edge_of, edge_of, (size_t)nargs * sizeof *edge_of);
+  for (int i = 0; !rc && i < nedges; i++) rc = sk_node_set_edge(&n->base, i, ins[i]);
+  if (rc) { sk_node_release(&n->base); return lsk_error(L, name); }
+  lua_pushvalue(L, 2);
+  n->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, 3);
+  n->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  /* the outputs: history for the differentiable ones; an argument returned as is becomes a view */
+  lua_createtable(L, nout, 0);
+  int res = lua_gettop(L);
+  for (int o = 0; !rc && o < nout; o++) {
+    lua_rawgeti(L, 6, o + 1);
+    SkTensor *t = lsk_test_tensor(L, -1);
+    if (!t) { lua_rawseti(L, res, o + 1); continue; }
+    lua_pushvalue(L, -1);
+    int dirty = lua_rawget(L, 8) != LUA_TNIL, nondiff;
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    nondiff = lua_rawget(L, 9) != LUA_TNIL;
+    lua_pop(L, 1);
+    int is_input = 0;
+    for (int i = 0; i < nedges; i++) is_input |= ins[i] == t;
+    if (is_input && !dirty) {
+      SkTensor *a = sk_tensor_alias(t, t->ndim, t->sizes, t->strides, t->offset);
+      if (!a) { rc = -1; break; }
+      lua_pop(L, 1);
+      lsk_push_tensor(L, a);
+      t = a;
+    }
+    if (!nondiff && sk_dtype_is_floating(t->dtype)) {
+      if (dirty && sk_check_inplace(t)) rc = sk_error("a leaf Variable that requires grad has been used in an in-place operation.");
+      else rc = dirty ? sk_rebase_history(t, &n->base) : sk_set_history(t, o, &n->base);
+    }
+    lua_rawseti(L, res, o + 1);
+  }
+  /* saved values: an output is kept as one (no cycle through its history) */
+  for (int i = 0; !rc && i < nsaved; i++) {
+    lua_rawgeti(L, 7, i + 1);
+    SkTensor *t = lsk_test_tensor(L, -1);
+    lua_pop(L, 1);
+    int out_nr = -1;
+    for (int o = 0; t && o < nout && out_nr < 0; o++) {
+      lua_rawgeti(L, res, o + 1);
+      if (lsk_test_tensor(L, -1) == t) out_nr = o;
+      lua_pop(L, 1);
+    }
+    rc = sk_saved_save(&n->saved[i], t, out_nr >= 0, out_nr);
+  }
+  n->nsaved = nsaved;
+  sk_node_release(&n->base);
+  if (rc) return lsk_error(L, name);
+  return 1;
+}
 /* }==== */
 
 #define SELF(fname) SkTensor *t = lsk_check_tensor(L, 1, fname, "self")
@@ -237,6 +409,7 @@ void lsk_open_autograd(lua_State *L) {
     {"requires_grad", l_requires_grad}, {"requires_grad_", l_requires_grad_}, {"is_leaf", l_is_leaf},
     {"get_grad", l_get_grad}, {"set_grad", l_set_grad}, {"detach", l_detach}, {"detach_", l_detach_},
     {"grad_fn", l_grad_fn}, {"is_grad_enabled", l_is_grad_enabled}, {"set_grad_enabled", l_set_grad_enabled},
-    {"register_hook", l_register_hook}, {"retain_grad", l_retain_grad}, {"run", l_run}, {NULL, NULL}};
+    {"register_hook", l_register_hook}, {"retain_grad", l_retain_grad}, {"run", l_run},
+    {"function_node", l_function_node}, {NULL, NULL}};
   luaL_newlib(L, fns);
 }
