@@ -227,7 +227,8 @@ static int execute(Run *r, SkNode *n, const SkBackwardOpts *o) {
     if (rc || !e->fn) { sk_tensor_release(g); continue; }
     Task *c = task_of(e->fn);
     if (g && !c->needed) { sk_tensor_release(g); g = NULL; }
-    if (g && (sk_validate_grad(n, e, i, &g) || buffer_add(c, e->input_nr, g))) { rc = -1; if (g) continue; }
+    if (g && sk_validate_grad(n, e, i, &g)) { sk_tensor_release(g); rc = -1; continue; }
+    if (g && buffer_add(c, e->input_nr, g)) { rc = -1; continue; } /* buffer_add took g */
     if (--c->deps == 0 && c->needed) heap_push(r, e->fn);
   }
   free(out);
