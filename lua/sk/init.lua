@@ -79,6 +79,8 @@ sk.backends = {
 -- }====
 
 require("sk.autograd")(sk, core, methods)
+sk.nn = require("sk.nn")(sk, core)
+sk.optim = require("sk.optim")(sk, core)
 mt.__index = methods
 require("sk.indexing")(sk, mt, methods) -- t[i], t[{...}], t[mask] and assignment; methods stay first
 mt.__add = sk.add

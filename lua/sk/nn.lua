@@ -1,0 +1,259 @@
+-- sk.nn: modules on top of the ops and autograd, with PyTorch's names, defaults and
+-- initialization (drawn from sk's seeded generator). A module is callable (m(x) runs
+-- m:forward(x)); its parameters and submodules are its fields, registered in order.
+return function(sk, core)
+  local raise = core.raise
+  local nn = {}
+  local function is_tensor(x) return getmetatable(x) == core.metatable end
+
+  -- {==== Module ====
+  local Module = {}
+  Module.__index = function(self, k)
+    local v = rawget(self, "_fields")[k]
+    if v ~= nil then return v end
+    return getmetatable(self).methods[k]
+  end
+  Module.__newindex = function(self, k, v)
+    local f = rawget(self, "_fields")
+    if f[k] == nil and v ~= nil then rawget(self, "_order")[#rawget(self, "_order") + 1] = k end
+    f[k] = v
+  end
+  Module.__call = function(self, ...) return self:forward(...) end
+  Module.__name = "sk.nn.Module"
+  local methods = {}
+
+  -- nn.Module(name[, base]) makes a module class: class.new(...) builds one with init(self, ...)
+  local function class(name, init, forward)
+    local mt = { __index = Module.__index, __newindex = Module.__newindex, __call = Module.__call, __name = "sk.nn." .. name,
+                 methods = setmetatable({ forward = forward, _name = name }, { __index = methods }) }
+    return setmetatable({ methods = mt.methods }, { __call = function(_, ...)
+      local m = setmetatable({ _fields = {}, _order = {} }, mt)
+      m.training = true
+      if init then init(m, ...) end
+      return m
+    end })
+  end
+  nn.class = class
+
+  local function is_module(v) return type(v) == "table" and rawget(v, "_fields") ~= nil end
+
+  function methods:named_children()
+    local r = {}
+    for _, k in ipairs(rawget(self, "_order")) do
+      local v = rawget(self, "_fields")[k]
+      if is_module(v) then r[#r + 1] = { k, v } end
+    end
+    return r
+  end
+  function methods:children()
+    local r = {}
+    for _, c in ipairs(self:named_children()) do r[#r + 1] = c[2] end
+    return r
+  end
+  -- {name, tensor} of every parameter (a tensor field that requires grad), submodules' as "child.name"
+  function methods:named_parameters(prefix, seen)
+    local r = {}
+    prefix, seen = prefix or "", seen or {}
+    for _, k in ipairs(rawget(self, "_order")) do
+      local v = rawget(self, "_fields")[k]
+      if is_tensor(v) and v:requires_grad() and not seen[v] then
+        seen[v] = true
+        r[#r + 1] = { prefix .. k, v }
+      elseif is_module(v) then
+        for _, p in ipairs(v:named_parameters(prefix .. k .. ".", seen)) do r[#r + 1] = p end
+      end
+    end
+    return r
+  end
+  function methods:parameters()
+    local r = {}
+    for _, p in ipairs(self:named_parameters()) do r[#r + 1] = p[2] end
+    return r
+  end
+  function methods:train(mode)
+    if mode == nil then mode = true end
+    self.training = mode
+    for _, c in ipairs(self:children()) do c:train(mode) end
+    return self
+  end
+  function methods:eval() return self:train(false) end
+  function methods:zero_grad()
+    for _, p in ipairs(self:parameters()) do p.grad = nil end
+  end
+  -- the parameters and buffers (tensor fields) by dotted name, detached (they share data)
+  function methods:state_dict(prefix, out)
+    out, prefix = out or {}, prefix or ""
+    for _, k in ipairs(rawget(self, "_order")) do
+      local v = rawget(self, "_fields")[k]
+      if is_tensor(v) then out[prefix .. k] = v:detach()
+      elseif is_module(v) then v:state_dict(prefix .. k .. ".", out) end
+    end
+    return out
+  end
+  function methods:load_state_dict(sd, strict)
+    if strict == nil then strict = true end
+    local own = self:state_dict()
+    local missing, unexpected = {}, {}
+    for k in pairs(own) do if sd[k] == nil then missing[#missing + 1] = k end end
+    for k in pairs(sd) do if own[k] == nil then unexpected[#unexpected + 1] = k end end
+    table.sort(missing)
+    table.sort(unexpected)
+    if strict and (#missing > 0 or #unexpected > 0) then
+      raise(string.format("Error(s) in loading state_dict for %s: missing keys [%s], unexpected keys [%s]", self._name,
+        table.concat(missing, ", "), table.concat(unexpected, ", ")))
+    end
+    for k, t in pairs(own) do
+      local v = sd[k]
+      if v ~= nil then
+        if not is_tensor(v) then raise("load_state_dict: '" .. k .. "' is not a tensor") end
+        local a, b = table.concat(t:shape(), ", "), table.concat(v:shape(), ", ")
+        if a ~= b then
+          raise(string.format("Error(s) in loading state_dict for %s: size mismatch for %s: copying a param with shape [%s] from checkpoint, the shape in current model is [%s].",
+            self._name, k, b, a))
+        end
+        sk.no_grad(function() t:copy_(v) end)
+      end
+    end
+    return self
+  end
+  function methods:forward() raise(self._name .. ": forward is not implemented") end
+  -- }====
+
+  -- {==== Initialization (nn.init, under no_grad) ====
+  local init = {}
+  local function fans(t)
+    local s = t:shape()
+    if #s < 2 then raise("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions") end
+    local rf = 1
+    for i = 3, #s do rf = rf * s[i] end
+    return s[2] * rf, s[1] * rf
+  end
+  local function gain(nonlinearity, a)
+    if nonlinearity == "relu" then return math.sqrt(2) end
+    if nonlinearity == "leaky_relu" then a = a or 0.01; return math.sqrt(2 / (1 + a * a)) end
+    if nonlinearity == "tanh" then return 5 / 3 end
+    return 1
+  end
+  init.calculate_gain = gain
+  function init.uniform_(t, a, b) return sk.no_grad(function() return t:uniform_(a or 0, b or 1) end) end
+  function init.normal_(t, mean, std) return sk.no_grad(function() return t:normal_(mean or 0, std or 1) end) end
+  function init.constant_(t, v) return sk.no_grad(function() return t:fill_(v) end) end
+  function init.zeros_(t) return init.constant_(t, 0) end
+  function init.ones_(t) return init.constant_(t, 1) end
+  function init.xavier_uniform_(t, g)
+    local fi, fo = fans(t)
+    local b = (g or 1) * math.sqrt(6 / (fi + fo))
+    return init.uniform_(t, -b, b)
+  end
+  function init.xavier_normal_(t, g)
+    local fi, fo = fans(t)
+    return init.normal_(t, 0, (g or 1) * math.sqrt(2 / (fi + fo)))
+  end
+  -- kaiming_uniform_(t, {a =, mode = "fan_in"|"fan_out", nonlinearity = "leaky_relu"}), PyTorch's defaults
+  function init.kaiming_uniform_(t, o)
+    o = o or {}
+    local fi, fo = fans(t)
+    local b = gain(o.nonlinearity or "leaky_relu", o.a or 0) * math.sqrt(3 / (o.mode == "fan_out" and fo or fi))
+    return init.uniform_(t, -b, b)
+  end
+  function init.kaiming_normal_(t, o)
+    o = o or {}
+    local fi, fo = fans(t)
+    return init.normal_(t, 0, gain(o.nonlinearity or "leaky_relu", o.a or 0) / math.sqrt(o.mode == "fan_out" and fo or fi))
+  end
+  nn.init = init
+  -- }====
+
+  local function param(t) return t:requires_grad_() end
+  -- a factory with an optional dtype option
+  local function make(f, shape, dtype)
+    if dtype then return f(shape, { dtype = dtype }) end
+    return f(shape)
+  end
+
+  -- {==== Layers ====
+  nn.Linear = class("Linear", function(self, i, o, opts)
+    opts = opts or {}
+    self.in_features, self.out_features = i, o
+    self.weight = param(make(sk.empty, { o, i }, opts.dtype))
+    init.kaiming_uniform_(self.weight, { a = math.sqrt(5) })
+    if opts.bias ~= false then
+      local b = 1 / math.sqrt(i)
+      self.bias = param(make(sk.empty, { o }, opts.dtype))
+      init.uniform_(self.bias, -b, b)
+    end
+  end, function(self, x)
+    if x:dim() == 2 and self.bias then return sk.addmm(self.bias, x, self.weight:t()) end
+    local y = x:matmul(self.weight:t())
+    return self.bias and y + self.bias or y
+  end)
+
+  nn.Embedding = class("Embedding", function(self, n, d, opts)
+    opts = opts or {}
+    self.num_embeddings, self.embedding_dim = n, d
+    self.padding_idx = opts.padding_idx
+    self.weight = param(make(sk.empty, { n, d }, opts.dtype))
+    init.normal_(self.weight)
+    if opts.padding_idx then sk.no_grad(function() self.weight:select(0, opts.padding_idx):zero_() end) end
+  end, function(self, idx) return sk.embedding(self.weight, idx, self.padding_idx or -1) end)
+
+  nn.LayerNorm = class("LayerNorm", function(self, shape, opts)
+    opts = opts or {}
+    self.normalized_shape = type(shape) == "table" and shape or { shape }
+    self.eps = opts.eps or 1e-5
+    if opts.elementwise_affine ~= false then
+      self.weight = param(make(sk.ones, self.normalized_shape, opts.dtype))
+      self.bias = param(make(sk.zeros, self.normalized_shape, opts.dtype))
+    end
+  end, function(self, x) return sk.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps) end)
+
+  nn.Dropout = class("Dropout", function(self, p) self.p = p or 0.5 end,
+    function(self, x) return sk.dropout(x, self.p, self.training) end)
+
+  nn.Sequential = class("Sequential", function(self, ...)
+    for i, m in ipairs { ... } do self[tostring(i - 1)] = m end
+  end, function(self, x)
+    for _, c in ipairs(self:children()) do x = c(x) end
+    return x
+  end)
+
+  nn.ModuleList = class("ModuleList", function(self, list)
+    for i, m in ipairs(list or {}) do self[tostring(i - 1)] = m end
+  end, nil)
+  function nn.ModuleList.methods:append(m) self[tostring(#self:children())] = m; return self end
+  function nn.ModuleList.methods:at(i) return self[tostring(i - 1)] end
+  function nn.ModuleList.methods:len() return #self:children() end
+
+  local function activation(name, fn) nn[name] = class(name, function(self, a) self.arg = a end, fn) end
+  activation("ReLU", function(_, x) return x:relu() end)
+  activation("GELU", function(self, x) return sk.gelu(x, { approximate = self.arg or "none" }) end)
+  activation("SiLU", function(_, x) return sk.silu(x) end)
+  activation("Tanh", function(_, x) return x:tanh() end)
+  activation("Sigmoid", function(_, x) return x:sigmoid() end)
+  activation("Softmax", function(self, x) return sk.softmax(x, self.arg or -1) end)
+  activation("LogSoftmax", function(self, x) return sk.log_softmax(x, self.arg or -1) end)
+  -- }====
+
+  -- {==== Losses ====
+  local function loss(name, fn)
+    nn[name] = class(name, function(self, opts)
+      opts = opts or {}
+      self.reduction = opts.reduction or "mean"
+      self.weight = opts.weight
+      self.ignore_index = opts.ignore_index or -100
+      self.label_smoothing = opts.label_smoothing or 0
+    end, fn)
+  end
+  loss("MSELoss", function(self, a, b) return sk.mse_loss(a, b, self.reduction) end)
+  loss("NLLLoss", function(self, a, t)
+    return sk.nll_loss(a, t, { weight = self.weight, reduction = self.reduction, ignore_index = self.ignore_index })
+  end)
+  loss("CrossEntropyLoss", function(self, a, t)
+    return sk.cross_entropy(a, t, { weight = self.weight, reduction = self.reduction, ignore_index = self.ignore_index,
+                                    label_smoothing = self.label_smoothing })
+  end)
+  -- }====
+
+  nn.Module = class("Module", nil, nil)
+  return nn
+end
