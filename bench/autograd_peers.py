@@ -4,23 +4,15 @@
 The same cases, the same models and the same update (SGD without momentum under
 no_grad); one line per case: name, nanoseconds per call. Best of 5 rounds.
 """
-import math, sys, time
+import math, sys
+
+from peer_timer import best
 
 import torch
 
 threads = int(sys.argv[1])
 torch.set_num_threads(threads)
 
-
-def best(reps, fn, rounds=5):
-    fn()
-    t = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        t = min(t, (time.perf_counter() - t0) / reps)
-    return t * 1e9
 
 
 def linear_init(i, o):

@@ -65,18 +65,6 @@ local function block_case()
   end
 end
 
-local function peers(threads)
-  local env = string.format("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MKL_NUM_THREADS=%d", threads, threads, threads)
-  local p = io.popen(env .. " /usr/bin/python3 bench/autograd_peers.py " .. threads .. " 2>/dev/null")
-  local out = {}
-  for line in p:lines() do
-    local name, t = line:match("^(.-)\t(.-)$")
-    if name then out[name] = tonumber(t) end
-  end
-  p:close()
-  return out
-end
-
 for _, threads in ipairs { 1, 2 } do
   sk.set_num_threads(threads)
   local a, b = sk.ones(1), sk.ones(1)
@@ -88,14 +76,14 @@ for _, threads in ipairs { 1, 2 } do
     { "MLP 784-256-256-10 b64 step", 20, mlp_case() },
     { "transformer block d256 h4 s128 b8 step", 5, block_case() },
   }
-  local peer = peers(threads)
+  local peer = util.peers("bench/autograd_peers.py", threads)
   print(string.format("\n%d thread%s — ns per call; torch / sk (> 1: sk faster)", threads, threads == 1 and "" or "s"))
   print(string.format("%-42s %14s %14s %9s", "case", "sk", "torch", "ratio"))
   for _, r in ipairs(rows) do
     local t
     if r[3] then t = best(r[2], r[3])
     else t = sk.no_grad(function() return best(r[2], function() return ga + gb end) end) end
-    local pt = peer[r[1]]
+    local pt = peer[r[1]] and peer[r[1]][1]
     print(string.format("%-42s %14.1f %14s %9s", r[1], t, pt and string.format("%14.1f", pt) or "-",
       pt and string.format("%8.2fx", pt / t) or "-"))
     collectgarbage()

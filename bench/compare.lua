@@ -41,14 +41,8 @@ local function cases()
 end
 
 local function peers(threads)
-  local env = string.format("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MKL_NUM_THREADS=%d", threads, threads, threads)
-  local p = io.popen(env .. " /usr/bin/python3 bench/compare_peers.py " .. threads .. " 2>/dev/null")
   local out = {}
-  for line in p:lines() do
-    local name, t, n = line:match("^(.-)\t(.-)\t(.-)$")
-    if name then out[name] = { torch = tonumber(t), numpy = tonumber(n) } end
-  end
-  p:close()
+  for name, v in pairs(util.peers("bench/compare_peers.py", threads)) do out[name] = { torch = v[1], numpy = v[2] } end
   return out
 end
 

@@ -5,7 +5,9 @@ Runs the same cases with PyTorch and NumPy (when installed) and prints one
 line per case: name, then nanoseconds per call for torch and numpy ("-" when
 a peer lacks the case or is missing). Best of 5 rounds, like the Lua side.
 """
-import os, sys, time
+import os, sys
+
+from peer_timer import best
 
 threads = int(sys.argv[1])
 try:
@@ -18,16 +20,6 @@ try:
 except ImportError:
     np = None
 
-
-def best(reps, fn, rounds=5):
-    fn()
-    t = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        t = min(t, (time.perf_counter() - t0) / reps)
-    return t * 1e9
 
 
 def cases_torch():

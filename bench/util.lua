@@ -14,4 +14,23 @@ function M.best(reps, fn, rounds)
   return t
 end
 
+-- The rows a peer script prints ("name\tv1\tv2..."), run in /usr/bin/python3 with `threads`
+-- for every threading library: name -> {numbers (nil for "-")}.
+function M.peers(script, threads)
+  local env = string.format("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MKL_NUM_THREADS=%d", threads, threads, threads)
+  local p = io.popen(env .. " /usr/bin/python3 " .. script .. " " .. threads .. " 2>/dev/null")
+  local out = {}
+  for line in p:lines() do
+    local cols = {}
+    for c in (line .. "\t"):gmatch("(.-)\t") do cols[#cols + 1] = c end
+    if #cols >= 2 then
+      local v = {}
+      for i = 2, #cols do v[i - 1] = tonumber(cols[i]) end
+      out[cols[1]] = v
+    end
+  end
+  p:close()
+  return out
+end
+
 return M

@@ -101,24 +101,20 @@ function M.parse_formula(src, bad)
     if peek("-") then p = p + 1; return { tag = "neg", a = unary() } end
     return postfix()
   end
-  local function term()
-    local e = unary()
-    while peek("*") or peek("/") do
-      local op = toks[p].v
-      p = p + 1
-      e = { tag = "bin", op = op, a = e, b = unary() }
+  -- a left-associative chain of operand (op1|op2 operand)*
+  local function chain(operand, op1, op2)
+    return function()
+      local e = operand()
+      while peek(op1) or peek(op2) do
+        local op = toks[p].v
+        p = p + 1
+        e = { tag = "bin", op = op, a = e, b = operand() }
+      end
+      return e
     end
-    return e
   end
-  function expr()
-    local e = term()
-    while peek("+") or peek("-") do
-      local op = toks[p].v
-      p = p + 1
-      e = { tag = "bin", op = op, a = e, b = term() }
-    end
-    return e
-  end
+  local term = chain(unary, "*", "/")
+  expr = chain(term, "+", "-")
   local e = expr()
   if toks[p] then bad("unexpected '" .. tostring(toks[p].v) .. "' in formula '" .. src .. "'") end
   return e
@@ -132,15 +128,6 @@ function M.walk(e, fn)
   if e.b then M.walk(e.b, fn) end
 end
 -- }====
-
-local function entry_lines(text)
-  local lines, n = {}, 0
-  for l in (text .. "\n"):gmatch("(.-)\r?\n") do
-    n = n + 1
-    if l:match("^%- name:") then lines[#lines + 1] = n end
-  end
-  return lines
-end
 
 local function trim(s) return (s:match("^%s*(.-)%s*$")) end
 
@@ -225,8 +212,10 @@ function M.load_string(text, file, native, known_fn)
   local ok, doc = pcall(lyaml.load, text)
   if not ok then error(file .. ":" .. tostring(doc), 0) end
   doc = doc or {}
-  local lines = entry_lines(text)
-  if type(doc) ~= "table" or #doc ~= #lines then
+  local lines = require("codegen.model").entry_lines(text, "name")
+  local nkeys = 0
+  for _ in pairs(type(doc) == "table" and doc or {}) do nkeys = nkeys + 1 end
+  if type(doc) ~= "table" or #doc ~= #lines or nkeys ~= #doc then
     error(file .. ": expected a list of entries, each starting with '- name:' (found " .. #lines .. " '- name:' lines)", 0)
   end
   local entries, seen = {}, {}

@@ -178,15 +178,16 @@ local function parse_entry(e, line, file)
   return r
 end
 
--- line numbers of the "- func:" entries, in order
-local function entry_lines(text)
-  local lines, n = {}, 0
+-- line numbers of the entries that start with "- <key>:", in order (derivatives.yaml's too)
+function M.entry_lines(text, key)
+  local lines, n, pat = {}, 0, "^%- " .. (key or "func") .. ":"
   for l in (text .. "\n"):gmatch("(.-)\r?\n") do
     n = n + 1
-    if l:match("^%- func:") then lines[#lines + 1] = n end
+    if l:match(pat) then lines[#lines + 1] = n end
   end
   return lines
 end
+local entry_lines = M.entry_lines
 
 local function read_yaml(text, file)
   local ok, doc = pcall(lyaml.load, text)
