@@ -33,6 +33,11 @@ local ROWS = {
   { "masked_fill", function(a) return a:masked_fill(a:gt(0), 0.5) end, { { 3, 4 } }, away = true },
   { "clamp", function(a) return a:clamp(-0.5, 0.5) end, { { 3, 4 } }, away = true },
   { "clamp_min", function(a) return sk.clamp_min(a, 0.1) end, { { 3, 4 } }, away = true },
+  { "clamp.Tensor_bound", function(a, lo, hi) return a:clamp(lo - 1, hi + 1) end, { { 3, 4 }, { 4 }, { 3, 4 } }, away = true },
+  { "remainder", function(a, b) return sk.remainder(a, b) end, { { 3, 4 }, { 3, 4 } }, pos = true, smooth = true },
+  { "fmod", function(a, b) return sk.fmod(a, b) end, { { 3, 4 }, { 3, 4 } }, pos = true, smooth = true },
+  { "lerp.Tensor", function(a, b, w) return sk.lerp(a, b, w) end, { { 3, 4 }, { 3, 4 }, { 4 } }, bcast = true },
+  { "masked_fill.Tensor", function(a, v) return a:masked_fill(a:gt(0), v:sum()) end, { { 3, 4 }, { 2 } }, away = true },
   { "clamp_max", function(a) return sk.clamp_max(a, 0.1) end, { { 3, 4 } }, away = true },
   -- pointwise unary
   { "neg", function(a) return -a end, { { 3, 4 } }, gg = true },
@@ -80,6 +85,17 @@ local ROWS = {
   { "std", function(a) return a:std() end, { { 3, 4 } } },
   { "logsumexp", function(a) return a:logsumexp(1) end, { { 3, 4 } }, gg = true },
   { "cumsum", function(a) return a:cumsum(1) end, { { 3, 4 } } },
+  { "prod", function(a) return a:prod() end, { { 2, 3 } } },
+  { "prod.dim", function(a) return a:prod(1) end, { { 3, 4 } } }, -- (its gradient uses cumprod, which has none yet)
+  { "prod.dim with zeros", function(a) return (a * sk.tensor({ { 1, 0, 1 }, { 0, 0, 1 } }, { dtype = "float64" })):prod(1, true) end, { { 2, 3 } } },
+  { "max", function(a) return a:max() end, { { 3, 4 } } },
+  { "min", function(a) return a:min() end, { { 3, 4 } } },
+  { "norm", function(a) return a:norm() end, { { 3, 4 } }, gg = true },
+  { "norm p=3 dim", function(a) return a:norm(3, 1) end, { { 3, 4 } }, away = true },
+  { "norm p=1", function(a) return a:norm(1) end, { { 3, 4 } }, away = true },
+  { "norm p=inf", function(a) return a:norm(math.huge, { 0 }, true) end, { { 3, 4 } } },
+  { "sort values", function(a) return (a:sort(1)) end, { { 3, 4 } } },
+  { "topk values", function(a) return (a:topk(2, 1)) end, { { 3, 4 } } },
   { "norm", function(a) return a:pow(2):sum():sqrt() end, { { 3, 4 } } },
   -- linear algebra
   { "mm", function(a, b) return a:mm(b) end, { { 3, 4 }, { 4, 2 } }, gg = true },
@@ -104,9 +120,19 @@ local ROWS = {
   { "slice", function(a) return a:slice(1, 1, 4, 2) end, { { 3, 5 } } },
   { "narrow", function(a) return a:narrow(0, 1, 2) end, { { 3, 4 } } },
   { "indexing", function(a) return a[{ 2, { 1, 3 } }] end, { { 3, 4 } } },
+  { "flip", function(a) return a:flip({ 0, 1 }) end, { { 3, 4 } } },
+  { "roll", function(a) return a:roll({ 1, -2 }, { 0, 1 }) end, { { 3, 4 } } },
+  { "repeat", function(a) return a["repeat"](a, { 2, 1, 3 }) end, { { 3, 4 } } },
+  { "tril", function(a) return a:tril(1) end, { { 3, 4 } } },
+  { "triu", function(a) return a:triu(-1) end, { { 3, 4 } } },
+  { "diag of a vector", function(a) return a:diag(1) end, { { 3 } } },
+  { "diag of a matrix", function(a) return a:diag(-1) end, { { 3, 4 } } },
   -- indexing
   { "index_select", function(a) return a:index_select(1, sk.tensor({ 2, 0, 2 })) end, { { 3, 4 } } },
   { "gather", function(a) return a:gather(1, sk.tensor({ { 0, 1 }, { 2, 2 }, { 3, 0 } })) end, { { 3, 4 } } },
+  { "scatter.src", function(a, b) return a:scatter(1, sk.tensor({ { 0, 2 }, { 1, 3 }, { 3, 0 } }), b) end, { { 3, 4 }, { 3, 2 } } },
+  { "scatter.value", function(a) return a:scatter(1, sk.tensor({ { 0, 2 }, { 1, 3 }, { 3, 0 } }), 1.5) end, { { 3, 4 } } },
+  { "scatter_add", function(a, b) return a:scatter_add(1, sk.tensor({ { 0, 0 }, { 1, 3 }, { 3, 3 } }), b) end, { { 3, 4 }, { 3, 2 } } },
   { "embedding", function(w) return sk.embedding(w, sk.tensor({ { 1, 0 }, { 3, 1 } })) end, { { 4, 3 } } },
   -- neural-network ops and their composites
   { "softmax", function(a) return sk.softmax(a, 1) end, { { 3, 4 } }, gg = true },
@@ -133,6 +159,10 @@ local function leaf(shape, row, seed)
   if row.unit then t = t:tanh() * 0.9 end
   if row.away then t = t:sign() * (t:abs() + 0.2) end
   if row.zero then t = t * 0.3 + 0.5 end -- away from the jumps of floor
+  if row.smooth then -- remainder, fmod: dividends and divisors whose ratios stay away from integers
+    local k = sk.arange(t:numel(), { dtype = "float64" }):reshape(shape)
+    t = seed % 10 == 1 and k * 0.37 + 0.3 or k * 0.11 + 2.5
+  end
   return t:requires_grad_()
 end
 

@@ -191,6 +191,7 @@ function Entry:gen(x, out, key)
   local tag = x.tag
   if tag == "num" then return { t = "number", v = x.v, int = x.int } end
   if tag == "str" then return { t = "strlit", v = x.v } end
+  if tag == "emptylist" then return { t = "int[]", c = "(SkIntList){NULL, 0}" } end
   if tag == "id" then
     if x.name == "grad" then self.uses_grad = true; return { t = "Tensor", c = "g0" } end
     if x.name == "true" or x.name == "false" then return { t = "bool", c = x.name == "true" and "1" or "0" } end

@@ -3,7 +3,7 @@
 -- an entry's name is the exact schema of a function of native_functions.yaml; each formula key
 -- names tensor arguments of it; each identifier of a formula is grad, grads[i], an argument, a
 -- return (result, resultN), an attribute of an argument (x.sizes(), x.scalar_type(), x.dim(),
--- x.numel()), a literal, not_implemented("name") (backward raises), or a call of a function that codegen.autograd can resolve (a helper of
+-- x.numel()), a literal (numbers, strings, [] for the empty int list), not_implemented("name") (backward raises), or a call of a function that codegen.autograd can resolve (a helper of
 -- src/autograd/sk_grad_helpers.h or an op of native_functions.yaml).
 local lyaml = require "lyaml"
 local schema = require "sk.schema"
@@ -64,6 +64,10 @@ function M.parse_formula(src, bad)
     p = p + 1
     if t.k == "num" then return { tag = "num", v = t.v, int = t.int } end
     if t.k == "str" then return { tag = "str", v = t.v } end
+    if t.k == "op" and t.v == "[" then -- [] : the empty int list (a reduction over all dims)
+      expect("]")
+      return { tag = "emptylist" }
+    end
     if t.k == "op" and t.v == "(" then
       local e = expr()
       expect(")")

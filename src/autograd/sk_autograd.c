@@ -395,11 +395,17 @@ int sk_gradient_edge(SkTensor *t, SkEdge *e) {
 /* }==== */
 
 /* {==== Saved values ==== */
+static int64_t saved_bytes;
+int64_t sk_saved_bytes(void) { return __atomic_load_n(&saved_bytes, __ATOMIC_RELAXED); }
+
 int sk_saved_save(SkSaved *s, const SkTensor *t, int is_output, int output_nr) {
   s->output_nr = -1;
   s->grad_fn = NULL;
+  s->charge = 0;
   if (!t) { s->data = NULL; return 0; }
   s->version = t->storage->version;
+  s->charge = t->storage->nbytes;
+  __atomic_fetch_add(&saved_bytes, (int64_t)s->charge, __ATOMIC_RELAXED);
   const SkAutogradMeta *m = t->autograd;
   if (!is_output && m && m->requires_grad && !m->grad_fn && !t->base) {
     s->data = sk_tensor_retain((SkTensor *)t);
@@ -455,6 +461,8 @@ int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out) {
 }
 
 void sk_saved_reset(SkSaved *s) {
+  __atomic_fetch_sub(&saved_bytes, (int64_t)s->charge, __ATOMIC_RELAXED);
+  s->charge = 0;
   sk_tensor_release(s->data);
   s->data = NULL;
   sk_node_release(s->grad_fn);

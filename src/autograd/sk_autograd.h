@@ -120,8 +120,12 @@ typedef struct SkSaved {
   int output_nr;                /* an output of the saving node: its index, else -1 */
   SkNode *grad_fn;              /* an input's grad_fn when saved, or NULL */
   int fn_output_nr;
+  size_t charge;                /* its storage's bytes, counted in sk_saved_bytes */
 } SkSaved;
 int sk_saved_save(SkSaved *s, const SkTensor *t, int is_output, int output_nr);
+/* Bytes of the storages graphs hold as saved values now (all threads): the binding's collector
+** pacing counts them, as a graph is reachable only through the small box of its output. */
+int64_t sk_saved_bytes(void);
 /* The value to use in a formula (a new reference in *out; NULL when nothing was saved):
 ** errors when the graph was freed or the tensor was modified in place since. */
 int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out);

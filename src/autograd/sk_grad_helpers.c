@@ -195,6 +195,99 @@ int sk_grad_cumsum_backward(SkTensor **out, const SkTensor *grad, int64_t dim) {
   if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_flip(NEXT(&tp), p_, dl); }
   return finish(&tp, rc, out);
 }
+/* The value of a one-element tensor on the host. */
+static int host_scalar(const SkTensor *t, double *v) {
+  SkTensor *c = NULL;
+  if (sk_to_device(&c, t, SK_CPU, SK_DTYPE_FLOAT64, 0, 1, -1)) return -1;
+  *v = sk_load_double(sk_tensor_data(c), SK_DTYPE_FLOAT64);
+  sk_tensor_release(c);
+  return 0;
+}
+
+/* The product of all the other elements along dim, zeros included: exclusive products from
+** the left and from the right (cumprod of x shifted by one, with a one in front). */
+static int exclusive_cumprod(SkTensor **out, const SkTensor *x, int64_t dim) {
+  int64_t n = x->sizes[dim];
+  Tmp tp = {{0}, 0};
+  int rc = sk_narrow(NEXT(&tp), x, dim, 0, 1);                         /* 0 a slice, for its shape */
+  if (!rc) rc = sk_ones_like(NEXT(&tp), tp.t[0], -1, -1, NONE_DEVICE, -1, -1); /* 1 ones */
+  if (!rc) rc = sk_narrow(NEXT(&tp), x, dim, 0, n - 1);                /* 2 */
+  if (!rc) { SkTensor *l[2] = {tp.t[1], tp.t[2]}; rc = sk_cat(NEXT(&tp), (SkTensorList){l, 2}, dim); } /* 3 */
+  if (!rc) rc = sk_cumprod(NEXT(&tp), tp.t[3], dim, -1);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_prod_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dim, int keepdim) {
+  if (self->ndim == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  int64_t d;
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  if (self->sizes[d] == 0) return sk_zeros_like(out, self, -1, -1, NONE_DEVICE, -1, -1);
+  SkIntList dl = {&d, 1};
+  Tmp tp = {{0}, 0};
+  int rc = exclusive_cumprod(NEXT(&tp), self, d);                     /* 0 left */
+  if (!rc) rc = sk_flip(NEXT(&tp), self, dl);                          /* 1 */
+  if (!rc) rc = exclusive_cumprod(NEXT(&tp), tp.t[1], d);             /* 2 */
+  if (!rc) rc = sk_flip(NEXT(&tp), tp.t[2], dl);                       /* 3 right */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], tp.t[3]);                   /* 4 the others' product */
+  if (!rc) rc = keepdim ? sk_clone(NEXT(&tp), grad, -1) : sk_unsqueeze(NEXT(&tp), grad, d); /* 5 */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[5], tp.t[4]);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_prod_all_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self) {
+  int64_t all = -1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_reshape(NEXT(&tp), self, (SkIntList){&all, 1});
+  if (!rc) rc = sk_reshape(NEXT(&tp), grad, (SkIntList){NULL, 0});
+  if (!rc) rc = sk_unsqueeze(NEXT(&tp), tp.t[1], 0);
+  if (!rc) rc = sk_grad_prod_backward(NEXT(&tp), tp.t[2], tp.t[0], 0, 1);
+  if (!rc) rc = sk_reshape(NEXT(&tp), tp.t[3], (SkIntList){self->sizes, self->ndim});
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_max_all_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result) {
+  return sk_grad_amax_backward(out, grad, self, result, (SkIntList){NULL, 0}, 0);
+}
+
+/* p-norm: p = 2 (and any p) through |x|^(p-1) sign(x) / norm^(p-1); p = inf as amax of |x|;
+** a zero norm gives zero gradient, as PyTorch's norm_backward. */
+int sk_grad_norm_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar p, const SkTensor *result,
+                          SkIntList dim, int keepdim) {
+  double pv = p.kind == SK_SCALAR_NONE ? 2.0 : sk_scalar_to_double(p);
+  int mask[SK_MAX_DIMS];
+  if (reduced_mask(dim, self->ndim, mask)) return -1;
+  Tmp tp = {{0}, 0};
+  if (pv == 0.0) return sk_zeros_like(out, self, -1, -1, NONE_DEVICE, -1, -1);
+  int rc = restore_dims(NEXT(&tp), grad, self->ndim, mask, keepdim);  /* 0 g */
+  if (!rc) rc = restore_dims(NEXT(&tp), result, self->ndim, mask, keepdim); /* 1 n */
+  if (!rc) rc = sk_sign(NEXT(&tp), self);                               /* 2 */
+  if (rc) return finish(&tp, rc, out);
+  if (isinf(pv)) {
+    rc = sk_abs(NEXT(&tp), self);                                        /* 3 */
+    if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_eq(NEXT(&tp), p_, tp.t[1]); } /* 4 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[2], tp.t[4]);                   /* 5 */
+    int64_t dims[SK_MAX_DIMS];
+    int nd = 0;
+    for (int d = 0; d < self->ndim; d++) if (mask[d]) dims[nd++] = d;
+    if (!rc) rc = sk_sum_dim_IntList(NEXT(&tp), tp.t[4], (SkIntList){dims, nd}, 1, (int)self->dtype); /* 6 count */
+    if (!rc) rc = sk_div(NEXT(&tp), tp.t[5], tp.t[6]);
+    if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), p_, tp.t[0]); }
+    return finish(&tp, rc, out);
+  }
+  if (pv == 1.0) {
+    rc = sk_mul(NEXT(&tp), tp.t[2], tp.t[0]);
+    return finish(&tp, rc, out);
+  }
+  rc = sk_abs(NEXT(&tp), self);                                          /* 3 |x| */
+  if (!rc) rc = sk_pow_Tensor_Scalar(NEXT(&tp), tp.t[3], sk_scalar_float(pv - 1)); /* 4 */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[4], tp.t[2]);                     /* 5 */
+  if (!rc) rc = sk_pow_Tensor_Scalar(NEXT(&tp), tp.t[1], sk_scalar_float(pv - 1)); /* 6 */
+  if (!rc) rc = sk_div(NEXT(&tp), tp.t[5], tp.t[6]);                     /* 7 */
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(0));      /* 8 */
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[8], tp.t[7], 0);      /* 9 */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[9], tp.t[0]);
+  return finish(&tp, rc, out);
+}
 /* }==== */
 
 /* {==== Pointwise ==== */
@@ -226,6 +319,39 @@ int sk_grad_clamp_backward(SkTensor **out, const SkTensor *grad, const SkTensor 
   }
   if (!rc && !m) rc = sk_clone(NEXT(&tp), grad, -1);
   else if (!rc) rc = sk_grad_where_take(NEXT(&tp), m, grad, 1);
+  return finish(&tp, rc, out);
+}
+
+/* clamp with tensor bounds: the gradient passes where min <= self <= max */
+int sk_grad_clamp_tensor_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *min,
+                                  const SkTensor *max) {
+  Tmp tp = {{0}, 0};
+  int rc = 0;
+  const SkTensor *m = NULL;
+  if (min) { rc = sk_ge(NEXT(&tp), self, min); m = LAST(&tp); }
+  if (!rc && max) {
+    rc = sk_le(NEXT(&tp), self, max);
+    if (!rc && m) { SkTensor *p_ = LAST(&tp); rc = sk_logical_and(NEXT(&tp), m, p_); }
+    m = LAST(&tp);
+  }
+  if (!rc && !m) rc = sk_clone(NEXT(&tp), grad, -1);
+  else if (!rc) rc = sk_grad_where_take(NEXT(&tp), m, grad, 1);
+  return finish(&tp, rc, out);
+}
+
+/* the gradient of a tensor bound: where it was the value taken. clamp applies min, then max:
+** with min > max the result is max (PyTorch's clamp_backward_min_max). */
+int sk_grad_clamp_bound_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *bound,
+                                 const SkTensor *other, int is_min) {
+  Tmp tp = {{0}, 0};
+  int rc = is_min ? sk_lt(NEXT(&tp), self, bound) : sk_gt(NEXT(&tp), self, bound);  /* 0 */
+  const SkTensor *m = tp.t[0];
+  if (!rc && other) {
+    rc = is_min ? sk_lt(NEXT(&tp), bound, other) : sk_lt(NEXT(&tp), bound, other);    /* 1: min < max / max < min */
+    if (!rc) rc = is_min ? sk_logical_and(NEXT(&tp), tp.t[0], tp.t[1]) : sk_logical_or(NEXT(&tp), tp.t[0], tp.t[1]);
+    m = LAST(&tp);
+  }
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), m, grad, 1);
   return finish(&tp, rc, out);
 }
 
@@ -335,6 +461,50 @@ int sk_grad_permute_backwards(SkTensor **out, const SkTensor *grad, SkIntList di
     inv[d] = i;
   }
   return sk_permute(out, grad, (SkIntList){inv, dims.n});
+}
+
+int sk_grad_roll_backward(SkTensor **out, const SkTensor *grad, SkIntList shifts, SkIntList dims) {
+  int64_t neg[SK_MAX_DIMS];
+  if (shifts.n > SK_MAX_DIMS) return sk_error("roll: too many shifts");
+  for (int i = 0; i < shifts.n; i++) neg[i] = -shifts.data[i];
+  return sk_roll(out, grad, (SkIntList){neg, shifts.n}, dims);
+}
+
+/* repeat: the copies of each element summed (grad viewed as [r0, s0, r1, s1, ...], the r dims summed) */
+int sk_grad_repeat_backward(SkTensor **out, const SkTensor *grad, SkIntList repeats, SkIntList sizes) {
+  int lead = repeats.n - sizes.n, nd = 0, nr = 0;
+  int64_t shape[2 * SK_MAX_DIMS], rdims[2 * SK_MAX_DIMS];
+  if (lead < 0 || repeats.n > SK_MAX_DIMS / 2 + 1) return sk_error("repeat_backward: %d repeats for %d dims", repeats.n, sizes.n);
+  for (int i = 0; i < repeats.n; i++) {
+    int64_t s = i < lead ? 1 : sizes.data[i - lead];
+    rdims[nr++] = nd;
+    shape[nd++] = repeats.data[i];
+    shape[nd++] = s;
+  }
+  if (nd > SK_MAX_DIMS) return sk_error("repeat_backward: more than %d dims", SK_MAX_DIMS / 2);
+  Tmp tp = {{0}, 0};
+  int rc = sk_reshape(NEXT(&tp), grad, (SkIntList){shape, nd});
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sum_dim_IntList(NEXT(&tp), p_, (SkIntList){rdims, nr}, 0, -1); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_reshape(NEXT(&tp), p_, sizes); }
+  return finish(&tp, rc, out);
+}
+
+/* diag: of a vector, the matrix's diagonal comes back; of a matrix, the vector goes onto the diagonal */
+int sk_grad_diag_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t diagonal) {
+  if (sizes.n == 1) return sk_diag(out, grad, diagonal);
+  Tmp tp = {{0}, 0};
+  int rc = sk_diag(NEXT(&tp), grad, diagonal);                           /* 0 square, side len + |k| */
+  int64_t side = tp.t[0] ? tp.t[0]->sizes[0] : 0;
+  int64_t m = sizes.data[0] < side ? sizes.data[0] : side, n = sizes.data[1] < side ? sizes.data[1] : side;
+  if (!rc) rc = sk_zeros(NEXT(&tp), sizes, (int)grad->dtype, -1, grad->device, -1); /* 1 */
+  if (!rc) rc = sk_narrow(NEXT(&tp), tp.t[1], 0, 0, m);                  /* 2 */
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_narrow(NEXT(&tp), p_, 1, 0, n); } /* 3 */
+  if (!rc) rc = sk_narrow(NEXT(&tp), tp.t[0], 0, 0, m);                  /* 4 */
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_narrow(NEXT(&tp), p_, 1, 0, n); } /* 5 */
+  if (!rc) rc = sk_copy_(tp.t[3], tp.t[5], 0);
+  if (!rc) { *out = tp.t[1]; tp.t[1] = NULL; }
+  for (int i = 0; i < tp.n; i++) sk_tensor_release(tp.t[i]);
+  return rc;
 }
 
 int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIntList sizes) {

@@ -23,9 +23,15 @@ int sk_grad_var_backward(SkTensor **out, const SkTensor *grad, const SkTensor *s
 int sk_grad_std_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, SkScalar correction, int keepdim);
 int sk_grad_logsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, int keepdim);
 int sk_grad_cumsum_backward(SkTensor **out, const SkTensor *grad, int64_t dim);
+int sk_grad_prod_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dim, int keepdim);
+int sk_grad_prod_all_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
+int sk_grad_max_all_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
+int sk_grad_norm_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar p, const SkTensor *result, SkIntList dim, int keepdim);
 int sk_grad_threshold_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar threshold);
 int sk_grad_where_take(SkTensor **out, const SkTensor *condition, const SkTensor *grad, int when);
 int sk_grad_clamp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar min, SkScalar max);
+int sk_grad_clamp_tensor_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *min, const SkTensor *max);
+int sk_grad_clamp_bound_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *bound, const SkTensor *other, int is_min);
 int sk_grad_max_min_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other, int is_max);
 int sk_grad_pow_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar exponent);
 int sk_grad_pow_backward_self(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent);
@@ -33,6 +39,9 @@ int sk_grad_pow_backward_exponent(SkTensor **out, const SkTensor *grad, const Sk
 int sk_grad_gelu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const char *approximate);
 int sk_grad_silu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
 int sk_grad_permute_backwards(SkTensor **out, const SkTensor *grad, SkIntList dims);
+int sk_grad_roll_backward(SkTensor **out, const SkTensor *grad, SkIntList shifts, SkIntList dims);
+int sk_grad_repeat_backward(SkTensor **out, const SkTensor *grad, SkIntList repeats, SkIntList sizes);
+int sk_grad_diag_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t diagonal);
 int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIntList sizes);
 int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index);
 int sk_grad_slice_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, SkOptInt start, SkOptInt end, int64_t step);

@@ -37,17 +37,21 @@ static uintptr_t secret;
 **   majors never come). After it, the limit is set to the live bytes plus
 **   as much again (the tensors and the Lua heap, at least LSK_GC_FLOOR), so
 **   full collections cost O(1) per byte made, like Lua's own pause of 200%.
+** The bytes autograd's graphs hold as saved values count as live too (sk_saved_bytes): a
+** graph is reachable only through the small box of its output.
 ** A host that stopped the collector (collectgarbage("stop")) is obeyed. */
 #define LSK_GC_DEBT (256 << 10)
 #define LSK_GC_FLOOR ((size_t)32 << 20)
 
 static void gc_pay(lua_State *L, LskState *st) {
-  if (st->gc_debt < LSK_GC_DEBT && st->gc_live <= st->gc_limit) return;
+  size_t live = st->gc_live + (size_t)sk_saved_bytes(); /* graphs hold their saved values through small boxes */
+  if (st->gc_debt < LSK_GC_DEBT && live <= st->gc_limit) return;
   if (!lua_gc(L, LUA_GCISRUNNING)) { st->gc_debt = 0; return; }
-  if (st->gc_live > st->gc_limit) {
+  if (live > st->gc_limit) {
     lua_gc(L, LUA_GCCOLLECT);
-    size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT) << 10, grow = st->gc_live + heap;
-    st->gc_limit = st->gc_live + (grow > LSK_GC_FLOOR ? grow : LSK_GC_FLOOR);
+    live = st->gc_live + (size_t)sk_saved_bytes();
+    size_t heap = (size_t)lua_gc(L, LUA_GCCOUNT) << 10, grow = live + heap;
+    st->gc_limit = live + (grow > LSK_GC_FLOOR ? grow : LSK_GC_FLOOR);
     st->gc_debt = 0;
     return;
   }
