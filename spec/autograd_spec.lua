@@ -161,6 +161,15 @@ describe("autograd: in-place ops and views", function()
     assert.is_true(z:requires_grad())
   end)
 
+  it("refuses in-place ops on the views an op returned several of", function()
+    local x = f64({ { 1, 2 }, { 3, 4 } })
+    local parts = (x * 1):unbind(0)
+    assert.matches("Output 0 of UnbindBackward0 is a view and is being modified inplace. This view is the output of a function that returns multiple views. Such functions do not allow the output views to be modified inplace. You should replace the inplace operation by an out-of-place one.",
+      h.err(function() parts[1]:mul_(2) end), 1, true)
+    local halves = (x * 1):split(1, 1)
+    assert.matches("Output 1 of SplitBackward0 is a view", h.err(function() halves[2]:add_(1) end), 1, true)
+  end)
+
   it("takes gradients through views to their base", function()
     local x = f64({ { 1, 2, 3 }, { 4, 5, 6 } })
     local l = (x:select(1, 0) * 2 + x:narrow(1, 1, 2):sum(1) + x:t()[{ 2, 1 }]):sum()
@@ -348,6 +357,25 @@ describe("autograd: memory", function()
     collectgarbage()
     collectgarbage()
     assert.is_nil(y)
+  end)
+
+  it("frees saved values with their graph; a .grad made with create_graph forms no cycle with its leaf", function()
+    local core = require "sk.core"
+    collectgarbage()
+    collectgarbage()
+    local base = core.autograd.saved_bytes()
+    local x = sk.randn(256, 256, { dtype = "float64", requires_grad = true })
+    local l = (x * x):exp():sum()
+    assert.is_true(core.autograd.saved_bytes() >= base + 2 * 256 * 256 * 8)
+    l:backward({ create_graph = true }) -- x.grad = 2x exp(x^2), whose graph saved x
+    l = nil
+    collectgarbage()
+    collectgarbage()
+    assert.is_true(core.autograd.saved_bytes() > base) -- x.grad's graph
+    x = nil
+    collectgarbage()
+    collectgarbage()
+    assert.equal(base, core.autograd.saved_bytes())
   end)
 
   it("backward through a long chain", function()

@@ -178,7 +178,7 @@ local function parse_entry(e, line, file, native, known_fn)
       local n = names[1]
       local a = args[n]
       if not a then bad("unknown key '" .. n .. "': it is not an argument of " .. opname) end
-      if a.arg.type.base ~= "Tensor" or a.arg.type.list then bad("'" .. n .. "' is not a Tensor argument of " .. opname) end
+      if a.arg.type.base ~= "Tensor" then bad("'" .. n .. "' is not a Tensor argument of " .. opname) end
       if named[n] then bad("'" .. n .. "' has two formulas") end
       named[n] = true
       if trim(v) == "non_differentiable" then r.nondiff[n] = true
@@ -188,6 +188,7 @@ local function parse_entry(e, line, file, native, known_fn)
         M.walk(ast, function(x)
           if x.tag == "id" then
             if x.name == "grad" then uses_grad = true
+            elseif x.name == "grads" then uses_grads = true -- all of them, as a list
             elseif not (args[x.name] or rets[x.name] or x.name == "true" or x.name == "false") then
               bad("formula for '" .. n .. "' uses '" .. x.name .. "', which is neither an argument nor a return of " .. opname)
             end

@@ -27,6 +27,7 @@ static void hooks_free(SkHook *h) {
 static int retain_run(void *ctx, SkTensor *grad, SkTensor **out);
 
 static void meta_free(SkAutogradMeta *m) {
+  if (m->grad_acc) m->grad_acc->leaf = NULL; /* the accumulator knows its leaf weakly */
   if (m->retains_grad && m->grad_fn) /* the retain hook knows this tensor weakly */
     for (SkHook *h = m->grad_fn->hooks; h; h = h->next)
       if (h->fn == retain_run && h->ctx == m) h->ctx = NULL;
@@ -120,10 +121,7 @@ static void node_free(SkNode *n) {
   if (n->vt->destroy) n->vt->destroy(n);
   for (int i = 0; i < n->nedges; i++) sk_node_release(n->edges[i].fn);
   hooks_free(n->hooks);
-  if (n->leaf) {
-    if (n->leaf->autograd && n->leaf->autograd->grad_acc == n) n->leaf->autograd->grad_acc = NULL;
-    sk_tensor_release(n->leaf);
-  }
+  if (n->leaf && n->leaf->autograd && n->leaf->autograd->grad_acc == n) n->leaf->autograd->grad_acc = NULL;
   free(n);
 }
 
@@ -211,8 +209,8 @@ int sk_retain_grad(SkTensor *t) {
 static int accumulate_apply(SkNode *n, SkTensor *const *grads, SkTensor **out) {
   (void)out;
   SkTensor *g = grads[0], *leaf = n->leaf;
-  SkAutogradMeta *m = leaf->autograd;
-  if (!g || !m) return 0;
+  SkAutogradMeta *m = leaf ? leaf->autograd : NULL;
+  if (!g || !m) return 0; /* a leaf nobody holds any more: its .grad could not be read */
   if (!m->grad) {
     /* steal the buffer's gradient when nothing else holds it and it is laid out as a fresh tensor */
     if (sk_grad_enabled() || (g->refcount == 1 && !g->base && g->storage->refcount == 1 && sk_tensor_is_contiguous(g) &&
@@ -231,7 +229,7 @@ static int accumulate_apply(SkNode *n, SkTensor *const *grads, SkTensor **out) {
   }
   return sk_add_(m->grad, g, sk_scalar_int(1));
 }
-static const SkNodeVT accumulate_vt = {"AccumulateGrad", accumulate_apply, NULL, NULL};
+const SkNodeVT sk_accumulate_vt = {"AccumulateGrad", accumulate_apply, NULL, NULL};
 /* }==== */
 
 /* {==== Views: AsStridedBackward and CopySlices ====
@@ -382,10 +380,10 @@ int sk_gradient_edge(SkTensor *t, SkEdge *e) {
   if (m->grad_fn) { e->fn = m->grad_fn; e->input_nr = m->output_nr; return 0; }
   if (!m->requires_grad) return 0;
   if (!m->grad_acc) {
-    SkNode *acc = sk_node_new(sizeof(SkNode), &accumulate_vt, 0, 1);
+    SkNode *acc = sk_node_new(sizeof(SkNode), &sk_accumulate_vt, 0, 1);
     if (!acc) return -1;
     record_meta(&acc->in_meta[0], t);
-    acc->leaf = sk_tensor_retain(t);
+    acc->leaf = t;
     acc->refcount = 0; /* the edge that takes it holds the first reference */
     m->grad_acc = acc;
   }
@@ -406,11 +404,6 @@ int sk_saved_save(SkSaved *s, const SkTensor *t, int is_output, int output_nr) {
   s->version = t->storage->version;
   s->charge = t->storage->nbytes;
   __atomic_fetch_add(&saved_bytes, (int64_t)s->charge, __ATOMIC_RELAXED);
-  const SkAutogradMeta *m = t->autograd;
-  if (!is_output && m && m->requires_grad && !m->grad_fn && !t->base) {
-    s->data = sk_tensor_retain((SkTensor *)t);
-    return 0;
-  }
   if (!(s->data = plain_alias(t))) return -1;
   if (is_output) s->output_nr = output_nr;
   else if (sk_requires_grad(t)) {
@@ -436,7 +429,7 @@ int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out) {
   if (d->storage->version != s->version) {
     char shape[128], which[160] = "";
     const SkNode *fn = s->output_nr >= 0 ? owner : s->grad_fn;
-    if (fn && !fn->leaf)
+    if (fn && !sk_node_is_accumulator(fn))
       snprintf(which, sizeof which, ", which is output %d of %s,", s->output_nr >= 0 ? s->output_nr : s->fn_output_nr,
                sk_node_name(fn));
     return sk_error("one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -446,7 +439,7 @@ int sk_saved_unpack(SkSaved *s, SkNode *owner, SkTensor **out) {
                     (unsigned long long)d->storage->version, (unsigned long long)s->version);
   }
   SkNode *fn = s->output_nr >= 0 ? owner : s->grad_fn;
-  if (fn && !fn->leaf && sk_grad_enabled()) { /* double backward: the value with its history */
+  if (fn && sk_grad_enabled()) { /* double backward: the value with its history (a leaf's: its accumulator) */
     SkTensor *a = plain_alias(d);
     SkAutogradMeta *m = a ? sk_autograd_meta(a) : NULL;
     if (!m) { sk_tensor_release(a); return -1; }
@@ -490,6 +483,27 @@ int sk_intlist_copy(int64_t **dst, int *n, SkIntList l) {
   return 0;
 }
 
+int sk_list_sizes(int64_t **dst, int *n, SkTensorList l) {
+  int total = 0;
+  for (int i = 0; i < l.n; i++) total += 1 + (l.data[i] ? l.data[i]->ndim : 0);
+  if (!(*dst = malloc(((size_t)total + 1) * sizeof **dst))) return sk_error("out of memory");
+  *n = total;
+  int64_t *p = *dst;
+  for (int i = 0; i < l.n; i++) {
+    const SkTensor *t = l.data[i];
+    *p++ = t ? t->ndim : 0;
+    for (int d = 0; t && d < t->ndim; d++) *p++ = t->sizes[d];
+  }
+  return 0;
+}
+
+void sk_tensorlist_free(SkTensorList *l) {
+  for (int i = 0; i < l->n; i++) sk_tensor_release((SkTensor *)l->data[i]);
+  free((void *)l->data);
+  l->data = NULL;
+  l->n = 0;
+}
+
 int sk_grad_or_zeros(SkTensor **out, SkTensor *g, const SkInputMeta *m) {
   if (g) { *out = sk_tensor_retain(g); return 0; }
   return sk_zeros(out, (SkIntList){m->sizes, m->ndim}, (int)m->dtype, -1, m->device, -1);
@@ -499,6 +513,10 @@ int sk_grad_or_zeros(SkTensor **out, SkTensor *g, const SkInputMeta *m) {
 /* {==== Errors of the generated kernels ==== */
 int sk_check_inplace(const SkTensor *self) {
   const SkAutogradMeta *m = self->autograd;
+  if (m && m->multi_view && m->grad_fn)
+    return sk_error("Output %d of %s is a view and is being modified inplace. This view is the output of a function that "
+                    "returns multiple views. Such functions do not allow the output views to be modified inplace. You "
+                    "should replace the inplace operation by an out-of-place one.", m->output_nr, sk_node_name(m->grad_fn));
   if (m && m->requires_grad && !m->grad_fn)
     return sk_error("a leaf Variable that requires grad is being used in an in-place operation.");
   const SkTensor *b = self->base;

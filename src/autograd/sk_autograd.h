@@ -6,9 +6,11 @@
 ** - A tensor has SK_TENSOR_REQUIRES_GRAD exactly when its meta says it requires
 **   grad: a leaf with requires_grad, or a tensor with a grad_fn.
 ** - A node holds strong references along its next edges (towards the leaves) and
-**   to what it saved; a tensor holds its grad_fn. An AccumulateGrad node holds its
-**   leaf; the leaf knows it only weakly. So references never form a cycle: a saved
-**   output is kept as a plain alias of its data (no meta).
+**   to what it saved; a tensor holds its grad_fn. An AccumulateGrad node and its leaf
+**   know each other weakly (each clears the other's pointer when it goes). Saved
+**   values are plain aliases of their data (no meta, no base). So references never
+**   form a cycle, not even leaf -> .grad (made with create_graph) -> its graph -> the
+**   nodes that saved the leaf, the one PyTorch warns about.
 ** - Grad mode off and "below Autograd" are one thing: SK_KEY_AUTOGRAD in sk_tls_exclude.
 */
 #ifndef SK_AUTOGRAD_H
@@ -58,7 +60,7 @@ struct SkNode {
   SkEdge *edges;                /* nedges next edges (towards the inputs of the forward op) */
   SkInputMeta *in_meta;         /* nin: the forward outputs this node takes gradients of */
   SkHook *hooks;
-  SkTensor *leaf;               /* AccumulateGrad: the leaf (strong) */
+  SkTensor *leaf;               /* AccumulateGrad: the leaf (weak; NULL once it went) */
   void *engine;                 /* the engine's per-run data while a backward runs */
 };
 
@@ -74,6 +76,7 @@ typedef struct SkAutogradMeta {
   int output_nr;
   SkNode *grad_acc;             /* weak: the AccumulateGrad node while it lives */
   uint64_t view_version;
+  int multi_view;               /* one of several views an op returned (split, unbind): no in-place */
   SkHook *hooks;                /* a leaf's hooks, run by its accumulator */
 } SkAutogradMeta;
 
@@ -94,6 +97,8 @@ int sk_detach_(SkTensor *t);                    /* in place: no grad_fn, no requ
 
 /* {==== Nodes ==== */
 SkNode *sk_node_new(size_t size, const SkNodeVT *vt, int nedges, int nin);
+extern const SkNodeVT sk_accumulate_vt;
+static inline int sk_node_is_accumulator(const SkNode *n) { return n->vt == &sk_accumulate_vt; }
 static inline const char *sk_node_name(const SkNode *n) { return n->name ? n->name : n->vt->name; }
 static inline SkNode *sk_node_retain(SkNode *n) { if (n) n->refcount++; return n; }
 void sk_node_release(SkNode *n);                /* iterative: a long chain frees without recursion */
@@ -110,10 +115,10 @@ int sk_retain_grad(SkTensor *t);
 /* }==== */
 
 /* {==== Saved values ==== */
-/* What a node saved: a leaf that requires grad as itself; anything else as a plain alias of
-** its data (no meta, no base), with the history it had when saved: the saving node for an
-** output, else the input's grad_fn (strong: it is upstream, so no cycle forms, even when the
-** input is later written in place and given a history that leads back to the saving node). */
+/* What a node saved: a plain alias of its data (no meta, no base), with the history it had
+** when saved: the saving node for an output, else the input's grad_fn or its accumulator
+** (strong: upstream, so no cycle forms, even when the input is later written in place and
+** given a history that leads back to the saving node). */
 typedef struct SkSaved {
   SkTensor *data;
   uint64_t version;
@@ -162,6 +167,10 @@ int sk_validate_grad(const SkNode *fn, const SkEdge *e, int index, SkTensor **g)
 int sk_fresh_result(SkTensor **result, const SkTensor *input);
 /* *dst = a copy of l (NULL for None); freed with free(). */
 int sk_intlist_copy(int64_t **dst, int *n, SkIntList l);
+/* *dst = (ndim, sizes...) of each tensor of l, one after the other (x.sizes() of a Tensor[] in a formula). */
+int sk_list_sizes(int64_t **dst, int *n, SkTensorList l);
+/* Releases a returned list's tensors and its array; it becomes empty. */
+void sk_tensorlist_free(SkTensorList *l);
 /* The gradient g of an output (retained), or zeros shaped as that output when none reached it. */
 int sk_grad_or_zeros(SkTensor **out, SkTensor *g, const SkInputMeta *m);
 /* }==== */

@@ -203,9 +203,9 @@ static int run_hooks(SkHook *h, int slot_any, SkTensor **grads) {
 static int execute(Run *r, SkNode *n, const SkBackwardOpts *o) {
   Task *t = task_of(n);
   SkTensor **grads = t->buf;
-  int is_acc = n->leaf != NULL;
+  int is_acc = sk_node_is_accumulator(n);
   if (run_hooks(n->hooks, 0, grads)) return -1;
-  if (is_acc && n->leaf->autograd && run_hooks(n->leaf->autograd->hooks, 1, grads)) return -1;
+  if (is_acc && n->leaf && n->leaf->autograd && run_hooks(n->leaf->autograd->hooks, 1, grads)) return -1;
   for (int k = 0; k < o->ninputs; k++) { /* a requested gradient ends here */
     SkEdge e = r->iedges[k];
     if (e.fn == n && grads[e.input_nr] && !o->input_grads[k]) o->input_grads[k] = sk_tensor_retain(grads[e.input_nr]);

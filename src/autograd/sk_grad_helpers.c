@@ -8,6 +8,7 @@
 #include "sk_ops.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NT 20
@@ -195,15 +196,6 @@ int sk_grad_cumsum_backward(SkTensor **out, const SkTensor *grad, int64_t dim) {
   if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_flip(NEXT(&tp), p_, dl); }
   return finish(&tp, rc, out);
 }
-/* The value of a one-element tensor on the host. */
-static int host_scalar(const SkTensor *t, double *v) {
-  SkTensor *c = NULL;
-  if (sk_to_device(&c, t, SK_CPU, SK_DTYPE_FLOAT64, 0, 1, -1)) return -1;
-  *v = sk_load_double(sk_tensor_data(c), SK_DTYPE_FLOAT64);
-  sk_tensor_release(c);
-  return 0;
-}
-
 /* The product of all the other elements along dim, zeros included: exclusive products from
 ** the left and from the right (cumprod of x shifted by one, with a one in front). */
 static int exclusive_cumprod(SkTensor **out, const SkTensor *x, int64_t dim) {
@@ -630,6 +622,87 @@ int sk_grad_embedding_backward(SkTensor **out, const SkTensor *grad, const SkTen
   if (!rc) rc = index_like(NEXT(&tp), tp.t[1], g, 0);
   if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_scatter_add(NEXT(&tp), tp.t[z], 0, p_, g); }
   return finish(&tp, rc, out);
+}
+
+/* cat: each input's slice of the gradient along dim (sizes: each input's (ndim, sizes...)) */
+int sk_grad_cat_backward(SkTensorList *out, const SkTensor *grad, SkIntList sizes, int64_t dim) {
+  int n = 0;
+  for (int p = 0; p < sizes.n; p += 1 + (int)sizes.data[p]) n++;
+  SkTensor **r = calloc((size_t)n + 1, sizeof *r);
+  if (!r) return sk_error("out of memory");
+  int64_t d, off = 0;
+  int rc = sk_wrap_dim(dim, grad->ndim, "dim", &d), i = 0;
+  for (int p = 0; !rc && p < sizes.n; p += 1 + (int)sizes.data[p], i++) {
+    int nd = (int)sizes.data[p];
+    if (nd == 1 && sizes.data[p + 1] == 0 && grad->ndim != 1) { /* a legacy empty [0] input: no gradient */
+      rc = sk_zeros(&r[i], (SkIntList){sizes.data + p + 1, 1}, (int)grad->dtype, -1, grad->device, -1);
+      continue;
+    }
+    int64_t len = sizes.data[p + 1 + d];
+    SkTensor *v = NULL;
+    rc = sk_narrow(&v, grad, d, off, len);
+    if (!rc) rc = sk_clone(&r[i], v, -1);
+    sk_tensor_release(v);
+    off += len;
+  }
+  out->data = r;
+  out->n = i;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+
+/* stack: each input's index of the gradient along the new dim */
+int sk_grad_stack_backward(SkTensorList *out, const SkTensor *grad, SkIntList sizes, int64_t dim) {
+  int n = 0;
+  for (int p = 0; p < sizes.n; p += 1 + (int)sizes.data[p]) n++;
+  SkTensor **r = calloc((size_t)n + 1, sizeof *r);
+  if (!r) return sk_error("out of memory");
+  int64_t d;
+  int rc = sk_wrap_dim(dim, grad->ndim, "dim", &d);
+  for (int i = 0; !rc && i < n; i++) rc = sk_select_int(&r[i], grad, d, i);
+  out->data = r;
+  out->n = n;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+
+/* split / chunk: the gradients of the pieces (zeros for those that got none) put back together */
+int sk_grad_split_backward(SkTensor **out, SkTensorList grads, int64_t dim) { return sk_cat(out, grads, dim); }
+int sk_grad_unbind_backward(SkTensor **out, SkTensorList grads, int64_t dim) { return sk_stack(out, grads, dim); }
+
+/* advanced indexing: the gradient summed into the places indexed (index_put_ with accumulate) */
+int sk_grad_index_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, SkTensorList indices) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_zeros(NEXT(&tp), sizes, (int)grad->dtype, -1, grad->device, -1);
+  if (!rc) rc = sk_index_put_(tp.t[0], indices, grad, 1);
+  if (!rc) { *out = tp.t[0]; tp.t[0] = NULL; }
+  for (int i = 0; i < tp.n; i++) sk_tensor_release(tp.t[i]);
+  return rc;
+}
+
+/* index_put: self's gradient is grad with the written places zeroed (all of grad with accumulate) */
+int sk_grad_index_put_self_backward(SkTensor **out, const SkTensor *grad, SkTensorList indices, int accumulate) {
+  if (accumulate) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  SkTensor *z = NULL; /* a 0-dim zero of grad's dtype: index_put_ takes no conversion */
+  if (sk_zeros(&z, (SkIntList){NULL, 0}, (int)grad->dtype, -1, grad->device, -1)) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_clone(NEXT(&tp), grad, -1);
+  if (!rc) rc = sk_index_put_(tp.t[0], indices, z, 0);
+  sk_tensor_release(z);
+  if (!rc) { *out = tp.t[0]; tp.t[0] = NULL; }
+  for (int i = 0; i < tp.n; i++) sk_tensor_release(tp.t[i]);
+  return rc;
+}
+
+int sk_grad_masked_select_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *mask) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_zeros_like(NEXT(&tp), self, -1, -1, NONE_DEVICE, -1, -1);   /* 0 */
+  if (!rc) rc = sk_zeros_like(NEXT(&tp), mask, (int)self->dtype, -1, NONE_DEVICE, -1, -1); /* 1 */
+  if (!rc) rc = sk_add(NEXT(&tp), tp.t[0], tp.t[1], sk_scalar_int(1));  /* 2 zeros of the broadcast shape */
+  if (!rc) { SkTensor *m[1] = {(SkTensor *)mask}; rc = sk_index_put_(tp.t[2], (SkTensorList){m, 1}, grad, 1); }
+  if (!rc) { *out = tp.t[2]; tp.t[2] = NULL; }
+  for (int i = 0; i < tp.n; i++) sk_tensor_release(tp.t[i]);
+  return rc;
 }
 
 /* nll_loss_forward's input gradient: -weight[target] (masked where target is ignored), over

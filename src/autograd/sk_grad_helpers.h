@@ -51,6 +51,13 @@ int sk_grad_log_softmax_backward(SkTensor **out, const SkTensor *grad, const SkT
 int sk_grad_index_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
 int sk_grad_gather_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
 int sk_grad_embedding_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, SkIntList weight_sizes, int64_t padding_idx);
+int sk_grad_cat_backward(SkTensorList *out, const SkTensor *grad, SkIntList sizes, int64_t dim);
+int sk_grad_stack_backward(SkTensorList *out, const SkTensor *grad, SkIntList sizes, int64_t dim);
+int sk_grad_split_backward(SkTensor **out, SkTensorList grads, int64_t dim);
+int sk_grad_unbind_backward(SkTensor **out, SkTensorList grads, int64_t dim);
+int sk_grad_index_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, SkTensorList indices);
+int sk_grad_index_put_self_backward(SkTensor **out, const SkTensor *grad, SkTensorList indices, int accumulate);
+int sk_grad_masked_select_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *mask);
 int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target, const SkTensor *weight, int64_t reduction, int64_t ignore_index, const SkTensor *total_weight);
 
 #endif

@@ -306,6 +306,7 @@ static int l_grad_fn(lua_State *L) {
   push_node(L, t->autograd ? t->autograd->grad_fn : NULL);
   return 1;
 }
+static int l_saved_bytes(lua_State *L) { lua_pushinteger(L, (lua_Integer)sk_saved_bytes()); return 1; }
 static int l_is_grad_enabled(lua_State *L) { lua_pushboolean(L, sk_grad_enabled()); return 1; }
 static int l_set_grad_enabled(lua_State *L) {
   luaL_checktype(L, 1, LUA_TBOOLEAN);
@@ -410,6 +411,6 @@ void lsk_open_autograd(lua_State *L) {
     {"get_grad", l_get_grad}, {"set_grad", l_set_grad}, {"detach", l_detach}, {"detach_", l_detach_},
     {"grad_fn", l_grad_fn}, {"is_grad_enabled", l_is_grad_enabled}, {"set_grad_enabled", l_set_grad_enabled},
     {"register_hook", l_register_hook}, {"retain_grad", l_retain_grad}, {"run", l_run},
-    {"function_node", l_function_node}, {NULL, NULL}};
+    {"function_node", l_function_node}, {"saved_bytes", l_saved_bytes}, {NULL, NULL}};
   luaL_newlib(L, fns);
 }
