@@ -358,6 +358,37 @@ int sk_grad_max_min_backward(SkTensor **out, const SkTensor *grad, const SkTenso
   return finish(&tp, rc, out);
 }
 
+/* pow.Scalar (a number to tensor powers): grad * base^e * log(base); zero for a zero base and e >= 0 */
+int sk_grad_pow_scalar_backward(SkTensor **out, const SkTensor *grad, SkScalar self, const SkTensor *exponent,
+                                const SkTensor *result) {
+  double b = sk_scalar_to_double(self);
+  if (b == 0.0) {
+    Tmp tp = {{0}, 0};
+    int rc = sk_ge_Scalar(NEXT(&tp), exponent, sk_scalar_int(0));
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), result, sk_scalar_float(-INFINITY)); /* log(0) */
+    if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[1]);
+    if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[0], tp.t[2], 0);
+    return finish(&tp, rc, out);
+  }
+  Tmp tp = {{0}, 0};
+  int rc = sk_mul_Scalar(NEXT(&tp), result, sk_scalar_float(log(b)));
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[0]);
+  return finish(&tp, rc, out);
+}
+
+/* div with a rounding mode is piecewise constant: zero gradients, as PyTorch's; without one, true division */
+int sk_grad_div_mode_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other,
+                              const char *rounding_mode, int for_self) {
+  if (rounding_mode) return sk_zeros_like(out, for_self ? self : other, -1, -1, NONE_DEVICE, -1, -1);
+  if (for_self) return sk_div(out, grad, other);
+  Tmp tp = {{0}, 0};
+  int rc = sk_div(NEXT(&tp), self, other);                         /* -grad * self / other^2 */
+  if (!rc) rc = sk_div(NEXT(&tp), tp.t[0], other);
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[1]);
+  if (!rc) rc = sk_neg(NEXT(&tp), tp.t[2]);
+  return finish(&tp, rc, out);
+}
+
 int sk_grad_pow_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar exponent) {
   double e = sk_scalar_to_double(exponent);
   if (e == 0.0) return sk_zeros_like(out, self, -1, -1, NONE_DEVICE, -1, -1);

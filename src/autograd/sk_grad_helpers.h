@@ -33,6 +33,8 @@ int sk_grad_clamp_backward(SkTensor **out, const SkTensor *grad, const SkTensor 
 int sk_grad_clamp_tensor_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *min, const SkTensor *max);
 int sk_grad_clamp_bound_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *bound, const SkTensor *other, int is_min);
 int sk_grad_max_min_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other, int is_max);
+int sk_grad_pow_scalar_backward(SkTensor **out, const SkTensor *grad, SkScalar self, const SkTensor *exponent, const SkTensor *result);
+int sk_grad_div_mode_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other, const char *rounding_mode, int for_self);
 int sk_grad_pow_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar exponent);
 int sk_grad_pow_backward_self(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent);
 int sk_grad_pow_backward_exponent(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent, const SkTensor *result);
