@@ -540,7 +540,7 @@ static int not_implemented_apply(SkNode *n, SkTensor *const *grads, SkTensor **o
   (void)grads; (void)out;
   return sk_error("derivative for %s is not implemented", ((NotImplementedNode *)n)->op->qualname);
 }
-const SkNodeVT sk_not_implemented_vt = {"NotImplemented", not_implemented_apply, NULL, NULL};
+static const SkNodeVT not_implemented_vt = {"NotImplemented", not_implemented_apply, NULL, NULL};
 
 static int value_requires_grad(const SkValue *v) {
   if (v->tag == SK_VAL_TENSOR) return sk_requires_grad(v->u.t);
@@ -604,7 +604,7 @@ static int fallback(SkOperator *op, SkStack *s, void *ctx) {
           sk_value_set_tensor(v, a);
         }
     if (rc) break;
-    NotImplementedNode *ni = (NotImplementedNode *)sk_node_new(sizeof *ni, &sk_not_implemented_vt, nin, 1);
+    NotImplementedNode *ni = (NotImplementedNode *)sk_node_new(sizeof *ni, &not_implemented_vt, nin, 1);
     if (!ni) { rc = -1; break; }
     ni->op = op;
     for (int i = 0; i < nin && !rc; i++) rc = sk_node_set_edge(&ni->base, i, ins[i]);

@@ -181,7 +181,6 @@ int sk_autograd_gen_init(void);                  /* generated: every derivatives
 /* Errors for the generated kernels. */
 int sk_check_inplace(const SkTensor *self);
 int sk_error_out_requires_grad(const char *op);
-extern const SkNodeVT sk_not_implemented_vt;     /* "derivative for <op> is not implemented" */
 /* }==== */
 
 #endif
