@@ -69,6 +69,16 @@ describe("autograd: backward and .grad", function()
     assert.matches("assigned grad has data of a different size", h.err(function() x.grad = sk.ones(2, { dtype = "float64" }) end), 1, true)
   end)
 
+  it("takes the gradient of a list's elements that require grad, whichever they are", function()
+    local a, b = sk.tensor({ 1.0, 2 }), f64({ 3, 4 })
+    local c = sk.cat({ a:to("float64"), b })
+    c:mul(sk.tensor({ 1.0, 2, 3, 4 }, { dtype = "float64" })):sum():backward()
+    assert.same({ 3, 4 }, vals(b.grad))
+    local s = sk.stack({ a:to("float64"), b }, 1)
+    local g = sk.autograd.grad(s:sum(), b)[1]
+    assert.same({ 1, 1 }, vals(g))
+  end)
+
   it("sums the gradients of a tensor used twice and reduces broadcast gradients to the input's shape", function()
     local a, b = f64({ { 1, 2 }, { 3, 4 } }), f64({ 10, 20 })
     local l = ((a * b) + a):sum()

@@ -381,7 +381,11 @@ function Entry:emit_node(out)
   for i = 1, ng - 1 do out[#out + 1] = fmt("  const SkTensor *g%d = g[%d];", i, i) end
   out[#out + 1] = "  (void)g0;"
   for k = 1, #e.keys do
-    out[#out + 1] = fmt("  if (n_->edges[%d].fn) {", k - 1)
+    if self.args[e.keys[k].input].t == "Tensor[]" then -- one edge per element: any of them wants the list
+      out[#out + 1] = "  int want = 0;\n  for (int i = 0; i < n_->nedges; i++) want |= n_->edges[i].fn != NULL;\n  if (want) {"
+    else
+      out[#out + 1] = fmt("  if (n_->edges[%d].fn) {", k - 1)
+    end
     for _, l in ipairs(bodies[k]) do out[#out + 1] = l end
     out[#out + 1] = "  }"
   end
