@@ -299,19 +299,16 @@ int sk_grad_threshold_backward(SkTensor **out, const SkTensor *grad, const SkTen
   return finish(&tp, rc, out);
 }
 
+/* clamp with number bounds: the tensor-bound rule with the numbers as wrapped numbers (which,
+** as in ge.Scalar, do not take part in type promotion) */
 int sk_grad_clamp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar min, SkScalar max) {
-  Tmp tp = {{0}, 0};
-  int rc = 0;
-  const SkTensor *m = NULL;
-  if (min.kind != SK_SCALAR_NONE) { rc = sk_ge_Scalar(NEXT(&tp), self, min); m = LAST(&tp); }
-  if (!rc && max.kind != SK_SCALAR_NONE) {
-    rc = sk_le_Scalar(NEXT(&tp), self, max);
-    if (!rc && m) { SkTensor *p_ = LAST(&tp); rc = sk_logical_and(NEXT(&tp), m, p_); }
-    m = LAST(&tp);
-  }
-  if (!rc && !m) rc = sk_clone(NEXT(&tp), grad, -1);
-  else if (!rc) rc = sk_grad_where_take(NEXT(&tp), m, grad, 1);
-  return finish(&tp, rc, out);
+  SkTensor *lo = min.kind != SK_SCALAR_NONE ? sk_tensor_wrap_number(min) : NULL;
+  SkTensor *hi = max.kind != SK_SCALAR_NONE ? sk_tensor_wrap_number(max) : NULL;
+  int rc = (min.kind != SK_SCALAR_NONE && !lo) || (max.kind != SK_SCALAR_NONE && !hi)
+               ? -1 : sk_grad_clamp_tensor_backward(out, grad, self, lo, hi);
+  sk_tensor_release(lo);
+  sk_tensor_release(hi);
+  return rc;
 }
 
 /* clamp with tensor bounds: the gradient passes where min <= self <= max */
@@ -339,7 +336,7 @@ int sk_grad_clamp_bound_backward(SkTensor **out, const SkTensor *grad, const SkT
   int rc = is_min ? sk_lt(NEXT(&tp), self, bound) : sk_gt(NEXT(&tp), self, bound);  /* 0 */
   const SkTensor *m = tp.t[0];
   if (!rc && other) {
-    rc = is_min ? sk_lt(NEXT(&tp), bound, other) : sk_lt(NEXT(&tp), bound, other);    /* 1: min < max / max < min */
+    rc = sk_lt(NEXT(&tp), bound, other);                                               /* 1: min < max / max < min */
     if (!rc) rc = is_min ? sk_logical_and(NEXT(&tp), tp.t[0], tp.t[1]) : sk_logical_or(NEXT(&tp), tp.t[0], tp.t[1]);
     m = LAST(&tp);
   }
