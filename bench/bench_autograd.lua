@@ -5,7 +5,7 @@
 -- threads. The peer is bench/autograd_peers.py in /usr/bin/python3 (optional).
 local sk = require "sk"
 local util = require "util"
-local function best(reps, fn) return util.best(reps, fn) * 1e9 end
+local ROUNDS = 5
 
 local function linear_init(i, o)
   local b = 1 / math.sqrt(i)
@@ -72,21 +72,18 @@ for _, threads in ipairs { 1, 2 } do
   local rows = {
     { "a + b 1-element", 200000, function() return a + b end },
     { "a + b 1-element requires_grad", 200000, function() return ga + gb end },
-    { "a + b 1-element under no_grad", 200000, nil },
+    { "a + b 1-element under no_grad", 200000, function() return ga + gb end, sk.no_grad },
     { "MLP 784-256-256-10 b64 step", 20, mlp_case() },
     { "transformer block d256 h4 s128 b8 step", 5, block_case() },
   }
-  local peer = util.peers("bench/autograd_peers.py", threads)
-  print(string.format("\n%d thread%s — ns per call; torch / sk (> 1: sk faster)", threads, threads == 1 and "" or "s"))
+  local mine, peer = util.interleaved(rows, "bench/autograd_peers.py", threads, ROUNDS)
+  print(string.format("\n%d thread%s — ns per call, best of %d rounds alternating with the peer's; torch / sk (> 1: sk faster)",
+    threads, threads == 1 and "" or "s", ROUNDS))
   print(string.format("%-42s %14s %14s %9s", "case", "sk", "torch", "ratio"))
   for _, r in ipairs(rows) do
-    local t
-    if r[3] then t = best(r[2], r[3])
-    else t = sk.no_grad(function() return best(r[2], function() return ga + gb end) end) end
-    local pt = peer[r[1]] and peer[r[1]][1]
+    local t, pt = mine[r[1]] * 1e9, peer[r[1]] and peer[r[1]][1]
     print(string.format("%-42s %14.1f %14s %9s", r[1], t, pt and string.format("%14.1f", pt) or "-",
       pt and string.format("%8.2fx", pt / t) or "-"))
-    collectgarbage()
   end
 end
 sk.set_num_threads(2)

@@ -15,9 +15,11 @@ function M.best(reps, fn, rounds)
 end
 
 -- The rows a peer script prints ("name\tv1\tv2..."), run in /usr/bin/python3 with `threads`
--- for every threading library: name -> {numbers (nil for "-")}.
-function M.peers(script, threads)
-  local env = string.format("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MKL_NUM_THREADS=%d", threads, threads, threads)
+-- for every threading library and `rounds` (default 5) timing rounds per case (PEER_ROUNDS,
+-- bench/peer_timer.py): name -> {numbers (nil for "-")}.
+function M.peers(script, threads, rounds)
+  local env = string.format("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MKL_NUM_THREADS=%d PEER_ROUNDS=%d",
+    threads, threads, threads, rounds or 5)
   local p = io.popen(env .. " /usr/bin/python3 " .. script .. " " .. threads .. " 2>/dev/null")
   local out = {}
   for line in p:lines() do
@@ -31,6 +33,29 @@ function M.peers(script, threads)
   end
   p:close()
   return out
+end
+
+-- sk's and a peer's best times for rows {name, reps, fn}, measured in `rounds` (default 5)
+-- alternating rounds: one timing of every row in sk, then one run of the peer script.
+-- These machines' speed drifts (20-50 % and more over minutes, perf_notes.md), so timings
+-- taken one after the other, all of sk's and then the peer's, compare two different machines.
+-- A row's optional fourth field is a scope to time it in, called as scope(fn, ...) (sk.no_grad).
+-- Returns sk: name -> seconds per call, peer: name -> {numbers}, each the minimum over rounds.
+function M.interleaved(rows, script, threads, rounds)
+  local mine, peer = {}, {}
+  for _ = 1, rounds or 5 do
+    for _, r in ipairs(rows) do
+      local t = r[4] and r[4](M.best, r[2], r[3], 1) or M.best(r[2], r[3], 1)
+      mine[r[1]] = math.min(mine[r[1]] or math.huge, t)
+      collectgarbage()
+    end
+    for name, v in pairs(M.peers(script, threads, 1)) do
+      local best = peer[name] or {}
+      for i, x in pairs(v) do best[i] = math.min(best[i] or math.huge, x) end
+      peer[name] = best
+    end
+  end
+  return mine, peer
 end
 
 return M

@@ -99,6 +99,39 @@ describe("pow's Scalar variants", function()
     assert.matches("can't be cast to the desired output type int64", h.err(sk.pow, T({ 2, 3 }), 0.5, { out = out }))
     assert.matches("can't be cast", h.err(function() return T({ 1, 2 }):pow_(0.5) end))
   end)
+
+  it("takes PyTorch's special cases for 1, 2, 3, 0.5, -0.5, -1, -2 with their signed zeros and NaNs", function()
+    -- PyTorch 1.13's values (x*x, sqrt, 1/sqrt ...), where plain pow would differ: pow(-0, 0.5)
+    -- is +0 and pow(-inf, 0.5) is +inf, but sqrt gives -0 and NaN.
+    local inf, nan = math.huge, 0 / 0
+    local x = { -inf, -0.0, 0.0, -4.0, 3.0, nan, inf }
+    local want = {
+      [1] = { -inf, -0.0, 0.0, -4.0, 3.0, nan, inf },
+      [2] = { inf, 0.0, 0.0, 16.0, 9.0, nan, inf },
+      [3] = { -inf, -0.0, 0.0, -64.0, 27.0, nan, inf },
+      [0.5] = { nan, -0.0, 0.0, nan, math.sqrt(3), nan, inf },
+      [-0.5] = { nan, -inf, inf, nan, 1 / math.sqrt(3), nan, 0.0 },
+      [-1] = { -0.0, -inf, inf, -0.25, 1 / 3, nan, 0.0 },
+      [-2] = { 0.0, inf, inf, 0.0625, 1 / 9, nan, 0.0 },
+    }
+    local function same(a, b) -- bit-for-bit up to float32 rounding: NaN = NaN, -0 ~= +0
+      if a ~= a or b ~= b then return a ~= a and b ~= b end
+      if b == 0 or b == math.huge or b == -math.huge then return a == b and 1 / a == 1 / b end
+      return math.abs(a - b) <= 1e-7 * math.abs(b)
+    end
+    for _, dt in ipairs { "float32", "float64" } do
+      for e, w in pairs(want) do
+        for _, exponent in ipairs { e, T(e, { dtype = dt }) } do
+          local got = T(x, { dtype = dt }):pow(exponent):totable()
+          for i = 1, #x do
+            assert(same(got[i], w[i]), string.format("%s pow(%s, %s) = %s, want %s", dt, x[i], e, got[i], w[i]))
+          end
+        end
+      end
+    end
+    assert.same({ 9 }, T({ 3 }):pow(2):totable()) -- integers keep their own loop
+    assert.equal("int64", T({ 3 }):pow(2):dtype())
+  end)
 end)
 
 describe("atan2 and hypot", function()

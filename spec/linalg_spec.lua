@@ -265,6 +265,59 @@ describe("baddbmm", function()
   end)
 end)
 
+describe("float products cut across sk's threads", function()
+  -- Past the grain a float GEMM or GEMV runs as pieces of C on sk's threads, one BLAS call
+  -- each: every layout (transposed operands, batches, split by rows or by columns) must
+  -- give on 2 threads what the integer loops give. Small integers keep float32 exact.
+  local function ints(shape, seed) -- aperiodic: a wrong offset into a pattern would match it
+    sk.manual_seed(seed)
+    return sk.randint(-3, 4, shape)
+  end
+  after_each(function() sk.set_num_threads(2) end)
+
+  for _, c in ipairs {
+    { "rows split (n >= p)", 3, 257, 70, 131 },
+    { "columns split (n < p)", 1, 40, 90, 700 },
+    { "a batch", 3, 120, 64, 90 },
+  } do
+    local name, batch, n, k, p = c[1], c[2], c[3], c[4], c[5]
+    for _, lay in ipairs { "nn", "tn", "nt", "tt" } do
+      it(name .. " with operands " .. lay, function()
+        -- transposed after the conversion: `to` makes a contiguous copy
+        local function operand(t, r, c, seed, dt)
+          if t then return ints({ batch, c, r }, seed):to(dt):transpose(1, 2) end
+          return ints({ batch, r, c }, seed):to(dt)
+        end
+        local ta, tb = lay:sub(1, 1) == "t", lay:sub(2, 2) == "t"
+        local want = operand(ta, n, k, 3, "int64"):bmm(operand(tb, k, p, 5, "int64"))
+        for _, threads in ipairs { 1, 2 } do
+          sk.set_num_threads(threads)
+          for _, dt in ipairs { "float32", "float64" } do
+            local a, b = operand(ta, n, k, 3, dt), operand(tb, k, p, 5, dt)
+            assert.equal(ta, a:stride()[2] == 1) -- the layout BLAS is handed
+            assert.equal(0, (a:bmm(b):to("int64") - want):abs():max():item(), dt .. " on " .. threads .. " threads")
+          end
+        end
+      end)
+    end
+  end
+
+  it("mv splits the rows of y, also of a transposed matrix", function()
+    local n, k = 5000, 100
+    for _, t in ipairs { false, true } do
+      local function mat(dt) return t and ints({ k, n }, 3):to(dt):t() or ints({ n, k }, 3):to(dt) end
+      local want = mat("int64"):mv(ints({ k }, 2))
+      for _, threads in ipairs { 1, 2 } do
+        sk.set_num_threads(threads)
+        for _, dt in ipairs { "float32", "float64" } do
+          local got = mat(dt):mv(ints({ k }, 2):to(dt))
+          assert.equal(0, (got:to("int64") - want):abs():max():item(), dt .. " on " .. threads .. " threads")
+        end
+      end
+    end
+  end)
+end)
+
 describe("matmul's rank cases", function()
   -- Lua reference of PyTorch's matmul: vectors become matrices, batch dims broadcast.
   local function ref(a, ash, b, bsh)

@@ -128,6 +128,24 @@ static const SkLoopFn divtrunc_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(divtrunc)
 static const SkLoopFn divfloor_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(divfloor), SK_INT_TABLE(divfloor)};
 static const SkLoopFn rem_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(rem), SK_INT_TABLE(rem)};
 static const SkLoopFn pow_loops[SK_DTYPE_COUNT] = {SK_FLOAT_TABLE(pow), SK_INT_TABLE(pow)};
+
+/* A float power by one number that PyTorch computes without pow (and so gets its
+** values: sqrt(-0) is -0, sqrt(-inf) NaN): the loop ignores the exponent operand.
+** 1 is pow_backward's for a square. */
+#define POW_SPECIAL(sfx, T, CT, LD, ST)                                                      \
+  SK_BINARY_LOOP(pow1_##sfx, T, CT, LD, ST, 0, ((void)b, a))                                 \
+  SK_BINARY_LOOP(pow2_##sfx, T, CT, LD, ST, 0, ((void)b, a * a))                             \
+  SK_BINARY_LOOP(pow3_##sfx, T, CT, LD, ST, 0, ((void)b, a * a * a))                         \
+  SK_BINARY_LOOP(powhalf_##sfx, T, CT, LD, ST, 0, ((void)b, sqrt(a)))                        \
+  SK_BINARY_LOOP(powmhalf_##sfx, T, CT, LD, ST, 0, ((void)b, (CT)1 / sqrt(a)))               \
+  SK_BINARY_LOOP(powm1_##sfx, T, CT, LD, ST, 0, ((void)b, (CT)1 / a))                        \
+  SK_BINARY_LOOP(powm2_##sfx, T, CT, LD, ST, 0, ((void)b, (CT)1 / (a * a)))
+SK_FLOAT_TYPES(POW_SPECIAL)
+static const struct { double e; SkLoopFn loops[SK_DTYPE_COUNT]; } pow_special[] = {
+  {1, {SK_FLOAT_TABLE(pow1)}},      {2, {SK_FLOAT_TABLE(pow2)}},     {3, {SK_FLOAT_TABLE(pow3)}},
+  {0.5, {SK_FLOAT_TABLE(powhalf)}}, {-0.5, {SK_FLOAT_TABLE(powmhalf)}},
+  {-1, {SK_FLOAT_TABLE(powm1)}},    {-2, {SK_FLOAT_TABLE(powm2)}},
+};
 /* }==== */
 
 /* {==== Loops: fmod, atan2, hypot, maximum, minimum, bitwise, shifts, lerp.Scalar, clamp_min/max ====
@@ -283,7 +301,12 @@ int sk_cpu_remainder_out(const SkMeta *m, const SkTensor *self, const SkTensor *
 }
 
 int sk_cpu_pow_out(const SkMeta *m, const SkTensor *self, const SkTensor *exponent, SkTensor *out) {
-  (void)self; (void)exponent; (void)out;
+  (void)self; (void)out;
+  if (exponent->numel == 1 && sk_dtype_is_floating(m->iter->common_dtype)) {
+    double e = sk_load_double(sk_tensor_data(exponent), exponent->dtype);
+    for (size_t i = 0; i < sizeof pow_special / sizeof pow_special[0]; i++)
+      if (pow_special[i].e == e) return sk_cpu_run(m, pow_special[i].loops, NULL, "pow");
+  }
   return sk_cpu_run(m, pow_loops, NULL, "pow");
 }
 

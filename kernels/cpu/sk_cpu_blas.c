@@ -16,12 +16,14 @@
 
 #include <cblas.h>
 
-/* OpenBLAS runs its own threads: keep their number equal to sk's (sk.set_num_threads). */
-static void sync_blas_threads(void) {
-  static int current;
-  int n = sk_get_num_threads();
-  if (n != current) { openblas_set_num_threads(n); current = n; }
+/* sk's threads are the only ones: products are cut into pieces that each run one BLAS
+** call on the calling thread, and OpenBLAS's own pool stays at one thread. Two pools on
+** the same cores fight: libgomp's waiting threads spin while OpenBLAS's want the core
+** (the 2-thread MLP step of bench_autograd took 13 ms instead of 3.5). */
+static void blas_single_thread(void) {
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
+#define SK_GEMM_GRAIN ((int64_t)1 << 18) /* multiply-adds per piece: ~20 µs, against 3-5 µs a fork */
 #include <limits.h>
 
 /* {==== Operands ==== */
@@ -144,6 +146,68 @@ static void int_gemv_rows(void *ctx, int64_t b, int64_t e) {
 }
 /* }==== */
 
+/* {==== Float product ==== */
+/* A unit is one row (split_rows) or one column of one matrix of C; a range of units is a
+** few BLAS calls on blocks of C. */
+typedef struct FloatGemm {
+  const Mat *a, *b;
+  char *c;
+  int64_t n, k, p;
+  double alpha;
+  int f32, split_rows;
+} FloatGemm;
+
+/* A block of C: rows [r0, r0 + nr), columns [c0, c0 + nc) of matrix bi. */
+static void gemm_block(const FloatGemm *g, int64_t bi, int64_t r0, int64_t nr, int64_t c0, int64_t nc) {
+  const Mat *a = g->a, *b = g->b;
+  enum CBLAS_TRANSPOSE ta = a->trans ? CblasTrans : CblasNoTrans, tb = b->trans ? CblasTrans : CblasNoTrans;
+  int64_t ao = bi * a->batch_stride + r0 * (a->trans ? 1 : a->ld), bo = bi * b->batch_stride + c0 * (b->trans ? b->ld : 1);
+  int64_t co = bi * g->n * g->p + r0 * g->p + c0, ldc = g->p > 1 ? g->p : 1;
+  if (g->f32)
+    cblas_sgemm(CblasRowMajor, ta, tb, (int)nr, (int)nc, (int)g->k, (float)g->alpha, (const float *)a->data + ao,
+                (int)a->ld, (const float *)b->data + bo, (int)b->ld, 1.0f, (float *)g->c + co, (int)ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, (int)nr, (int)nc, (int)g->k, g->alpha, (const double *)a->data + ao,
+                (int)a->ld, (const double *)b->data + bo, (int)b->ld, 1.0, (double *)g->c + co, (int)ldc);
+}
+
+static void float_gemm_units(void *ctx, int64_t u, int64_t e) {
+  const FloatGemm *g = ctx;
+  int64_t per = g->split_rows ? g->n : g->p;
+  while (u < e) {
+    int64_t bi = u / per, i = u % per, m = per - i < e - u ? per - i : e - u;
+    if (g->split_rows) gemm_block(g, bi, i, m, 0, g->p);
+    else gemm_block(g, bi, 0, g->n, i, m);
+    u += m;
+  }
+}
+/* }==== */
+
+typedef struct FloatGemv {
+  const Mat *a;
+  const Vec *x;
+  void *y;
+  int64_t k;
+  double alpha;
+  int f32;
+} FloatGemv;
+
+/* y[i0, i1) += alpha · A[i0:i1, :] @ x, one BLAS call. */
+static void float_gemv_rows(void *ctx, int64_t i0, int64_t i1) {
+  const FloatGemv *g = ctx;
+  const Mat *a = g->a;
+  enum CBLAS_TRANSPOSE ta = a->trans ? CblasTrans : CblasNoTrans;
+  int64_t ao = i0 * (a->trans ? 1 : a->ld), m = i1 - i0;
+  int rows = (int)(a->trans ? g->k : m), cols = (int)(a->trans ? m : g->k); /* of the matrix as BLAS reads it */
+  if (g->f32)
+    cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)g->alpha, (const float *)a->data + ao, (int)a->ld,
+                (const float *)g->x->data, (int)g->x->inc, 1.0f, (float *)g->y + i0, 1);
+  else
+    cblas_dgemv(CblasRowMajor, ta, rows, cols, g->alpha, (const double *)a->data + ao, (int)a->ld,
+                (const double *)g->x->data, (int)g->x->inc, 1.0, (double *)g->y + i0, 1);
+}
+/* }==== */
+
 /* {==== Accumulator C ==== */
 /* C (contiguous, work dtype) *= beta. */
 static void scale(SkTensor *c, SkScalar beta) {
@@ -192,21 +256,14 @@ static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, Sk
                    ma.rs, ma.cs, ma.batch_stride, mb.rs, mb.cs, mb.batch_stride};
       int64_t grain = SK_GRAIN / (k * p) > 0 ? SK_GRAIN / (k * p) : 1;
       sk_parallel_for(0, batch * n, grain, int_gemm_rows, &g);
-    } else
-      for (int64_t bi = 0; bi < batch; bi++) {
-        enum CBLAS_TRANSPOSE ta = ma.trans ? CblasTrans : CblasNoTrans, tb = mb.trans ? CblasTrans : CblasNoTrans;
-        sync_blas_threads();
-        if (w == SK_DTYPE_FLOAT32)
-          cblas_sgemm(CblasRowMajor, ta, tb, (int)n, (int)p, (int)k, (float)sk_scalar_to_double(alpha),
-                      (const float *)ma.data + bi * ma.batch_stride, (int)ma.ld,
-                      (const float *)mb.data + bi * mb.batch_stride, (int)mb.ld, 1.0f,
-                      (float *)cd + bi * n * p, (int)(p > 1 ? p : 1));
-        else
-          cblas_dgemm(CblasRowMajor, ta, tb, (int)n, (int)p, (int)k, sk_scalar_to_double(alpha),
-                      (const double *)ma.data + bi * ma.batch_stride, (int)ma.ld,
-                      (const double *)mb.data + bi * mb.batch_stride, (int)mb.ld, 1.0,
-                      (double *)cd + bi * n * p, (int)(p > 1 ? p : 1));
-      }
+    } else {
+      /* Split the larger of C's dims: the smaller operand is the one each piece packs whole. */
+      FloatGemm g = {&ma, &mb, cd, n, k, p, sk_scalar_to_double(alpha), w == SK_DTYPE_FLOAT32, n >= p};
+      int64_t split = g.split_rows ? n : p, other = g.split_rows ? p : n;
+      int64_t grain = SK_GEMM_GRAIN / (other * k) > 0 ? SK_GEMM_GRAIN / (other * k) : 1;
+      blas_single_thread();
+      sk_parallel_for(0, batch * split, grain, float_gemm_units, &g);
+    }
   }
   if (tmp) rc = sk_copy_cpu(out, tmp);
 done:
@@ -262,18 +319,15 @@ static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, Sk
   else if (!is_one(beta)) scale(y, beta);
   if (k > 0) {
     void *yd = sk_tensor_data(y);
-    enum CBLAS_TRANSPOSE ta = ma.trans ? CblasTrans : CblasNoTrans;
-    int rows = (int)(ma.trans ? k : n), cols = (int)(ma.trans ? n : k); /* of the matrix as BLAS reads it */
     if (w == SK_DTYPE_INT64) {
       IntGemv g = {(const int64_t *)ma.data, (const int64_t *)vx.data, yd, k, sk_scalar_to_int(alpha),
                    ma.rs, ma.cs, vx.inc};
       sk_parallel_for(0, n, SK_GRAIN / k > 0 ? SK_GRAIN / k : 1, int_gemv_rows, &g);
-    } else if (sync_blas_threads(), w == SK_DTYPE_FLOAT32)
-      cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)sk_scalar_to_double(alpha), (const float *)ma.data,
-                  (int)ma.ld, (const float *)vx.data, (int)vx.inc, 1.0f, yd, 1);
-    else
-      cblas_dgemv(CblasRowMajor, ta, rows, cols, sk_scalar_to_double(alpha), (const double *)ma.data, (int)ma.ld,
-                  (const double *)vx.data, (int)vx.inc, 1.0, yd, 1);
+    } else {
+      FloatGemv g = {&ma, &vx, yd, k, sk_scalar_to_double(alpha), w == SK_DTYPE_FLOAT32};
+      blas_single_thread();
+      sk_parallel_for(0, n, SK_GEMM_GRAIN / k > 0 ? SK_GEMM_GRAIN / k : 1, float_gemv_rows, &g);
+    }
   }
   if (tmp) rc = sk_copy_cpu(out, tmp);
 done:
