@@ -76,7 +76,7 @@ local ROWS = {
   { "clamp_max.Tensor_bound", function(a, b) return sk.clamp_max(a, b) end, { { 3, 4 }, { 3, 4 } }, away = true },
   { "relu", function(a) return a:relu() end, { { 3, 4 } }, away = true },
   { "gelu", function(a) return sk.gelu(a) end, { { 3, 4 } }, gg = true },
-  { "gelu tanh", function(a) return sk.gelu(a, { approximate = "tanh" }) end, { { 3, 4 } } },
+  { "gelu tanh", function(a) return sk.gelu(a, { approximate = "tanh" }) end, { { 3, 4 } }, gg = true },
   { "silu", function(a) return sk.silu(a) end, { { 3, 4 } }, gg = true },
   { "floor", function(a) return a:floor() end, { { 3, 4 } }, zero = true },
   { "frac", function(a) return a:frac() end, { { 3, 4 } }, away = true },

@@ -700,3 +700,56 @@ describe("Meta tensors", function()
   end)
 end)
 -- }====
+
+describe("float32 erf and GELU", function()
+  -- sk's own float32 erf (kernels/cpu/sk_cpu_unary_simd.c) against the float64 ops, at every
+  -- instruction-set level: a dense sweep of [-6, 6] and of tiny magnitudes, in a child per level.
+  local script = [[
+    local sk = require "sk"
+    local function ulps(r32, r64) -- |r32 - r64| in float32 ulps of r64, the largest
+      local a = r64:abs():clamp(2 ^ -126)
+      local ulp = (a:log2():floor() - 23):exp2()
+      return ((r32:to("float64") - r64):abs() / ulp):max():item()
+    end
+    local xs = sk.cat({ sk.linspace(-6, 6, 1 << 20, { dtype = "float64" }),
+                        sk.logspace(-30, 0, 1 << 16, { dtype = "float64" }),
+                        -sk.logspace(-30, 0, 1 << 16, { dtype = "float64" }) }):to("float32")
+    local x64 = xs:to("float64")
+    io.write(sk.cpu_isa(), " ", ulps(sk.erf(xs), sk.erf(x64)))
+    -- GELU and its gradient: within a few ulps of the value plus the rounding of 1 + erf (or
+    -- 1 + tanh) near -1 that float32 GELU has everywhere (PyTorch's too), 2^-23 of the scale
+    -- |x| (|g| (1 + |x|) for the gradient)
+    local function err(r32, r64, scale)
+      local a = r64:abs():clamp(2 ^ -126)
+      local ulp = (a:log2():floor() - 23):exp2()
+      return ((r32:to("float64") - r64):abs() / (ulp + scale * 2 ^ -23)):max():item()
+    end
+    local g = sk.randn(xs:shape(), { dtype = "float32" })
+    local g64 = g:to("float64")
+    for _, approx in ipairs { "none", "tanh" } do
+      io.write(" ", err(sk.gelu(xs, { approximate = approx }), sk.gelu(x64, { approximate = approx }), x64:abs()))
+      io.write(" ", err(sk.gelu_backward(g, xs, { approximate = approx }),
+                        sk.gelu_backward(g64, x64, { approximate = approx }), g64:abs() * (x64:abs() + 1)))
+    end
+    io.write("\n")
+  ]]
+  it("erf is within 2 ulps, GELU and its gradient within 2 (ulps plus the rounding of 1 + erf), at every level", function()
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w"))
+    f:write(script)
+    f:close()
+    for _, level in ipairs(LEVELS) do
+      local p = assert(io.popen("SK_CPU_ISA=" .. level .. " lua5.4 " .. path .. " 2>&1"))
+      local text = p:read("a")
+      assert(p:close(), text)
+      local isa, e, g, gb, gt, gtb = text:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+)")
+      assert(isa, text)
+      local where = " at SK_CPU_ISA=" .. level .. " (" .. isa .. ")"
+      assert(tonumber(e) <= 2, "erf off by " .. e .. " ulps" .. where)
+      for name, v in pairs { gelu = g, gelu_backward = gb, ["gelu tanh"] = gt, ["gelu_backward tanh"] = gtb } do
+        assert(tonumber(v) <= 2, name .. " off by " .. v .. " ulps" .. where)
+      end
+    end
+    os.remove(path)
+  end)
+end)

@@ -5,7 +5,7 @@
 ** (never raised) by the environment variable SK_CPU_ISA=baseline|avx2|avx512.
 ** At each level above baseline, every SK_VEC_OPS op has a loop over n
 ** contiguous float32 or float64 elements (SLEEF's 1-ULP functions, or exact
-** vector instructions); out may equal in. At baseline there is none (NULL)
+** vector instructions; float32 erf is sk's own, within 2 ULP); out may equal in. At baseline there is none (NULL)
 ** and the kernels run their scalar libm loops.
 */
 #ifndef SK_CPU_ISA_H
@@ -34,15 +34,28 @@ typedef enum SkVecOp {
   SK_VEC_COUNT
 } SkVecOp;
 
+/* The binary ones, out = op(a, b): the gradients of gelu, (grad, self). */
+#define SK_VEC_OPS2(X) X(gelu_backward) X(gelu_tanh_backward)
+
+typedef enum SkVecOp2 {
+#define SK_VEC_ENUM(op) SK_VEC2_##op,
+  SK_VEC_OPS2(SK_VEC_ENUM)
+#undef SK_VEC_ENUM
+  SK_VEC2_COUNT
+} SkVecOp2;
+
 /* gelu's constants, PyTorch's kBeta = sqrt(2/pi) and kKappa, for the scalar and vector formulas. */
 #define SK_GELU_BETA (M_SQRT2 * M_2_SQRTPI * 0.5)
 #define SK_GELU_KAPPA 0.044715
 
 /* out[i] = op(in[i]) for i < n, in one dtype. */
 typedef void (*SkVecFn)(void *out, const void *in, int64_t n);
+/* out[i] = op(a[i], b[i]) for i < n, in one dtype. */
+typedef void (*SkVecFn2)(void *out, const void *a, const void *b, int64_t n);
 
 typedef struct SkVecMath {
   SkVecFn f32[SK_VEC_COUNT], f64[SK_VEC_COUNT];
+  SkVecFn2 f32_2[SK_VEC2_COUNT], f64_2[SK_VEC2_COUNT];
 } SkVecMath;
 
 /* The loops of the level in use (all NULL at baseline). */

@@ -241,6 +241,40 @@ UNARY_KERNEL(round, "round_vml_cpu")
 UNARY_KERNEL(frac, "frac_cpu")
 UNARY_KERNEL(bitwise_not, "bitwise_not_cpu")
 
+/* {==== gelu_backward: (grad_output, self) -> grad_input, PyTorch's GeluBackwardKernelImpl ====
+** A contiguous float32/float64 run takes the vector loop, anything else the scalar formula. */
+#define VEC2_f32(op) sk_cpu_vec_math()->f32_2[SK_VEC2_##op]
+#define VEC2_f64(op) sk_cpu_vec_math()->f64_2[SK_VEC2_##op]
+#define VEC2_f16(op) NULL
+#define VEC2_bf16(op) NULL
+#define MATH_LOOP2(op, sfx, T, CT, LD, ST, EXPR)                                  \
+  SK_BINARY_LOOP(op##_##sfx##_scalar, T, CT, LD, ST, 0, EXPR)                     \
+  static void op##_##sfx(char **d, const int64_t *s, int64_t n, void *ctx) {      \
+    const int64_t z = (int64_t)sizeof(T);                                         \
+    SkVecFn2 vec = s[0] == z && s[1] == z && s[2] == z ? VEC2_##sfx(op) : NULL;   \
+    if (vec) vec(d[0], d[1], d[2], n);                                            \
+    else op##_##sfx##_scalar(d, s, n, ctx);                                       \
+  }
+#define GELU_TANH_INNER(CT, x) ((CT)SK_GELU_BETA * ((x) + (CT)SK_GELU_KAPPA * ((x) * (x) * (x))))
+#define GELU_BACKWARD_OPS(sfx, T, CT, LD, ST)                                                      \
+  MATH_LOOP2(gelu_backward, sfx, T, CT, LD, ST,                                                    \
+             a * ((CT)0.5 * ((CT)1 + erf(b * (CT)M_SQRT1_2)) +                                     \
+                  b * (CT)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * exp((CT)-0.5 * b * b)))                 \
+  MATH_LOOP2(gelu_tanh_backward, sfx, T, CT, LD, ST,                                               \
+             a * ((CT)0.5 * ((CT)1 + tanh(GELU_TANH_INNER(CT, b))) +                                   \
+                  (CT)0.5 * b * ((CT)1 - tanh(GELU_TANH_INNER(CT, b)) * tanh(GELU_TANH_INNER(CT, b))) *    \
+                      (CT)SK_GELU_BETA * ((CT)1 + (CT)(3 * SK_GELU_KAPPA) * b * b)))
+SK_FLOAT_TYPES(GELU_BACKWARD_OPS)
+FLOAT_TABLE(gelu_backward) FLOAT_TABLE(gelu_tanh_backward)
+
+int sk_cpu_gelu_backward_out(const SkMeta *m, const SkTensor *grad_output, const SkTensor *self, const char *approximate,
+                             SkTensor *grad_input) {
+  (void)grad_output; (void)self; (void)grad_input;
+  int tanh_form = approximate && strcmp(approximate, "tanh") == 0;
+  return sk_cpu_run(m, tanh_form ? gelu_tanh_backward_loops : gelu_backward_loops, NULL, "GeluBackwardKernelImpl");
+}
+/* }==== */
+
 /* approximate is "none" or "tanh" (checked by sk_meta_gelu). */
 int sk_cpu_gelu_out(const SkMeta *m, const SkTensor *self, const char *approximate, SkTensor *out) {
   (void)self; (void)out;

@@ -6,6 +6,8 @@
 ** level chosen at load). The formulas are those of the scalar loops in
 ** sk_cpu_unary.c, which are PyTorch's: transcendental functions are SLEEF's
 ** 1-ULP versions (erfc: 1.5 ULP), sqrt and rounding are exact instructions.
+** float32 erf is sk's own (below): SLEEF's costs six exps here, and GELU is
+** erf. The binary loops are gelu's gradients, (grad, self).
 ** Arithmetic on vectors uses GCC's vector operators (__m512 & co. are GCC
 ** vectors), a scalar operand standing for a vector of copies.
 ** A tail shorter than a vector goes through a zero-padded buffer, so every
@@ -67,16 +69,9 @@
   ATTR static inline V F##_asinh(V x) { return SLEEF(asinh, u10)(x); }                              \
   ATTR static inline V F##_acosh(V x) { return SLEEF(acosh, u10)(x); }                              \
   ATTR static inline V F##_atanh(V x) { return SLEEF(atanh, u10)(x); }                              \
-  ATTR static inline V F##_erf(V x) { return SLEEF(erf, u10)(x); }                                  \
   ATTR static inline V F##_erfc(V x) { return SLEEF(erfc, u15)(x); }                                \
   ATTR static inline V F##_sigmoid(V x) { return (S)1 / ((S)1 + SLEEF(exp, u10)(-x)); }             \
   ATTR static inline V F##_silu(V x) { return x / ((S)1 + SLEEF(exp, u10)(-x)); }                   \
-  ATTR static inline V F##_gelu(V x) {                                                               \
-    return x * (S)0.5 * ((S)1 + SLEEF(erf, u10)(x * (S)M_SQRT1_2));                                  \
-  }                                                                                                  \
-  ATTR static inline V F##_gelu_tanh(V x) {                                                          \
-    return (S)0.5 * x * ((S)1 + SLEEF(tanh, u10)((S)SK_GELU_BETA * (x + (S)SK_GELU_KAPPA * (x * x * x)))); \
-  }                                                                                                  \
   ATTR static inline V F##_sqrt(V x) { return SQRT(x); }                                            \
   ATTR static inline V F##_rsqrt(V x) { return (S)1 / SQRT(x); }                                    \
   ATTR static inline V F##_floor(V x) { return ROUND(x, RND_FLOOR); }                               \
@@ -89,6 +84,99 @@ VEC_BODIES(f32_512, __m512, float, AVX512, SLEEF_f32_512, _mm512_sqrt_ps, _mm512
 VEC_BODIES(f64_512, __m512d, double, AVX512, SLEEF_f64_512, _mm512_sqrt_pd, _mm512_roundscale_pd)
 VEC_BODIES(f32_256, __m256, float, AVX2, SLEEF_f32_256, _mm256_sqrt_ps, _mm256_round_ps)
 VEC_BODIES(f64_256, __m256d, double, AVX2, SLEEF_f64_256, _mm256_sqrt_pd, _mm256_round_pd)
+/* }==== */
+
+/* {==== erf and GELU ====
+** float64 erf is SLEEF's. float32 erf, within 1.7 ULP over every float (the
+** spec sweeps them against the float64 erf), from two fits made for sk in double
+** precision (Lawson-weighted least squares on Chebyshev points):
+**   |x| < 1:      erf(x) = x + x·P(x²), P of degree 5, relative error 4e-8;
+**   1 <= |x| < 4: erfc(|x|) = exp(Q(u) - x²), u = (|x| - 2.5)/1.5, Q of degree 8
+**                 fitting log erfc(t) + t² to 1.2e-8; past 4, erf(x) rounds to ±1.
+** 1 + erf(z), which GELU needs, comes straight from the same erfc for z <= -1 (no
+** cancellation), and is 0 below -4 as PyTorch's float GELU is. NaN stays NaN. */
+static const float erf_p[] = {1.283791214e-01f, -3.761232495e-01f, 1.128018126e-01f,
+                              -2.671133541e-02f, 4.917575046e-03f, -5.631506792e-04f};
+static const float erf_q[] = {-1.556815267e+00f, -5.290210247e-01f, 1.262393743e-01f,
+                              -3.664739430e-02f, 1.096072514e-02f, -3.190689720e-03f,
+                              8.822600357e-04f, -2.272721613e-04f, 4.100156002e-05f};
+#define BC(V, c) ((V){} + (c)) /* a vector of copies of c (not for -0.0: 0 + -0 is +0) */
+
+/* Primitives per float32 flavor: fma, |x|, min, a < b ? x : y, |r| with x's sign, NaN x kept. */
+AVX512 static inline __m512 f32_512_fma(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
+AVX512 static inline __m512 f32_512_abs(__m512 x) { return _mm512_abs_ps(x); }
+AVX512 static inline __m512 f32_512_min(__m512 a, __m512 b) { return _mm512_min_ps(a, b); }
+AVX512 static inline __m512 f32_512_lt(__m512 a, __m512 b, __m512 x, __m512 y) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), y, x);
+}
+AVX512 static inline __m512 f32_512_copysign(__m512 r, __m512 x) {
+  return _mm512_or_ps(r, _mm512_and_ps(x, _mm512_set1_ps(-0.0f)));
+}
+AVX512 static inline __m512 f32_512_keep_nan(__m512 x, __m512 r) {
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, x);
+}
+AVX2 static inline __m256 f32_256_fma(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
+AVX2 static inline __m256 f32_256_abs(__m256 x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
+AVX2 static inline __m256 f32_256_min(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
+AVX2 static inline __m256 f32_256_lt(__m256 a, __m256 b, __m256 x, __m256 y) {
+  return _mm256_blendv_ps(y, x, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
+}
+AVX2 static inline __m256 f32_256_copysign(__m256 r, __m256 x) {
+  return _mm256_or_ps(r, _mm256_and_ps(x, _mm256_set1_ps(-0.0f)));
+}
+AVX2 static inline __m256 f32_256_keep_nan(__m256 x, __m256 r) {
+  return _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+#define ERF_F32(F, V, ATTR, SLEEF)                                                                  \
+  ATTR static inline V F##_erf_small(V x) { /* |x| < 1 */                                          \
+    V s = x * x, p = BC(V, erf_p[5]);                                                               \
+    for (int i = 4; i >= 0; i--) p = F##_fma(p, s, BC(V, erf_p[i]));                               \
+    return F##_fma(x, p, x);                                                                        \
+  }                                                                                                 \
+  ATTR static inline V F##_erfc_mid(V t) { /* 1 <= t <= 4 */                                        \
+    V u = F##_fma(t, BC(V, 1.0f / 1.5f), BC(V, -2.5f / 1.5f)), q = BC(V, erf_q[8]);                 \
+    for (int i = 7; i >= 0; i--) q = F##_fma(q, u, BC(V, erf_q[i]));                                \
+    return SLEEF(exp, u10)(F##_fma(-t, t, q));                                                      \
+  }                                                                                                 \
+  ATTR static inline V F##_erf(V x) {                                                               \
+    V t = F##_abs(x), big = F##_copysign(1.0f - F##_erfc_mid(F##_min(t, BC(V, 4.0f))), x);          \
+    return F##_keep_nan(x, F##_lt(t, BC(V, 1.0f), F##_erf_small(x), big));                          \
+  }                                                                                                 \
+  ATTR static inline V F##_erf1p(V z) { /* 1 + erf(z) */                                            \
+    V t = F##_abs(z), e = F##_erfc_mid(F##_min(t, BC(V, 4.0f)));                                    \
+    V big = F##_lt(z, BC(V, 0.0f), F##_lt(t, BC(V, 4.0f), e, BC(V, 0.0f)), 2.0f - e);               \
+    return F##_keep_nan(z, F##_lt(t, BC(V, 1.0f), 1.0f + F##_erf_small(z), big));                   \
+  }
+ERF_F32(f32_512, __m512, AVX512, SLEEF_f32_512)
+ERF_F32(f32_256, __m256, AVX2, SLEEF_f32_256)
+
+#define ERF_F64(F, V, ATTR, SLEEF)                                                                  \
+  ATTR static inline V F##_erf(V x) { return SLEEF(erf, u10)(x); }                                  \
+  ATTR static inline V F##_erf1p(V x) { return 1.0 + SLEEF(erf, u10)(x); }
+ERF_F64(f64_512, __m512d, AVX512, SLEEF_f64_512)
+ERF_F64(f64_256, __m256d, AVX2, SLEEF_f64_256)
+
+/* PyTorch's GELU and its GeluBackwardKernel formulas (kBeta = 1/sqrt(2 pi) in the exact one). */
+#define GELU_BODIES(F, V, S, ATTR, SLEEF)                                                           \
+  ATTR static inline V F##_gelu(V x) { return x * (S)0.5 * F##_erf1p(x * (S)M_SQRT1_2); }           \
+  ATTR static inline V F##_gelu_tanh(V x) {                                                         \
+    return (S)0.5 * x * ((S)1 + SLEEF(tanh, u10)((S)SK_GELU_BETA * (x + (S)SK_GELU_KAPPA * (x * x * x)))); \
+  }                                                                                                 \
+  ATTR static inline V F##_gelu_backward(V g, V x) {                                                \
+    V cdf = (S)0.5 * F##_erf1p(x * (S)M_SQRT1_2);                                                   \
+    V pdf = (S)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * SLEEF(exp, u10)((S)-0.5 * x * x);                   \
+    return g * (cdf + x * pdf);                                                                     \
+  }                                                                                                 \
+  ATTR static inline V F##_gelu_tanh_backward(V g, V x) {                                           \
+    V x2 = x * x, th = SLEEF(tanh, u10)((S)SK_GELU_BETA * (x + (S)SK_GELU_KAPPA * (x2 * x)));       \
+    V right = (S)0.5 * x * ((S)1 - th * th) * (S)SK_GELU_BETA * ((S)1 + (S)(3 * SK_GELU_KAPPA) * x2); \
+    return g * ((S)0.5 * ((S)1 + th) + right);                                                      \
+  }
+GELU_BODIES(f32_512, __m512, float, AVX512, SLEEF_f32_512)
+GELU_BODIES(f64_512, __m512d, double, AVX512, SLEEF_f64_512)
+GELU_BODIES(f32_256, __m256, float, AVX2, SLEEF_f32_256)
+GELU_BODIES(f64_256, __m256d, double, AVX2, SLEEF_f64_256)
 /* }==== */
 
 /* {==== Loops over n elements ==== */
@@ -114,6 +202,32 @@ VEC_BODIES(f64_256, __m256d, double, AVX2, SLEEF_f64_256, _mm256_sqrt_pd, _mm256
       memcpy(o + i, buf, rest);                                              \
     }                                                                        \
   }
+/* The same with two inputs. */
+#define VEC_LOOP2(F, op, V, S, ATTR)                                                  \
+  ATTR static void F##_##op##_loop2(void *out, const void *in1, const void *in2, int64_t n) { \
+    enum { W = sizeof(V) / sizeof(S) };                                               \
+    S *o = out;                                                                       \
+    const S *a = in1, *b = in2;                                                       \
+    V u, v;                                                                           \
+    int64_t i = 0;                                                                    \
+    for (; i + W <= n; i += W) {                                                      \
+      memcpy(&u, a + i, sizeof u);                                                    \
+      memcpy(&v, b + i, sizeof v);                                                    \
+      u = F##_##op(u, v);                                                             \
+      memcpy(o + i, &u, sizeof u);                                                    \
+    }                                                                                 \
+    if (i < n) {                                                                      \
+      S ba[W] = {0}, bb[W] = {0};                                                     \
+      size_t rest = (size_t)(n - i) * sizeof(S);                                      \
+      memcpy(ba, a + i, rest);                                                        \
+      memcpy(bb, b + i, rest);                                                        \
+      memcpy(&u, ba, sizeof u);                                                       \
+      memcpy(&v, bb, sizeof v);                                                       \
+      u = F##_##op(u, v);                                                             \
+      memcpy(ba, &u, sizeof u);                                                       \
+      memcpy(o + i, ba, rest);                                                        \
+    }                                                                                 \
+  }
 #define LOOP_f32_512(op) VEC_LOOP(f32_512, op, __m512, float, AVX512)
 #define LOOP_f64_512(op) VEC_LOOP(f64_512, op, __m512d, double, AVX512)
 #define LOOP_f32_256(op) VEC_LOOP(f32_256, op, __m256, float, AVX2)
@@ -122,6 +236,14 @@ SK_VEC_OPS(LOOP_f32_512)
 SK_VEC_OPS(LOOP_f64_512)
 SK_VEC_OPS(LOOP_f32_256)
 SK_VEC_OPS(LOOP_f64_256)
+#define LOOP2_f32_512(op) VEC_LOOP2(f32_512, op, __m512, float, AVX512)
+#define LOOP2_f64_512(op) VEC_LOOP2(f64_512, op, __m512d, double, AVX512)
+#define LOOP2_f32_256(op) VEC_LOOP2(f32_256, op, __m256, float, AVX2)
+#define LOOP2_f64_256(op) VEC_LOOP2(f64_256, op, __m256d, double, AVX2)
+SK_VEC_OPS2(LOOP2_f32_512)
+SK_VEC_OPS2(LOOP2_f64_512)
+SK_VEC_OPS2(LOOP2_f32_256)
+SK_VEC_OPS2(LOOP2_f64_256)
 /* }==== */
 
 /* {==== Choosing the level ==== */
@@ -129,10 +251,16 @@ SK_VEC_OPS(LOOP_f64_256)
 #define ENTRY_f64_512(op) [SK_VEC_##op] = f64_512_##op##_loop,
 #define ENTRY_f32_256(op) [SK_VEC_##op] = f32_256_##op##_loop,
 #define ENTRY_f64_256(op) [SK_VEC_##op] = f64_256_##op##_loop,
+#define ENTRY2_f32_512(op) [SK_VEC2_##op] = f32_512_##op##_loop2,
+#define ENTRY2_f64_512(op) [SK_VEC2_##op] = f64_512_##op##_loop2,
+#define ENTRY2_f32_256(op) [SK_VEC2_##op] = f32_256_##op##_loop2,
+#define ENTRY2_f64_256(op) [SK_VEC2_##op] = f64_256_##op##_loop2,
 static const SkVecMath tables[] = {
-  [SK_CPU_ISA_BASELINE] = {{NULL}, {NULL}},
-  [SK_CPU_ISA_AVX2] = {{SK_VEC_OPS(ENTRY_f32_256)}, {SK_VEC_OPS(ENTRY_f64_256)}},
-  [SK_CPU_ISA_AVX512] = {{SK_VEC_OPS(ENTRY_f32_512)}, {SK_VEC_OPS(ENTRY_f64_512)}},
+  [SK_CPU_ISA_BASELINE] = {{NULL}, {NULL}, {NULL}, {NULL}},
+  [SK_CPU_ISA_AVX2] = {{SK_VEC_OPS(ENTRY_f32_256)}, {SK_VEC_OPS(ENTRY_f64_256)},
+                       {SK_VEC_OPS2(ENTRY2_f32_256)}, {SK_VEC_OPS2(ENTRY2_f64_256)}},
+  [SK_CPU_ISA_AVX512] = {{SK_VEC_OPS(ENTRY_f32_512)}, {SK_VEC_OPS(ENTRY_f64_512)},
+                         {SK_VEC_OPS2(ENTRY2_f32_512)}, {SK_VEC_OPS2(ENTRY2_f64_512)}},
 };
 static const char *const names[] = {"baseline", "avx2", "avx512"};
 

@@ -99,6 +99,13 @@ end
 row { op = "round", args = { T{2, 3} }, kw = { decimals = 1 }, dtypes = FLOATS, variants = ALL4 }
 row { op = "gelu", args = { T{2, 3} }, kw = { approximate = "tanh" }, dtypes = FLOATS }
 row { op = "gelu", args = { T{2, 3} }, kw = { approximate = "cubic" }, raises = "approximate" }
+row { op = "gelu_backward", args = { T{2, 3}, T{2, 3} }, dtypes = FLOATS, variants = { "functional", "out" },
+      outs = { "grad_input" } }
+row { op = "gelu_backward", args = { T{2, 3}, T{2, 3} }, kw = { approximate = "tanh" }, dtypes = FLOATS }
+row { op = "gelu_backward", args = { T{2, 3, layout = "transposed"}, T{3} }, dtypes = F32 }
+row { op = "gelu_backward", args = { T{2, 3}, T{2, 3, layout = "sliced"} }, kw = { approximate = "tanh" }, dtypes = F32 }
+row { op = "gelu_backward", args = { T{2, 3}, T{2, 3} }, dtypes = INT32, raises = "not implemented for 'Int'" }
+row { op = "gelu_backward", args = { T{2, 3}, T{2, 3} }, kw = { approximate = "cubic" }, raises = "approximate" }
 row { op = "nan_to_num", args = { T({3}, { values = { 0 / 0, 1 / 0, -1 / 0 } }), 1, 2, -3 },
       dtypes = FLOATS, variants = ALL4 }
 row { op = "isnan", args = { T({3}, { values = { 0 / 0, 1 / 0, 1 } }) }, dtypes = FLOATS }

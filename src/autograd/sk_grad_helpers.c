@@ -421,41 +421,39 @@ int sk_grad_pow_backward_exponent(SkTensor **out, const SkTensor *grad, const Sk
   return finish(&tp, rc, out);
 }
 
-int sk_grad_gelu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const char *approximate) {
+/* grad · grad_output · gelu''(self), the self-gradient of gelu_backward, from ops (so it records):
+** exact: gelu'' = phi(x) (2 - x^2), phi the normal density;
+** tanh: with T = tanh(k (x + c x^3)), b = k (1 + 3 c x^2): gelu'' = (1 - T^2) (b - x T b^2 + 3 k c x^2). */
+int sk_grad_gelu_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, const SkTensor *self,
+                                 const char *approximate) {
   Tmp tp = {{0}, 0};
-  int rc;
+  int rc = sk_mul(NEXT(&tp), self, self);                                               /* 0 x^2 */
   if (approximate && strcmp(approximate, "tanh") == 0) {
     const double k = sqrt(2.0 / M_PI), c = 0.044715;
-    rc = sk_mul(NEXT(&tp), self, self);                                           /* 0 x^2 */
-    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[0], sk_scalar_float(c));         /* 1 */
-    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(1), sk_scalar_int(1)); /* 2 1+c x^2 */
-    if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[2]);                               /* 3 */
-    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[3], sk_scalar_float(k));         /* 4 inner */
-    if (!rc) rc = sk_tanh(NEXT(&tp), tp.t[4]);                                    /* 5 t */
-    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[5], tp.t[5]);                            /* 6 t^2 */
-    if (!rc) rc = sk_grad_rsub(NEXT(&tp), tp.t[6], sk_scalar_int(1));             /* 7 1-t^2 */
-    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[0], sk_scalar_float(3 * c * k));  /* 8 */
-    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[8], sk_scalar_float(k), sk_scalar_int(1)); /* 9 k(1+3c x^2) */
-    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[7], tp.t[9]);                            /* 10 */
-    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[10], self);                              /* 11 */
-    if (!rc) rc = sk_add(NEXT(&tp), tp.t[5], tp.t[11], sk_scalar_int(1));          /* 12 t + q */
-    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[12], sk_scalar_int(1), sk_scalar_int(1)); /* 13 */
-    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[13], sk_scalar_float(0.5));       /* 14: 0.5 (1 + t + q) */
-    if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[14]);
-    return finish(&tp, rc, out);
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[0], sk_scalar_float(c));                /* 1 c x^2 */
+    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(1), sk_scalar_int(1)); /* 2 */
+    if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[2]);                                      /* 3 */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[3], sk_scalar_float(k));                /* 4 inner */
+    if (!rc) rc = sk_tanh(NEXT(&tp), tp.t[4]);                                           /* 5 T */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[1], sk_scalar_float(3 * k));            /* 6 */
+    if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[6], sk_scalar_float(k), sk_scalar_int(1)); /* 7 b */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[7], tp.t[7]);                                   /* 8 b^2 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[8], tp.t[5]);                                   /* 9 T b^2 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[9], self);                                      /* 10 x T b^2 */
+    if (!rc) rc = sk_add(NEXT(&tp), tp.t[7], tp.t[6], sk_scalar_int(1));                 /* 11 b + 3kc x^2 */
+    if (!rc) rc = sk_sub(NEXT(&tp), tp.t[11], tp.t[10], sk_scalar_int(1));               /* 12 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[5], tp.t[5]);                                   /* 13 T^2 */
+    if (!rc) rc = sk_grad_rsub(NEXT(&tp), tp.t[13], sk_scalar_int(1));                   /* 14 1 - T^2 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[14], tp.t[12]);                                 /* 15 gelu'' */
+  } else {
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[0], sk_scalar_float(-0.5));             /* 1 */
+    if (!rc) rc = sk_exp(NEXT(&tp), tp.t[1]);                                            /* 2 */
+    if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[2], sk_scalar_float(0.5 * M_2_SQRTPI * M_SQRT1_2)); /* 3 phi */
+    if (!rc) rc = sk_grad_rsub(NEXT(&tp), tp.t[0], sk_scalar_int(2));                    /* 4 2 - x^2 */
+    if (!rc) rc = sk_mul(NEXT(&tp), tp.t[3], tp.t[4]);                                   /* 5 gelu'' */
   }
-  /* d = Phi(x) + x phi(x) */
-  rc = sk_mul_Scalar(NEXT(&tp), self, sk_scalar_float(M_SQRT1_2));                /* 0 */
-  if (!rc) rc = sk_erf(NEXT(&tp), tp.t[0]);                                        /* 1 */
-  if (!rc) rc = sk_add_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(1), sk_scalar_int(1)); /* 2 */
-  if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[2], sk_scalar_float(0.5));          /* 3 cdf */
-  if (!rc) rc = sk_mul(NEXT(&tp), self, self);                                     /* 4 */
-  if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[4], sk_scalar_float(-0.5));         /* 5 */
-  if (!rc) rc = sk_exp(NEXT(&tp), tp.t[5]);                                        /* 6 */
-  if (!rc) rc = sk_mul_Scalar(NEXT(&tp), tp.t[6], sk_scalar_float(0.5 * M_2_SQRTPI * M_SQRT1_2)); /* 7 pdf */
-  if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[7]);                                  /* 8 */
-  if (!rc) rc = sk_add(NEXT(&tp), tp.t[3], tp.t[8], sk_scalar_int(1));             /* 9 */
-  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[9]);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), grad_output, p_); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), grad, p_); }
   return finish(&tp, rc, out);
 }
 

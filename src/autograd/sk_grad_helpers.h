@@ -38,7 +38,7 @@ int sk_grad_div_mode_backward(SkTensor **out, const SkTensor *grad, const SkTens
 int sk_grad_pow_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkScalar exponent);
 int sk_grad_pow_backward_self(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent);
 int sk_grad_pow_backward_exponent(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *exponent, const SkTensor *result);
-int sk_grad_gelu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const char *approximate);
+int sk_grad_gelu_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, const SkTensor *self, const char *approximate);
 int sk_grad_silu_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
 int sk_grad_permute_backwards(SkTensor **out, const SkTensor *grad, SkIntList dims);
 int sk_grad_roll_backward(SkTensor **out, const SkTensor *grad, SkIntList shifts, SkIntList dims);

@@ -2,7 +2,7 @@
 ** sk_meta_unary.c — meta functions of the unary pointwise ops added after
 ** the first seven (those stay in sk_meta_pointwise.c)
 ** Float-valued functions promote integer and bool inputs to float32
-** (PyTorch's unary_float_op); sign, rounding, gelu, silu, frac, nan_to_num
+** (PyTorch's unary_float_op); sign, rounding, gelu (and gelu_backward), silu, frac, nan_to_num
 ** and bitwise_not keep the input's dtype (unary_op), and their kernels
 ** refuse the dtypes PyTorch's do. square types like pow(self, 2): bool
 ** becomes int64. logical_not writes bool from an input it never casts.
@@ -57,10 +57,23 @@ int sk_meta_round_decimals(SkMeta *m, const SkTensor *self, int64_t decimals) {
 }
 
 /* Checked here rather than in the kernel (as PyTorch does), so Meta tensors get the error too. */
-int sk_meta_gelu(SkMeta *m, const SkTensor *self, const char *approximate) {
+static int check_gelu_approximate(const char *approximate) {
   if (!approximate || (strcmp(approximate, "none") != 0 && strcmp(approximate, "tanh") != 0))
     return sk_error("approximate argument must be either none or tanh.");
-  return sk_iter_unary_op(m, self);
+  return 0;
+}
+
+int sk_meta_gelu(SkMeta *m, const SkTensor *self, const char *approximate) {
+  return check_gelu_approximate(approximate) ? -1 : sk_iter_unary_op(m, self);
+}
+
+/* PyTorch's gelu_backward meta: a binary op over (grad_output, self). */
+int sk_meta_gelu_backward_grad_input(SkMeta *m, const SkTensor *grad_output, const SkTensor *self,
+                                     const char *approximate) {
+  static const char *const names[] = {"grad_output", "self"};
+  const SkTensor *in[] = {grad_output, self};
+  SkIterConfig c = sk_iter_config();
+  return check_gelu_approximate(approximate) ? -1 : sk_iter_build(m->iter, m, &c, 1, 2, in, names);
 }
 
 /* PyTorch's nan_to_num_out: the out must have self's dtype; integers are copied. */
