@@ -4,7 +4,8 @@
 -- usage: lua5.4 bench/gc_loop.lua [default|incremental|generational] [iterations] [kind]
 --   kind "temps": two 4 MiB temporaries per iteration; "mlp": a small MLP step with views and in-place updates;
 --   "graphs": autograd graphs of 4 MiB of saved tensors each, reachable only through a 0-dim loss
---   that is dropped without backward; "train": training steps of an MLP with sk.nn and sk.optim.
+--   that is dropped without backward; "outputs": 4 MiB results their own nodes save (softmax),
+--   backward through each; "train": training steps of an MLP with sk.nn and sk.optim.
 local mode, iters, kind = arg[1] or "default", tonumber(arg[2] or 300), arg[3] or "temps"
 if mode ~= "default" then collectgarbage(mode) end
 local sk = require "sk"
@@ -22,6 +23,15 @@ elseif kind == "graphs" then
     keep = h:sum()
   end
   local _ = keep
+elseif kind == "outputs" then
+  -- the result is boxed while its node holds a saved alias of it: the box must still be
+  -- charged its 4 MiB (it once was not, and 300 iterations kept 1.2 GB)
+  local x = sk.randn(1024, 1024, { requires_grad = true })
+  local g = sk.randn(1024, 1024)
+  for _ = 1, iters do
+    sk.softmax(x, -1):backward(g)
+    x.grad = nil
+  end
 elseif kind == "train" then
   local model = sk.nn.Sequential(sk.nn.Linear(256, 256), sk.nn.ReLU(), sk.nn.Linear(256, 10))
   local opt = sk.optim.Adam(model:parameters(), { lr = 1e-3 })

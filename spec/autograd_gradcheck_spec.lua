@@ -159,6 +159,8 @@ local ROWS = {
   -- neural-network ops and their composites
   { "softmax", function(a) return sk.softmax(a, 1) end, { { 3, 4 } }, gg = true },
   { "log_softmax", function(a) return sk.log_softmax(a, 0) end, { { 3, 4 } }, gg = true },
+  { "softmax over a middle dim", function(a) return sk.softmax(a, 1) end, { { 2, 3, 4 } }, gg = true },
+  { "log_softmax over the last dim", function(a) return sk.log_softmax(a, -1) end, { { 2, 5 } }, gg = true },
   { "layer_norm", function(x, w, b) return sk.layer_norm(x, { 4 }, w, b) end, { { 3, 4 }, { 4 }, { 4 } } },
   { "nll_loss", function(a) return sk.nll_loss(sk.log_softmax(a, 1), sk.tensor({ 1, 0, 3 })) end, { { 3, 4 } } },
   { "nll_loss weight", function(a) return sk.nll_loss(a, sk.tensor({ 1, 0, 3 }), { weight = sk.tensor({ 0.5, 2, 1, 3 }, { dtype = "float64" }), reduction = "sum" }) end,

@@ -22,9 +22,11 @@ describe("memory under the standalone interpreter #rss", function()
       local mlp = run(mode, "mlp")
       assert.is_true(mlp < 120, string.format("MLP loop peak RSS %.0f MiB", mlp))
     end)
-    it("frees autograd graphs reachable only through a dropped loss, and trains in bounded memory, in " .. mode .. " mode", function()
+    it("frees autograd graphs reachable only through a dropped loss, results their nodes saved, and trains in bounded memory, in " .. mode .. " mode", function()
       local graphs = run(mode, "graphs") -- 300 graphs of 4 MiB of saved tensors: 1.2 GB if none were freed
       assert.is_true(graphs < 150, string.format("graphs loop peak RSS %.0f MiB", graphs))
+      local outputs = run(mode, "outputs") -- 300 saved 4 MiB results, each through backward
+      assert.is_true(outputs < 150, string.format("saved-outputs loop peak RSS %.0f MiB", outputs))
       local train = run(mode, "train")
       assert.is_true(train < 150, string.format("training loop peak RSS %.0f MiB", train))
     end)

@@ -1,10 +1,12 @@
 /*
-** sk_cpu_softmax.c — softmax, log_softmax, and nll_loss over their results
+** sk_cpu_softmax.c — softmax, log_softmax, their gradients, and nll_loss over their results
 ** softmax reads its input contiguous, as [outer, n, inner] with the softmax
 ** over n. Over the last dim (inner == 1) each row is one fused pass in cache:
 ** its max, y = x - max, exp in place, the sum, then the scale (or, for
 ** log_softmax, y = x - max - log(sum)). Over another dim a block of up to
 ** BLOCK columns does the same row by row. Rows and blocks run in parallel.
+** The gradients read grad_output g and the forward's output y the same way:
+** softmax gI = y·(g - Σ g·y), log_softmax gI = g - exp(y)·Σ g.
 ** float32 and float64 compute in their own type (sums in double); float16
 ** and bfloat16 compute in float32 through converted copies.
 ** NaN anywhere in a row makes the row NaN, as in PyTorch.
@@ -102,11 +104,65 @@ static void exp_f64(double *y, int64_t n) {
   }
 SOFTMAX_LOOPS(f32, float, exp_f32, log)
 SOFTMAX_LOOPS(f64, double, exp_f64, log)
+
+/* The gradients: o may not overlap g or y. */
+#define SOFTMAX_BACKWARD_LOOPS(sfx, T, EXP)                                                       \
+  static double dot_##sfx(const T *a, const T *b, int64_t n) {                                    \
+    double s[LANES] = {0}, sum = 0;                                                               \
+    int64_t i = 0;                                                                                \
+    for (; i + LANES <= n; i += LANES)                                                            \
+      for (int j = 0; j < LANES; j++) s[j] += (double)a[i + j] * (double)b[i + j];                \
+    for (; i < n; i++) sum += (double)a[i] * (double)b[i];                                        \
+    for (int j = 0; j < LANES; j++) sum += s[j];                                                  \
+    return sum;                                                                                   \
+  }                                                                                               \
+  static void brow_##sfx(const T *g, const T *y, T *o, int64_t n, int log_sm) {                   \
+    if (log_sm) {                                                                                 \
+      const T s = (T)sum_##sfx(g, n);                                                             \
+      T e[BLOCK];                                                                                 \
+      for (int64_t i = 0; i < n; i += BLOCK) {                                                    \
+        int64_t k = n - i < BLOCK ? n - i : BLOCK;                                                \
+        memcpy(e, y + i, (size_t)k * sizeof(T));                                                  \
+        EXP(e, k);                                                                                \
+        for (int64_t j = 0; j < k; j++) o[i + j] = g[i + j] - e[j] * s;                           \
+      }                                                                                           \
+    } else {                                                                                      \
+      const T s = (T)dot_##sfx(g, y, n);                                                          \
+      for (int64_t i = 0; i < n; i++) o[i] = y[i] * (g[i] - s);                                   \
+    }                                                                                             \
+  }                                                                                               \
+  static void bcols_##sfx(const T *g, const T *y, T *o, int64_t n, int64_t inner, int64_t k, int log_sm) { \
+    double s[BLOCK];                                                                              \
+    T f[BLOCK], e[BLOCK];                                                                         \
+    for (int64_t j = 0; j < k; j++) s[j] = 0;                                                     \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      const T *gi = g + i * inner, *yi = y + i * inner;                                           \
+      if (log_sm)                                                                                 \
+        for (int64_t j = 0; j < k; j++) s[j] += (double)gi[j];                                    \
+      else                                                                                        \
+        for (int64_t j = 0; j < k; j++) s[j] += (double)gi[j] * (double)yi[j];                    \
+    }                                                                                             \
+    for (int64_t j = 0; j < k; j++) f[j] = (T)s[j];                                               \
+    for (int64_t i = 0; i < n; i++) {                                                             \
+      const T *gi = g + i * inner, *yi = y + i * inner;                                           \
+      T *oi = o + i * inner;                                                                      \
+      if (log_sm) {                                                                               \
+        memcpy(e, yi, (size_t)k * sizeof(T));                                                     \
+        EXP(e, k);                                                                                \
+        for (int64_t j = 0; j < k; j++) oi[j] = gi[j] - e[j] * f[j];                              \
+      } else                                                                                      \
+        for (int64_t j = 0; j < k; j++) oi[j] = yi[j] * (gi[j] - f[j]);                           \
+    }                                                                                             \
+  }
+SOFTMAX_BACKWARD_LOOPS(f32, float, exp_f32)
+SOFTMAX_BACKWARD_LOOPS(f64, double, exp_f64)
 /* }==== */
 
 /* {==== Driver ==== */
+/* x: the forward's input, or the backward's y (the forward's output); g: grad_output (NULL
+** in the forward); y: the destination. All contiguous, of the compute dtype. */
 typedef struct SmCtx {
-  const char *x;
+  const char *x, *g;
   char *y;
   int64_t n, inner, nblk;
   int f64, log_sm;
@@ -115,8 +171,18 @@ typedef struct SmCtx {
 static void sm_rows(void *ctx, int64_t b, int64_t e) {
   const SmCtx *c = ctx;
   for (int64_t r = b; r < e; r++) {
-    if (c->f64) row_f64((const double *)c->x + r * c->n, (double *)c->y + r * c->n, c->n, c->log_sm);
-    else row_f32((const float *)c->x + r * c->n, (float *)c->y + r * c->n, c->n, c->log_sm);
+    int64_t off = r * c->n;
+    if (c->f64) {
+      const double *x = (const double *)c->x + off;
+      double *y = (double *)c->y + off;
+      if (c->g) brow_f64((const double *)c->g + off, x, y, c->n, c->log_sm);
+      else row_f64(x, y, c->n, c->log_sm);
+    } else {
+      const float *x = (const float *)c->x + off;
+      float *y = (float *)c->y + off;
+      if (c->g) brow_f32((const float *)c->g + off, x, y, c->n, c->log_sm);
+      else row_f32(x, y, c->n, c->log_sm);
+    }
   }
 }
 
@@ -125,43 +191,58 @@ static void sm_blocks(void *ctx, int64_t b, int64_t e) {
   for (int64_t u = b; u < e; u++) {
     int64_t o = u / c->nblk, j0 = u % c->nblk * BLOCK;
     int64_t k = c->inner - j0 < BLOCK ? c->inner - j0 : BLOCK, off = o * c->n * c->inner + j0;
-    if (c->f64) cols_f64((const double *)c->x + off, (double *)c->y + off, c->n, c->inner, k, c->log_sm);
-    else cols_f32((const float *)c->x + off, (float *)c->y + off, c->n, c->inner, k, c->log_sm);
+    if (c->f64) {
+      const double *x = (const double *)c->x + off;
+      double *y = (double *)c->y + off;
+      if (c->g) bcols_f64((const double *)c->g + off, x, y, c->n, c->inner, k, c->log_sm);
+      else cols_f64(x, y, c->n, c->inner, k, c->log_sm);
+    } else {
+      const float *x = (const float *)c->x + off;
+      float *y = (float *)c->y + off;
+      if (c->g) bcols_f32((const float *)c->g + off, x, y, c->n, c->inner, k, c->log_sm);
+      else cols_f32(x, y, c->n, c->inner, k, c->log_sm);
+    }
   }
 }
 
-static int softmax(const SkTensor *self, int64_t dim, int half_to_float, SkTensor *out, int log_sm) {
-  const char *name = log_sm ? "log_softmax" : "softmax";
-  if (half_to_float) return sk_error("%s with half to float conversion is not supported on CPU", name);
+/* t as a contiguous tensor of dtype ct: t itself, or a converted copy left in *conv. */
+static const SkTensor *compute_view(const SkTensor *t, SkDType ct, SkTensor **conv) {
+  if (t->dtype == ct && sk_tensor_is_contiguous(t)) return t;
+  if (!(*conv = sk_tensor_empty(t->ndim, t->sizes, ct, t->device)) || sk_copy_cpu(*conv, t)) return NULL;
+  return *conv;
+}
+
+/* The forward (g NULL: x is self) or the gradient (g grad_output, x the forward's output),
+** over dim of x, into out. */
+static int run(const SkTensor *x, const SkTensor *g, int64_t dim, SkTensor *out, int log_sm, const char *name) {
   int64_t d = 0;
-  if (self->ndim > 0 && sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
-  int last = self->ndim == 0 || d == self->ndim - 1;
-  if (!sk_dtype_is_floating(self->dtype))
+  if (x->ndim > 0 && sk_wrap_dim(dim, x->ndim, "dim", &d)) return -1;
+  int last = x->ndim == 0 || d == x->ndim - 1;
+  if (!sk_dtype_is_floating(x->dtype))
     return sk_error("\"%s%s_kernel_impl\" not implemented for '%s'", name, last ? "_lastdim" : "",
-                    sk_dtype_torch_name(self->dtype));
+                    sk_dtype_torch_name(x->dtype));
   if (out->numel == 0) return 0;
   /* float32 or float64 to compute in: half types go through float32 copies. */
-  SkDType ct = self->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
-  SkTensor *conv = NULL, *tmp = NULL;
-  const SkTensor *in = self;
-  int rc = 0;
-  if (self->dtype != ct || !sk_tensor_is_contiguous(self)) {
-    if (!(conv = sk_tensor_empty(self->ndim, self->sizes, ct, self->device)) || sk_copy_cpu(conv, self)) rc = -1;
-    in = conv;
-  }
-  int same = !rc && out->storage == in->storage && out->offset == in->offset;
-  if (!rc && (out->dtype != ct || !sk_tensor_is_contiguous(out) || (!same && sk_tensor_may_overlap(out, in))))
+  SkDType ct = x->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *cx = NULL, *cg = NULL, *tmp = NULL;
+  const SkTensor *in = compute_view(x, ct, &cx), *gin = g ? compute_view(g, ct, &cg) : NULL;
+  int rc = !in || (g && !gin) ? -1 : 0;
+  /* the forward reads each row before writing it, so out may be its input; nothing else may overlap */
+  int same = !rc && !g && out->storage == in->storage && out->offset == in->offset;
+  if (!rc && (out->dtype != ct || !sk_tensor_is_contiguous(out) || (!same && sk_tensor_may_overlap(out, in)) ||
+              (gin && sk_tensor_may_overlap(out, gin))))
     if (!(tmp = sk_tensor_empty(out->ndim, out->sizes, ct, out->device))) rc = -1;
   if (!rc) {
     SmCtx c;
     c.x = sk_tensor_data(in);
+    c.g = gin ? sk_tensor_data(gin) : NULL;
     c.y = sk_tensor_data(tmp ? tmp : out);
-    c.n = self->ndim ? self->sizes[d] : 1;
-    c.inner = self->ndim ? sk_numel(self->ndim - (int)d - 1, self->sizes + d + 1) : 1;
+    c.n = x->ndim ? x->sizes[d] : 1;
+    c.inner = x->ndim ? sk_numel(x->ndim - (int)d - 1, x->sizes + d + 1) : 1;
     c.nblk = (c.inner + BLOCK - 1) / BLOCK;
     c.f64 = ct == SK_DTYPE_FLOAT64;
     c.log_sm = log_sm;
-    int64_t outer = self->ndim ? sk_numel((int)d, self->sizes) : 1;
+    int64_t outer = x->ndim ? sk_numel((int)d, x->sizes) : 1;
     if (c.inner == 1) {
       int64_t grain = SK_GRAIN / c.n;
       sk_parallel_for(0, outer, grain < 1 ? 1 : grain, sm_rows, &c);
@@ -172,8 +253,15 @@ static int softmax(const SkTensor *self, int64_t dim, int half_to_float, SkTenso
     if (tmp) rc = sk_copy_cpu(out, tmp);
   }
   sk_tensor_release(tmp);
-  sk_tensor_release(conv);
+  sk_tensor_release(cx);
+  sk_tensor_release(cg);
   return rc;
+}
+
+static int softmax(const SkTensor *self, int64_t dim, int half_to_float, SkTensor *out, int log_sm) {
+  const char *name = log_sm ? "log_softmax" : "softmax";
+  if (half_to_float) return sk_error("%s with half to float conversion is not supported on CPU", name);
+  return run(self, NULL, dim, out, log_sm, name);
 }
 /* }==== */
 
@@ -185,6 +273,19 @@ int sk_cpu_softmax_out(const SkMeta *m, const SkTensor *self, int64_t dim, int h
 int sk_cpu_log_softmax_out(const SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float, SkTensor *out) {
   (void)m;
   return softmax(self, dim, half_to_float, out, 1);
+}
+
+/* input_dtype is grad_output's (sk_meta__softmax_backward_data). */
+int sk_cpu_softmax_backward_out(const SkMeta *m, const SkTensor *grad_output, const SkTensor *output, int64_t dim,
+                                SkDType input_dtype, SkTensor *grad_input) {
+  (void)m; (void)input_dtype;
+  return run(output, grad_output, dim, grad_input, 0, "softmax_backward");
+}
+
+int sk_cpu_log_softmax_backward_out(const SkMeta *m, const SkTensor *grad_output, const SkTensor *output, int64_t dim,
+                                    SkDType input_dtype, SkTensor *out) {
+  (void)m; (void)input_dtype;
+  return run(output, grad_output, dim, out, 1, "log_softmax_backward");
 }
 
 /* {==== nll_loss ====

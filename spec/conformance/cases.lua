@@ -290,6 +290,17 @@ for _, op in ipairs { "_softmax", "_log_softmax" } do
   row { op = op, args = { T{2, 3}, 0, true }, dtypes = { "float16", "float32" }, raises = "half to float" }
   row { op = op, args = { T{0, 3}, -1, false }, dtypes = F32 }
 end
+for op, out in pairs { _softmax_backward_data = "grad_input", _log_softmax_backward_data = "out" } do
+  row { op = op, args = { T{2, 3}, T{2, 3}, 1, "float32" }, dtypes = F32, variants = FN_OUT, outs = { out } }
+  row { op = op, args = { T{2, 3}, T{2, 3}, 0, "float64" }, dtypes = { "float64" } }
+  row { op = op, args = { T{3, 2, layout = "transposed"}, T{3, 2, layout = "sliced"}, 0, "float32" }, dtypes = F32 }
+  row { op = op, args = { T{2, 3, 4}, T{2, 3, 4}, 1, "float32" }, dtypes = F32 } -- not the last dim
+  row { op = op, args = { T{0, 3}, T{0, 3}, -1, "float32" }, dtypes = F32 }
+  row { op = op, args = { T{2, 3}, T{2, 3}, 1, "float64" }, dtypes = F32, raises = "half to float" }
+  row { op = op, args = { T{2, 3}, T{3, 2}, 1, "float32" }, dtypes = F32, raises = "same size" }
+  row { op = op, args = { T{2, 3}, T{2, 3}, 2, "float32" }, dtypes = F32, raises = "out of range" }
+  row { op = op, args = { T{2, 3}, T{2, 3}, 1, "int32" }, dtypes = INT32, raises = "not implemented for 'Int'" }
+end
 -- sorting
 row { op = "sort", args = { T{2, 3} }, dtypes = ALL, variants = FN_M_OUT, outs = { "values", "indices" } }
 row { op = "sort", args = { T{2, 3}, 0, true }, dtypes = F32, variants = FN_M_OUT, outs = { "values", "indices" } }

@@ -576,21 +576,47 @@ int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList size
 /* }==== */
 
 /* {==== Softmax ==== */
-int sk_grad_softmax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, int64_t dim) {
+/* The gradients of _softmax_backward_data and _log_softmax_backward_data (double backward),
+** for upstream G, grad_output gO and the forward's output y; sums over dim, kept:
+**   softmax, by y:         G·(gO - Σ gO·y) - gO·Σ G·y
+**   log_softmax, by gO:    G - Σ G·exp(y)
+**   log_softmax, by y:     -G·exp(y)·Σ gO */
+static int sum_kept(SkTensor **out, const SkTensor *t, int64_t dim) {
+  return sk_sum_dim_IntList(out, t, (SkIntList){&dim, 1}, 1, -1);
+}
+
+int sk_grad_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim,
+                                         const SkTensor *output) {
   Tmp tp = {{0}, 0};
-  int rc = sk_mul(NEXT(&tp), grad, result);
-  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sum_dim_IntList(NEXT(&tp), p_, (SkIntList){&dim, 1}, 1, -1); }
-  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sub(NEXT(&tp), grad, p_, sk_scalar_int(1)); }
-  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), result, p_); }
+  int rc = sk_mul(NEXT(&tp), grad_output, output);                                 /* 0 */
+  if (!rc) rc = sum_kept(NEXT(&tp), tp.t[0], dim);                                  /* 1 */
+  if (!rc) rc = sk_sub(NEXT(&tp), grad_output, tp.t[1], sk_scalar_int(1));          /* 2 */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[2]);                                   /* 3 */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, output);                                    /* 4 */
+  if (!rc) rc = sum_kept(NEXT(&tp), tp.t[4], dim);                                  /* 5 */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad_output, tp.t[5]);                            /* 6 */
+  if (!rc) rc = sk_sub(NEXT(&tp), tp.t[3], tp.t[6], sk_scalar_int(1));
   return finish(&tp, rc, out);
 }
 
-int sk_grad_log_softmax_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, int64_t dim) {
+int sk_grad_log_softmax_backward_data_grad_output(SkTensor **out, const SkTensor *grad, const SkTensor *output,
+                                                  int64_t dim) {
   Tmp tp = {{0}, 0};
-  int rc = sk_exp(NEXT(&tp), result);
-  if (!rc) rc = sk_sum_dim_IntList(NEXT(&tp), grad, (SkIntList){&dim, 1}, 1, -1);
-  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], tp.t[1]);
+  int rc = sk_exp(NEXT(&tp), output);
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_mul(NEXT(&tp), grad, p_); }
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sum_kept(NEXT(&tp), p_, dim); }
   if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_sub(NEXT(&tp), grad, p_, sk_scalar_int(1)); }
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_log_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output,
+                                             int64_t dim, const SkTensor *output) {
+  Tmp tp = {{0}, 0};
+  int rc = sum_kept(NEXT(&tp), grad_output, dim);                                   /* 0 */
+  if (!rc) rc = sk_exp(NEXT(&tp), output);                                          /* 1 */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], tp.t[1]);                                /* 2 */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[2]);                                   /* 3 */
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_neg(NEXT(&tp), p_); }
   return finish(&tp, rc, out);
 }
 /* }==== */

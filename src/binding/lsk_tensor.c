@@ -20,7 +20,7 @@
 ** check word keyed with a per-process secret, never by its metatable: a
 ** script can give any userdata the metatable (debug.setmetatable) but
 ** cannot write these bytes. A closed box holds NULL and the closed mark. */
-typedef struct LskBox { SkTensor *t; uintptr_t check; size_t charge; } LskBox;
+typedef struct LskBox { SkTensor *t; uintptr_t check; size_t charge; int accounts; } LskBox;
 static uintptr_t secret;
 #define CLOSED_MARK (secret ^ 1u)
 
@@ -78,16 +78,22 @@ static LskBox *new_box(lua_State *L, const LskState *st) {
   b->t = NULL;
   b->check = CLOSED_MARK;
   b->charge = 0;
+  b->accounts = 0;
   lua_rawgeti(L, LUA_REGISTRYINDEX, st->mt_ref);
   lua_setmetatable(L, -2);
   return b;
 }
 
-/* Gives the box its tensor (the box takes the reference) and charges the collector. */
+/* Gives the box its tensor (the box takes the reference) and charges the collector: the
+** storage's bytes too unless another box has them on its account (a view of a boxed tensor).
+** Whether other references exist does not matter: a graph's saved alias of an output holds
+** one while the output is boxed, and drops it at backward, long before the box is collected. */
 static void box_set(LskState *st, LskBox *b, SkTensor *t) {
   b->t = t;
   b->check = (uintptr_t)t ^ secret;
-  b->charge = sizeof *t + (t->storage->refcount == 1 ? sizeof *t->storage + t->storage->nbytes : 0);
+  b->accounts = !t->storage->accounted;
+  t->storage->accounted = 1;
+  b->charge = sizeof *t + (b->accounts ? sizeof *t->storage + t->storage->nbytes : 0);
   st->gc_debt += b->charge;
   st->gc_live += b->charge;
 }
@@ -199,6 +205,7 @@ static int t_gc(lua_State *L) {
   LskState *st = lua_touserdata(L, lua_upvalueindex(1));
   if (!b->t) return 0;
   st->gc_live -= b->charge;
+  if (b->accounts) b->t->storage->accounted = 0;
   sk_tensor_release(b->t);
   b->t = NULL;
   b->check = CLOSED_MARK;

@@ -47,6 +47,7 @@ static SkStorage *storage_new(size_t nbytes, SkDevice device) {
   s->device = device;
   s->version = 0;
   s->resizable = 1;
+  s->accounted = 0;
   s->data = NULL;
   if (inline_data) s->data = s + 1;
   else if (dt->has_data && nbytes > 0) {

@@ -28,6 +28,7 @@ typedef struct SkStorage {
   SkDevice device;
   uint64_t version;    /* bumped by every in-place write through any view */
   int resizable;
+  int accounted;       /* nbytes is on a host's memory account (the Lua binding's box that charged it) */
 } SkStorage;
 
 enum {

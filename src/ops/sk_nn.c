@@ -1,7 +1,7 @@
 /*
 ** sk_nn.c — the nn ops: softmax and log_softmax, layer_norm, dropout, and the
 ** losses nll_loss, cross_entropy, mse_loss
-** _softmax, _log_softmax and nll_loss_forward are structured (their meta
+** _softmax, _log_softmax, their backward ops and nll_loss_forward are structured (their meta
 ** functions are here, their CPU kernels in sk_cpu_softmax.c); everything else
 ** is a composite over the dispatched API, so it runs on every backend that
 ** has those ops, Meta included.
@@ -53,6 +53,39 @@ int sk_meta__softmax(SkMeta *m, const SkTensor *self, int64_t dim, int half_to_f
 
 int sk_meta__log_softmax(SkMeta *m, const SkTensor *self, int64_t dim, int half_to_float) {
   return softmax_meta(m, self, dim, half_to_float);
+}
+
+/* PyTorch's _softmax_backward_data / _log_softmax_backward_data metas: grad_input has
+** grad_output's shape and dtype; input_dtype other than that would be half_to_float. */
+static int softmax_backward_meta(SkMeta *m, const SkTensor *grad_output, const SkTensor *output, int64_t dim,
+                                 SkDType input_dtype, const char *name) {
+  int same = grad_output->ndim == output->ndim;
+  for (int i = 0; same && i < output->ndim; i++) same = grad_output->sizes[i] == output->sizes[i];
+  if (!same) {
+    char a[256], b[256];
+    return sk_error("Expected tensor for argument #1 'grad_output' to have same size as tensor for argument #2 "
+                    "'output'; but %s does not equal %s (while checking arguments for %s)",
+                    sk_shape_str(grad_output->ndim, grad_output->sizes, a, sizeof a),
+                    sk_shape_str(output->ndim, output->sizes, b, sizeof b), name);
+  }
+  if (grad_output->dtype != output->dtype)
+    return sk_error("%s: argument 'output' (dtype %s) must have the dtype of 'grad_output' (%s)", name,
+                    sk_dtype_name(output->dtype), sk_dtype_name(grad_output->dtype));
+  if (input_dtype != grad_output->dtype)
+    return sk_error("%s with half to float conversion is not supported on CPU", name);
+  int64_t d;
+  if (sk_wrap_dim(dim, grad_output->ndim, "dim", &d)) return -1;
+  return sk_meta_set_output(m, 0, grad_output->ndim, grad_output->sizes, NULL, grad_output->dtype);
+}
+
+int sk_meta__softmax_backward_data(SkMeta *m, const SkTensor *grad_output, const SkTensor *output, int64_t dim,
+                                   SkDType input_dtype) {
+  return softmax_backward_meta(m, grad_output, output, dim, input_dtype, "softmax_backward");
+}
+
+int sk_meta__log_softmax_backward_data(SkMeta *m, const SkTensor *grad_output, const SkTensor *output, int64_t dim,
+                                       SkDType input_dtype) {
+  return softmax_backward_meta(m, grad_output, output, dim, input_dtype, "log_softmax_backward");
 }
 
 /* self converted to dtype first when one is given (PyTorch's softmax.int). */
@@ -227,7 +260,7 @@ static int nll_nd(const SkTensor *self, const SkTensor *target, const SkTensor *
 
 int sk_math_nll_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
                      const char *reduction, int64_t ignore_index) {
-  int64_t red;
+  int64_t red = 0; /* set by reduction_of on success */
   if (reduction_of(reduction, &red)) return -1;
   return nll_nd(self, target, weight, red, ignore_index, result, NULL);
 }
@@ -299,7 +332,7 @@ static int ce_smoothed(SkTensor **result, const SkTensor *logp, const SkTensor *
 
 int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
                           const char *reduction, int64_t ignore_index, double label_smoothing) {
-  int64_t red;
+  int64_t red = 0; /* set by reduction_of on success */
   if (reduction_of(reduction, &red)) return -1;
   int class_dim = self->ndim == 1 ? 0 : 1;
   int probs = sk_tensor_same_shape(self, target);
@@ -318,7 +351,7 @@ int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTenso
 
 /* {==== mse_loss ==== */
 int sk_math_mse_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const char *reduction) {
-  int64_t red;
+  int64_t red = 0; /* set by reduction_of on success */
   if (reduction_of(reduction, &red)) return -1;
   const SkTensor *both[2] = {self, target};
   SkDType dt = sk_result_type(2, both);
