@@ -87,8 +87,9 @@ VEC_BODIES(f64_256, __m256d, double, AVX2, SLEEF_f64_256, _mm256_sqrt_pd, _mm256
 /* }==== */
 
 /* {==== erf and GELU ====
-** float64 erf is SLEEF's. float32 erf, within 1.7 ULP over every float (the
-** spec sweeps them against the float64 erf), from two fits made for sk in double
+** float64 erf is SLEEF's. float32 erf is within 1.7 ULP over every float (1.698
+** at 0.9674, from an exhaustive run against float64 erf; spec/unary_spec.lua sweeps a
+** dense sample at every level), from two fits made for sk in double
 ** precision (Lawson-weighted least squares on Chebyshev points):
 **   |x| < 1:      erf(x) = x + x·P(x²), P of degree 5, relative error 4e-8;
 **   1 <= |x| < 4: erfc(|x|) = exp(Q(u) - x²), u = (|x| - 2.5)/1.5, Q of degree 8
