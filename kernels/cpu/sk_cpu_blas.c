@@ -7,8 +7,9 @@
 ** (CblasTrans for column-major ones) and a vector a positive stride; other
 ** layouts and dtypes are copied first. The product accumulates into
 ** C = beta·self (or zeros when beta is 0, so that NaN in self is ignored, as
-** in PyTorch), which is `out` itself when it is contiguous, of the work dtype
-** and not overlapping an input; else a temporary copied in.
+** in PyTorch; BLAS applies beta itself, and with beta 0 never reads C), which
+** is `out` itself when it is contiguous, of the work dtype and not
+** overlapping an input; else a temporary copied in.
 */
 #include "sk_kernels.h"
 #include "sk_cpu_util.h"
@@ -153,7 +154,7 @@ typedef struct FloatGemm {
   const Mat *a, *b;
   char *c;
   int64_t n, k, p;
-  double alpha;
+  double alpha, beta; /* beta 0: C is only written */
   int f32, split_rows;
 } FloatGemm;
 
@@ -165,10 +166,10 @@ static void gemm_block(const FloatGemm *g, int64_t bi, int64_t r0, int64_t nr, i
   int64_t co = bi * g->n * g->p + r0 * g->p + c0, ldc = g->p > 1 ? g->p : 1;
   if (g->f32)
     cblas_sgemm(CblasRowMajor, ta, tb, (int)nr, (int)nc, (int)g->k, (float)g->alpha, (const float *)a->data + ao,
-                (int)a->ld, (const float *)b->data + bo, (int)b->ld, 1.0f, (float *)g->c + co, (int)ldc);
+                (int)a->ld, (const float *)b->data + bo, (int)b->ld, (float)g->beta, (float *)g->c + co, (int)ldc);
   else
     cblas_dgemm(CblasRowMajor, ta, tb, (int)nr, (int)nc, (int)g->k, g->alpha, (const double *)a->data + ao,
-                (int)a->ld, (const double *)b->data + bo, (int)b->ld, 1.0, (double *)g->c + co, (int)ldc);
+                (int)a->ld, (const double *)b->data + bo, (int)b->ld, g->beta, (double *)g->c + co, (int)ldc);
 }
 
 static void float_gemm_units(void *ctx, int64_t u, int64_t e) {
@@ -188,7 +189,7 @@ typedef struct FloatGemv {
   const Vec *x;
   void *y;
   int64_t k;
-  double alpha;
+  double alpha, beta; /* beta 0: y is only written */
   int f32;
 } FloatGemv;
 
@@ -201,10 +202,10 @@ static void float_gemv_rows(void *ctx, int64_t i0, int64_t i1) {
   int rows = (int)(a->trans ? g->k : m), cols = (int)(a->trans ? m : g->k); /* of the matrix as BLAS reads it */
   if (g->f32)
     cblas_sgemv(CblasRowMajor, ta, rows, cols, (float)g->alpha, (const float *)a->data + ao, (int)a->ld,
-                (const float *)g->x->data, (int)g->x->inc, 1.0f, (float *)g->y + i0, 1);
+                (const float *)g->x->data, (int)g->x->inc, (float)g->beta, (float *)g->y + i0, 1);
   else
     cblas_dgemv(CblasRowMajor, ta, rows, cols, g->alpha, (const double *)a->data + ao, (int)a->ld,
-                (const double *)g->x->data, (int)g->x->inc, 1.0, (double *)g->y + i0, 1);
+                (const double *)g->x->data, (int)g->x->inc, g->beta, (double *)g->y + i0, 1);
 }
 /* }==== */
 
@@ -247,8 +248,10 @@ static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, Sk
   SkTensor *c = tmp ? tmp : out;
   if (!rc && use_self && !sk_tensor_same_view(c, self)) rc = sk_copy_cpu(c, self);
   if (rc) goto done;
-  if (!use_self) memset(sk_tensor_data(c), 0, (size_t)c->numel * sk_dtype_size(w));
-  else if (!is_one(beta)) scale(c, beta);
+  if (w == SK_DTYPE_INT64 || k == 0) { /* else BLAS applies beta itself */
+    if (!use_self) memset(sk_tensor_data(c), 0, (size_t)c->numel * sk_dtype_size(w));
+    else if (!is_one(beta)) scale(c, beta);
+  }
   if (k > 0) {
     char *cd = sk_tensor_data(c);
     if (w == SK_DTYPE_INT64) {
@@ -258,7 +261,8 @@ static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, Sk
       sk_parallel_for(0, batch * n, grain, int_gemm_rows, &g);
     } else {
       /* Split the larger of C's dims: the smaller operand is the one each piece packs whole. */
-      FloatGemm g = {&ma, &mb, cd, n, k, p, sk_scalar_to_double(alpha), w == SK_DTYPE_FLOAT32, n >= p};
+      FloatGemm g = {&ma, &mb, cd, n, k, p, sk_scalar_to_double(alpha), use_self ? sk_scalar_to_double(beta) : 0,
+                     w == SK_DTYPE_FLOAT32, n >= p};
       int64_t split = g.split_rows ? n : p, other = g.split_rows ? p : n;
       int64_t grain = SK_GEMM_GRAIN / (other * k) > 0 ? SK_GEMM_GRAIN / (other * k) : 1;
       blas_single_thread();
@@ -315,8 +319,10 @@ static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, Sk
   SkTensor *y = tmp ? tmp : out;
   if (!rc && use_self && !sk_tensor_same_view(y, self)) rc = sk_copy_cpu(y, self);
   if (rc) goto done;
-  if (!use_self) memset(sk_tensor_data(y), 0, (size_t)n * sk_dtype_size(w));
-  else if (!is_one(beta)) scale(y, beta);
+  if (w == SK_DTYPE_INT64 || k == 0) { /* else BLAS applies beta itself */
+    if (!use_self) memset(sk_tensor_data(y), 0, (size_t)n * sk_dtype_size(w));
+    else if (!is_one(beta)) scale(y, beta);
+  }
   if (k > 0) {
     void *yd = sk_tensor_data(y);
     if (w == SK_DTYPE_INT64) {
@@ -324,7 +330,8 @@ static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, Sk
                    ma.rs, ma.cs, vx.inc};
       sk_parallel_for(0, n, SK_GRAIN / k > 0 ? SK_GRAIN / k : 1, int_gemv_rows, &g);
     } else {
-      FloatGemv g = {&ma, &vx, yd, k, sk_scalar_to_double(alpha), w == SK_DTYPE_FLOAT32};
+      FloatGemv g = {&ma, &vx, yd, k, sk_scalar_to_double(alpha), use_self ? sk_scalar_to_double(beta) : 0,
+                     w == SK_DTYPE_FLOAT32};
       blas_single_thread();
       sk_parallel_for(0, n, SK_GEMM_GRAIN / k > 0 ? SK_GEMM_GRAIN / k : 1, float_gemv_rows, &g);
     }
