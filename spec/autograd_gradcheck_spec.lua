@@ -96,8 +96,15 @@ local ROWS = {
   { "logsumexp", function(a) return a:logsumexp(1) end, { { 3, 4 } }, gg = true },
   { "cumsum", function(a) return a:cumsum(1) end, { { 3, 4 } } },
   { "prod", function(a) return a:prod() end, { { 2, 3 } } },
-  { "prod.dim", function(a) return a:prod(1) end, { { 3, 4 } } }, -- (its gradient uses cumprod, which has none yet)
-  { "prod.dim with zeros", function(a) return (a * sk.tensor({ { 1, 0, 1 }, { 0, 0, 1 } }, { dtype = "float64" })):prod(1, true) end, { { 2, 3 } } },
+  { "prod.dim", function(a) return a:prod(1) end, { { 3, 4 } }, gg = true }, -- its gradient goes through cumprod
+  { "prod.dim with zeros", function(a) return (a * sk.tensor({ { 1, 0, 1 }, { 0, 0, 1 } }, { dtype = "float64" })):prod(1, true) end, { { 2, 3 } }, gg = true },
+  { "cumprod", function(a) return a:cumprod(1) end, { { 3, 4 } }, gg = true },
+  { "cumprod over dim 0", function(a) return a:cumprod(0) end, { { 3, 2 } }, gg = true },
+  -- a zero first, in the middle, last, two zeros, none: each row of the mask is one case of the formula
+  { "cumprod with zeros", function(a)
+      local m = sk.tensor({ { 0, 1, 1, 1 }, { 1, 1, 0, 1 }, { 1, 1, 1, 0 }, { 1, 0, 1, 0 }, { 1, 1, 1, 1 } }, { dtype = "float64" })
+      return (a * m):cumprod(1)
+    end, { { 5, 4 } }, gg = true },
   { "max", function(a) return a:max() end, { { 3, 4 } } },
   { "min", function(a) return a:min() end, { { 3, 4 } } },
   { "norm", function(a) return a:norm() end, { { 3, 4 } }, gg = true },

@@ -258,6 +258,9 @@ end
 -- }====
 
 -- {==== Running one case ====
+local TENSOR_MT = require("sk.core").metatable
+local function is_tensor(v) return getmetatable(v) == TENSOR_MT end
+
 local function call_variant(case, args, n, kw, outs)
   local op = case.op
   local function with_kw(extra)
@@ -276,6 +279,29 @@ local function call_variant(case, args, n, kw, outs)
   elseif case.variant == "inplace" then
     local f = assert(sk.Tensor[op .. "_"] or sk[op .. "_"], op .. "_ does not exist")
     return f(with_kw())
+  elseif case.variant == "backward" then
+    -- floating tensor arguments become leaves (their layouts kept); the loss weighs each
+    -- differentiable result by a fixed pattern; the results are the leaves' gradients
+    local leaves = {}
+    for i = 1, n do
+      local a = args[i]
+      if is_tensor(a) and ISFLOAT[a:dtype()] then args[i] = a:detach():requires_grad_(); leaves[#leaves + 1] = args[i] end
+    end
+    local f = assert(sk[op], "sk." .. op .. " does not exist")
+    local r = table.pack(f(with_kw()))
+    local loss
+    for i = 1, r.n do
+      local y = r[i]
+      if is_tensor(y) and y:requires_grad() then
+        local w = (sk.arange(y:numel(), { dtype = y:dtype() }):remainder(5) * 0.5 - 1):reshape(y:shape()):to(y:device())
+        local term = (y * w):sum()
+        loss = loss and loss + term or term
+      end
+    end
+    if loss then loss:backward() end
+    local grads = {}
+    for i, l in ipairs(leaves) do grads[i] = l.grad or "no gradient" end
+    return table.unpack(grads, 1, #leaves)
   else -- out
     local o = {}
     for i, name in ipairs(case.outs or { "out" }) do o[name] = outs[i] end
@@ -465,8 +491,16 @@ for ri, r in ipairs(C.rows) do
   local some = {}
   for _, d in ipairs(dtypes) do if VARIANT_DTYPES[d] then some[#some + 1] = d end end
   if #some == 0 then some[1] = dtypes[1] end
-  for _, v in ipairs(r.variants or { "functional" }) do
-    for _, d in ipairs(v == "functional" and dtypes or some) do
+  local variants = {}
+  for _, v in ipairs(r.variants or { "functional" }) do variants[#variants + 1] = v end
+  -- autograd: every row with a functional float case gets one backward case (float64 where it has it)
+  local grad_dtype
+  for _, d in ipairs(dtypes) do if d == "float64" or (d == "float32" and not grad_dtype) then grad_dtype = d end end
+  for _, v in ipairs(variants) do
+    if v == "functional" and grad_dtype and not r.raises then variants[#variants + 1] = "backward" break end
+  end
+  for _, v in ipairs(variants) do
+    for _, d in ipairs(v == "functional" and dtypes or v == "backward" and { grad_dtype } or some) do
       local c = setmetatable({ row = ri, dtype = d, variant = v, nargs = nargs, mixed = mixed,
                                 index = #cases + 1 }, { __index = r })
       cases[#cases + 1] = c
@@ -586,6 +620,8 @@ describe("conformance", function()
         for _, c in ipairs(cases) do
           local can, why = true, nil
           if target.variants and not target.variants[c.variant] then can = false end
+          -- gradients are values, of sk's own ops (a runtime op is a Lua-registered twin, without a formula)
+          if c.variant == "backward" and (not target.values or target.call) then can = false end
           if can and target.supports then can, why = target.supports(c) end
           if not can then
             counts.skipped = counts.skipped + 1
@@ -594,6 +630,9 @@ describe("conformance", function()
             local got = run(c, target.device, target.move, ref.out_dtypes, target)
             counts.ran = counts.ran + 1
             if not ref.ok then counts.errors = counts.errors + 1 end
+            if c.variant == "backward" and ref.ok and ref.results.n > 0 and is_tensor(ref.results[1]) then
+              counts.grads = (counts.grads or 0) + 1
+            end
             local d, kind = compare_outcomes(ref, got, target, c)
             d = d or (target.check and target.check(c, got))
             if kind then counts[kind] = (counts[kind] or 0) + 1 end
@@ -614,12 +653,13 @@ describe("conformance", function()
       end)
       if target.teardown then target.teardown() end
       assert(ok, err)
+      assert(ONLY or not target.values or target.call or (counts.grads or 0) > 0, "no gradient was compared")
       io.stderr:write(string.format("conformance %-10s %5d cases run (%d raise on the CPU: %d only in CPU kernels, "
                                     .. "%d with the target's context; %d raise only in the target's kernels), %d skipped, "
-                                    .. "%d on overloads not re-declared, %d pending, %d failed; %.1f s\n",
+                                    .. "%d on overloads not re-declared, %d pending, %d failed; %d gradients compared; %.1f s\n",
                                     target.name, counts.ran, counts.errors, counts.kernel_only or 0, counts.context or 0,
                                     counts.target_only or 0, counts.skipped, counts.not_structured or 0, counts.pending,
-                                    #fails, os.clock() - t0))
+                                    #fails, counts.grads or 0, os.clock() - t0))
       for _, why in ipairs(pend) do
         io.stderr:write(string.format("  pending (%d): %s\n    e.g. %s\n", pend[why].n, why, pend[why].first))
       end

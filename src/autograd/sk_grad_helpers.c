@@ -226,6 +226,40 @@ int sk_grad_prod_backward(SkTensor **out, const SkTensor *grad, const SkTensor *
   return finish(&tp, rc, out);
 }
 
+/* d out_j / d x_k = prod_{i <= j, i != k} x_i (j >= k). Along each slice, with z its first zero:
+**   k < z:  sum_{k <= j < z} g_j out_j / x_k, a reversed cumsum of g·out (out is 0 from z on)
+**           divided by x, which is not 0 there;
+**   k = z:  sum_{j >= z} g_j c_j, c the cumprod of x with x_z taken as 1;
+**   k > z:  0 (every product holds x_z).
+** O(n), from ops, so it records under create_graph (PyTorch's cumprod_backward, same cases). */
+int sk_grad_cumprod_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dim,
+                             const SkTensor *result) {
+  if (self->ndim == 0 || self->numel == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  int64_t d;
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  SkTensor *one = sk_tensor_wrap_number(sk_scalar_int(1));
+  if (!one) return -1;
+  Tmp tp = {{0}, 0};
+  int rc = sk_eq_Scalar(NEXT(&tp), self, sk_scalar_int(0));                           /* 0 zeros */
+  if (!rc) rc = sk_cumsum(NEXT(&tp), tp.t[0], d, SK_DTYPE_INT64);                      /* 1 zeros so far */
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(0));                    /* 2 before z */
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), tp.t[1], sk_scalar_int(1));                    /* 3 */
+  if (!rc) rc = sk_logical_and(NEXT(&tp), tp.t[0], tp.t[3]);                           /* 4 at z */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, result);                                       /* 5 */
+  if (!rc) rc = sk_grad_cumsum_backward(NEXT(&tp), tp.t[5], d);                        /* 6 */
+  if (!rc) rc = sk_where_self(NEXT(&tp), tp.t[2], self, one);                          /* 7 x, 1 from z on */
+  if (!rc) rc = sk_div(NEXT(&tp), tp.t[6], tp.t[7]);                                   /* 8 */
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[2], tp.t[8], 1);                    /* 9 k < z */
+  if (!rc) rc = sk_where_self(NEXT(&tp), tp.t[4], one, self);                          /* 10 x, x_z = 1 */
+  if (!rc) rc = sk_cumprod(NEXT(&tp), tp.t[10], d, -1);                                /* 11 c */
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[11]);                                     /* 12 */
+  if (!rc) rc = sk_grad_cumsum_backward(NEXT(&tp), tp.t[12], d);                       /* 13 */
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[4], tp.t[13], 1);                   /* 14 k = z */
+  if (!rc) rc = sk_add(NEXT(&tp), tp.t[9], tp.t[14], sk_scalar_int(1));
+  sk_tensor_release(one);
+  return finish(&tp, rc, out);
+}
+
 int sk_grad_prod_all_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self) {
   int64_t all = -1;
   Tmp tp = {{0}, 0};

@@ -22,6 +22,7 @@ int sk_grad_value_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes
 int sk_grad_var_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkIntList dim, SkScalar correction, int keepdim);
 int sk_grad_std_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, SkScalar correction, int keepdim);
 int sk_grad_logsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, SkIntList dim, int keepdim);
+int sk_grad_cumprod_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *result);
 int sk_grad_cumsum_backward(SkTensor **out, const SkTensor *grad, int64_t dim);
 int sk_grad_prod_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dim, int keepdim);
 int sk_grad_prod_all_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
