@@ -2,10 +2,12 @@
 ** sk_cpu_blas.c — matrix products: mm, bmm, addmm, baddbmm, mv, addmv, dot
 ** Every dtype computes in one of three work dtypes: float32 (also for the half
 ** types: float accumulation, one rounding at the end), float64, or int64
-** (integers and bool, wrapping). Float work calls OpenBLAS (gemm, gemv, dot)
-** on the operands as they lie when a matrix has unit stride in one dim
-** (CblasTrans for column-major ones) and a vector a positive stride; other
-** layouts and dtypes are copied first. The product accumulates into
+** (integers and bool, wrapping). float32 GEMM calls oneDNN's sgemm (its JIT
+** kernels use the CPU's widest vectors: 5x Debian's OpenBLAS on an AVX-512 Xeon,
+** where OpenBLAS 0.3.21 falls back to its Prescott kernels); float64 GEMM, GEMV
+** and dot call OpenBLAS. Both read the operands as they lie when a matrix has
+** unit stride in one dim (transposed for column-major ones) and a vector a
+** positive stride; other layouts and dtypes are copied first. The product accumulates into
 ** C = beta·self (or zeros when beta is 0, so that NaN in self is ignored, as
 ** in PyTorch; BLAS applies beta itself, and with beta 0 never reads C), which
 ** is `out` itself when it is contiguous, of the work dtype and not
@@ -15,13 +17,24 @@
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 
+#include "sk_cpu_isa.h"
+
 #include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
 
 /* sk's threads are the only ones: products are cut into pieces that each run one BLAS
 ** call on the calling thread, and OpenBLAS's own pool stays at one thread. Two pools on
 ** the same cores fight: libgomp's waiting threads spin while OpenBLAS's want the core
-** (the 2-thread MLP step of bench_autograd took 13 ms instead of 3.5). */
-static void blas_single_thread(void) {
+** (the 2-thread MLP step of bench_autograd took 13 ms instead of 3.5). oneDNN shares
+** sk's OpenMP pool (inside a piece it runs on the piece's thread). Its instruction set
+** follows sk.cpu_isa() (SK_CPU_ISA lowers both), set once before its first kernel. */
+static void blas_setup(void) {
+  static int isa_set;
+  if (!isa_set) {
+    SkCpuIsa l = sk_cpu_isa_level();
+    if (l != SK_CPU_ISA_AVX512) dnnl_set_max_cpu_isa(l == SK_CPU_ISA_AVX2 ? dnnl_cpu_isa_avx2 : dnnl_cpu_isa_sse41);
+    isa_set = 1;
+  }
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
 #define SK_GEMM_GRAIN ((int64_t)1 << 18) /* multiply-adds per piece: ~20 µs, against 3-5 µs a fork */
@@ -156,6 +169,7 @@ typedef struct FloatGemm {
   int64_t n, k, p;
   double alpha, beta; /* beta 0: C is only written */
   int f32, split_rows;
+  int *status;        /* a failing oneDNN call's status (any piece's) */
 } FloatGemm;
 
 /* A block of C: rows [r0, r0 + nr), columns [c0, c0 + nc) of matrix bi. */
@@ -164,10 +178,12 @@ static void gemm_block(const FloatGemm *g, int64_t bi, int64_t r0, int64_t nr, i
   enum CBLAS_TRANSPOSE ta = a->trans ? CblasTrans : CblasNoTrans, tb = b->trans ? CblasTrans : CblasNoTrans;
   int64_t ao = bi * a->batch_stride + r0 * (a->trans ? 1 : a->ld), bo = bi * b->batch_stride + c0 * (b->trans ? b->ld : 1);
   int64_t co = bi * g->n * g->p + r0 * g->p + c0, ldc = g->p > 1 ? g->p : 1;
-  if (g->f32)
-    cblas_sgemm(CblasRowMajor, ta, tb, (int)nr, (int)nc, (int)g->k, (float)g->alpha, (const float *)a->data + ao,
-                (int)a->ld, (const float *)b->data + bo, (int)b->ld, (float)g->beta, (float *)g->c + co, (int)ldc);
-  else
+  if (g->f32) {
+    dnnl_status_t st = dnnl_sgemm(a->trans ? 'T' : 'N', b->trans ? 'T' : 'N', nr, nc, g->k, (float)g->alpha,
+                                  (const float *)a->data + ao, a->ld, (const float *)b->data + bo, b->ld,
+                                  (float)g->beta, (float *)g->c + co, ldc);
+    if (st != dnnl_success) __atomic_store_n(g->status, (int)st, __ATOMIC_RELAXED);
+  } else
     cblas_dgemm(CblasRowMajor, ta, tb, (int)nr, (int)nc, (int)g->k, g->alpha, (const double *)a->data + ao,
                 (int)a->ld, (const double *)b->data + bo, (int)b->ld, g->beta, (double *)g->c + co, (int)ldc);
 }
@@ -261,15 +277,17 @@ static int matmul(const SkTensor *self, const SkTensor *a, const SkTensor *b, Sk
       sk_parallel_for(0, batch * n, grain, int_gemm_rows, &g);
     } else {
       /* Split the larger of C's dims: the smaller operand is the one each piece packs whole. */
+      int status = 0;
       FloatGemm g = {&ma, &mb, cd, n, k, p, sk_scalar_to_double(alpha), use_self ? sk_scalar_to_double(beta) : 0,
-                     w == SK_DTYPE_FLOAT32, n >= p};
+                     w == SK_DTYPE_FLOAT32, n >= p, &status};
       int64_t split = g.split_rows ? n : p, other = g.split_rows ? p : n;
       int64_t grain = SK_GEMM_GRAIN / (other * k) > 0 ? SK_GEMM_GRAIN / (other * k) : 1;
-      blas_single_thread();
+      blas_setup();
       sk_parallel_for(0, batch * split, grain, float_gemm_units, &g);
+      if (status) rc = sk_error("oneDNN sgemm failed (status %d)", status);
     }
   }
-  if (tmp) rc = sk_copy_cpu(out, tmp);
+  if (!rc && tmp) rc = sk_copy_cpu(out, tmp);
 done:
   sk_tensor_release(ca);
   sk_tensor_release(cb);
@@ -332,7 +350,7 @@ static int matvec(const SkTensor *self, const SkTensor *a, const SkTensor *x, Sk
     } else {
       FloatGemv g = {&ma, &vx, yd, k, sk_scalar_to_double(alpha), use_self ? sk_scalar_to_double(beta) : 0,
                      w == SK_DTYPE_FLOAT32};
-      blas_single_thread();
+      blas_setup();
       sk_parallel_for(0, n, SK_GEMM_GRAIN / k > 0 ? SK_GEMM_GRAIN / k : 1, float_gemv_rows, &g);
     }
   }

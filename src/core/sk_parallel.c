@@ -42,6 +42,9 @@ int sk_set_num_threads(int n) {
     proven = n;
   }
   num_threads = n;
+#ifdef _OPENMP
+  omp_set_num_threads(n); /* libraries on sk's OpenMP pool (oneDNN) follow sk's count */
+#endif
   return 0;
 }
 
