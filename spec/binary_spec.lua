@@ -635,3 +635,29 @@ describe("meta tensors", function()
     assert.equal("int64", sk.bitwise_left_shift(meta({ 2 }, "bool"), 1):dtype()) -- the wrapped int promotes bool
   end)
 end)
+
+describe("isclose", function()
+  -- PyTorch 1.13's results for these calls (worked out from its definition and checked there)
+  local inf, nan = math.huge, 0 / 0
+  local a = T({ 1, 1 + 1e-6, inf, -inf, inf, nan, nan, 1e10 })
+  local b = T({ 1, 1, inf, inf, -inf, nan, 1, 1.00001e10 })
+  it("is |a - b| <= atol + rtol |b|, with infinities equal to themselves and NaN never close", function()
+    assert.same({ true, true, true, false, false, false, false, false }, sk.isclose(a, b):totable())
+    assert.same({ true, true, true, false, false, true, false, false }, a:isclose(b, { equal_nan = true }):totable())
+    assert.same({ true, false, true, false, false, false, false, false }, sk.isclose(a, b, 0, 0):totable())
+    assert.same({ true, false }, sk.isclose(T({ 1.0, 2.0 }), T({ 1.0 })):totable()) -- broadcasts
+    assert.equal("bool", sk.isclose(a, b):dtype())
+  end)
+  it("computes integers and bool in float32, without wrapping", function()
+    local u8 = function(v) return T(v, { dtype = "uint8" }) end
+    assert.same({ true, true, false }, sk.isclose(u8({ 1, 2, 255 }), u8({ 1, 3, 0 }), 0.5, 0):totable())
+    assert.same({ false, true, true }, sk.isclose(T({ 5, -3, 1000000000 }), T({ 6, -3, 1000000040 }), 0.1, 0):totable())
+    assert.same({ true, false }, sk.isclose(T({ true, false }), T({ true, true })):totable())
+  end)
+  it("refuses other dtypes and negative tolerances with PyTorch's texts", function()
+    assert.matches("isclose: argument 'other' %(float64%) did not match 'self' %(float32%)",
+      h.err(sk.isclose, a, T({ 1.0 }, { dtype = "float64" })))
+    assert.matches("rtol must be greater than or equal to zero, but got %-1", h.err(sk.isclose, a, b, -1))
+    assert.matches("atol must be greater than or equal to zero, but got %-0.5", h.err(sk.isclose, a, b, 0, -0.5))
+  end)
+end)

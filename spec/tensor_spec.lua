@@ -108,3 +108,26 @@ describe("views", function()
     assert.matches("The expanded size", h.err(function() return sk.tensor({1, 2}):expand({3, 3}) end))
   end)
 end)
+
+describe("dtype shortcuts", function()
+  local h = require "spec.helper"
+  it("t:float() ... t:bool() are t:to(dtype), the tensor itself (its storage) when it has that dtype", function()
+    local t = sk.tensor({ 1.5, -2.75, 0, 300 })
+    local want = {
+      float = { "float32", { 1.5, -2.75, 0, 300 } }, double = { "float64", { 1.5, -2.75, 0, 300 } },
+      half = { "float16", { 1.5, -2.75, 0, 300 } }, bfloat16 = { "bfloat16", { 1.5, -2.75, 0, 300 } },
+      int = { "int32", { 1, -2, 0, 300 } }, long = { "int64", { 1, -2, 0, 300 } },
+      short = { "int16", { 1, -2, 0, 300 } }, char = { "int8", { 1, -2, 0, 44 } }, -- 300 wraps to 44
+      bool = { "bool", { true, true, false, true } },
+    }
+    for name, w in pairs(want) do
+      local r = t[name](t)
+      assert.equal(w[1], r:dtype(), name)
+      assert.same(w[2], r:totable(), name)
+      assert.is_true(r[name](r):shares_storage(r), name .. " of its own dtype")
+    end
+    assert.same({ 1, 254, 0, 44 }, t:byte():totable()) -- -2 and 300 wrap as C casts do
+    assert.is_true(t:float():shares_storage(t))
+    assert.matches("memory_format", h.err(function() return t:double({ memory_format = "channels_last" }) end))
+  end)
+end)

@@ -25,6 +25,11 @@ end
 
 -- Tensor:to(dtype_or_device[, options]): a dtype name or a device string.
 methods.to = core.to
+-- PyTorch's dtype shortcuts: t:float() is t:to("float32") (t itself when it is float32), t:long() int64 ...
+for name, dtype in pairs { float = "float32", double = "float64", half = "float16", bfloat16 = "bfloat16",
+                           int = "int32", long = "int64", short = "int16", char = "int8", byte = "uint8", bool = "bool" } do
+  methods[name] = function(t, options) return core.to(t, dtype, options) end
+end
 function methods.cpu(t) return core.to(t, "cpu") end
 function methods.cuda(t, device) return core.to(t, device and ("cuda:" .. device) or "cuda") end
 sk.cuda = core.cuda

@@ -320,6 +320,17 @@ row { op = "topk", args = { T{2, 3}, 4 }, dtypes = F32, raises = "out of range" 
 row { op = "topk", args = { T{0, 3}, 0 }, dtypes = F32 }
 -- }====
 
+-- isclose (a composite of eq, isnan, abs, le ...)
+row { op = "isclose", args = { T{2, 3}, T{2, 3} }, dtypes = ALL, variants = FN_M }
+row { op = "isclose", args = { T({4}, { values = { 1, 2, 1 / 0, 0 / 0 } }), T({4}, { values = { 1.0000001, 2.5, 1 / 0, 0 / 0 } }) },
+      kw = { equal_nan = true }, dtypes = FLOATS }
+row { op = "isclose", args = { T({3}, { values = { 1, 2, 3 } }), T({3}, { values = { 1, 3, 5 } }), 0.5, 0 },
+      dtypes = { "int64", "uint8", "bool", "float32" } }
+row { op = "isclose", args = { T{2, 3, layout = "transposed"}, T{3} }, dtypes = F32 }
+row { op = "isclose", args = { T{2, 3}, T({2, 3}, { dtype = "float64" }) }, dtypes = F32, raises = "did not match" }
+row { op = "isclose", args = { T{2, 3}, T{2, 3}, -1 }, dtypes = F32, raises = "rtol must be greater than or equal to zero" }
+row { op = "isclose", args = { T{2, 3}, T{2, 3}, 0, -1 }, dtypes = F32, raises = "atol must be greater than or equal to zero" }
+
 -- {==== Linear algebra ====
 local LINALG = {
   { "mm", { T{2, 3}, T{3, 4} }, { T{2, 3, layout = "transposed"}, T{3, 4, layout = "sliced"} }, { T{0, 3}, T{3, 4} },

@@ -1,6 +1,6 @@
 /*
 ** sk_binary_composite.c — composites of the binary family: the Scalar
-** overloads of fmod, pow, bitwise_* and the shifts, and outer / ger
+** overloads of fmod, pow, bitwise_* and the shifts, outer / ger, isclose
 ** Everything here calls the dispatched public API (never a backend kernel),
 ** so each op works on any backend that provides the ops it is made of.
 ** Ownership: arguments are borrowed; every temporary is released on every
@@ -78,4 +78,45 @@ int sk_math_outer_out(const SkTensor *self, const SkTensor *vec2, SkTensor *out)
 int sk_math_ger(SkTensor **result, const SkTensor *self, const SkTensor *vec2) { return sk_outer(result, self, vec2); }
 
 int sk_math_ger_out(const SkTensor *self, const SkTensor *vec2, SkTensor *out) { return sk_outer_out(self, vec2, out); }
+/* }==== */
+
+/* {==== isclose ====
+** PyTorch's: |self - other| <= atol + |rtol · other|, or equal (infinities of one sign), or
+** both NaN with equal_nan. Integers and bool compute in float32 (PyTorch 1.13's default
+** dtype: uint8 2 and 3 are close at rtol 0.5, no wrapping). Zero tolerances are the
+** equality alone. */
+int sk_math_isclose(SkTensor **result, const SkTensor *self, const SkTensor *other, double rtol, double atol,
+                    int equal_nan) {
+  if (self->dtype != other->dtype)
+    return sk_error("isclose: argument 'other' (%s) did not match 'self' (%s)", sk_dtype_name(other->dtype),
+                    sk_dtype_name(self->dtype));
+  if (!(rtol >= 0)) return sk_error("rtol must be greater than or equal to zero, but got %g", rtol);
+  if (!(atol >= 0)) return sk_error("atol must be greater than or equal to zero, but got %g", atol);
+  enum { CLOSE, NAN_A, NAN_B, BOTH_NAN, CLOSE_NAN, FA, FB, SCALED, ABS_SCALED, ALLOWED, DIFF, ACTUAL, WITHIN, FINITE,
+         OK, CLOSE_ALL, NT };
+  SkTensor *t[NT] = {NULL};
+  int rc = sk_eq(&t[CLOSE], self, other);
+  const SkTensor *close = t[CLOSE];
+  if (!rc && equal_nan && sk_dtype_is_floating(self->dtype)) {
+    rc = sk_isnan(&t[NAN_A], self) || sk_isnan(&t[NAN_B], other) || sk_logical_and(&t[BOTH_NAN], t[NAN_A], t[NAN_B]) ||
+         sk_logical_or(&t[CLOSE_NAN], close, t[BOTH_NAN]);
+    close = t[CLOSE_NAN];
+  }
+  if (!rc && (rtol != 0 || atol != 0)) {
+    const SkTensor *a = self, *b = other;
+    if (!sk_dtype_is_floating(self->dtype)) {
+      rc = sk_to_dtype(&t[FA], self, SK_DTYPE_FLOAT32, 0, 0, -1) || sk_to_dtype(&t[FB], other, SK_DTYPE_FLOAT32, 0, 0, -1);
+      a = t[FA], b = t[FB];
+    }
+    rc = rc || sk_mul_Scalar(&t[SCALED], b, sk_scalar_float(rtol)) || sk_abs(&t[ABS_SCALED], t[SCALED]) ||
+         sk_add_Scalar(&t[ALLOWED], t[ABS_SCALED], sk_scalar_float(atol), sk_scalar_int(1)) ||
+         sk_sub(&t[DIFF], a, b, sk_scalar_int(1)) || sk_abs(&t[ACTUAL], t[DIFF]) ||
+         sk_le(&t[WITHIN], t[ACTUAL], t[ALLOWED]) || sk_isfinite(&t[FINITE], t[ACTUAL]) ||
+         sk_logical_and(&t[OK], t[WITHIN], t[FINITE]) || sk_logical_or(&t[CLOSE_ALL], close, t[OK]);
+    close = t[CLOSE_ALL];
+  }
+  if (!rc) *result = sk_tensor_retain((SkTensor *)close);
+  for (int i = 0; i < NT; i++) sk_tensor_release(t[i]);
+  return rc ? -1 : 0;
+}
 /* }==== */
