@@ -661,3 +661,23 @@ describe("isclose", function()
     assert.matches("atol must be greater than or equal to zero, but got %-0.5", h.err(sk.isclose, a, b, 0, -0.5))
   end)
 end)
+
+describe("allclose and equal", function()
+  -- PyTorch 1.13's results for these calls
+  it("allclose is isclose's all(), as a Lua boolean", function()
+    assert.is_true(sk.allclose(T({ 1.0, 2 }), T({ 1, 2.00001 })))
+    assert.is_false(T({ 1, 0 / 0 }):allclose(T({ 1, 0 / 0 })))
+    assert.is_true(sk.allclose(T({ 1, 0 / 0 }), T({ 1, 0 / 0 }), { equal_nan = true }))
+    assert.is_false(sk.allclose(T({ 1.0, 2 }), T({ 1.0 }))) -- broadcast: [true, false]
+    assert.matches("did not match", h.err(sk.allclose, T({ 1.0 }), T({ 1 }, { dtype = "float64" })))
+  end)
+  it("equal wants the same sizes and values, after promotion; NaN is not equal to itself", function()
+    assert.is_true(sk.equal(T({ 1, 2 }), T({ 1, 2 })))
+    assert.is_false(sk.equal(T({ 1, 2 }), T({ 1, 2, 3 })))
+    assert.is_false(sk.equal(T({ 1, 1 }), T({ 1 })))        -- no broadcasting
+    assert.is_false(T({ 0 / 0 }):equal(T({ 0 / 0 })))
+    assert.is_true(sk.equal(T({ 1.0, 2 }), T({ 1, 2 }, { dtype = "float64" })))
+    assert.is_true(sk.equal(T({ 1, 2 }), T({ 1.0, 2 })))
+    assert.is_true(sk.equal(sk.empty({ 0, 3 }), sk.empty({ 0, 3 })))
+  end)
+end)

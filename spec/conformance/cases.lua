@@ -330,6 +330,17 @@ row { op = "isclose", args = { T{2, 3, layout = "transposed"}, T{3} }, dtypes = 
 row { op = "isclose", args = { T{2, 3}, T({2, 3}, { dtype = "float64" }) }, dtypes = F32, raises = "did not match" }
 row { op = "isclose", args = { T{2, 3}, T{2, 3}, -1 }, dtypes = F32, raises = "rtol must be greater than or equal to zero" }
 row { op = "isclose", args = { T{2, 3}, T{2, 3}, 0, -1 }, dtypes = F32, raises = "atol must be greater than or equal to zero" }
+-- allclose and equal return one bool, read from the values: none on meta
+local VALUE_BOOL = { meta = "the bool is read from the values" }
+row { op = "allclose", args = { T{2, 3}, T{2, 3} }, dtypes = ALL, variants = FN_M, skip = VALUE_BOOL }
+row { op = "allclose", args = { T({2}, { values = { 1, 0 / 0 } }), T({2}, { values = { 1, 0 / 0 } }) },
+      kw = { equal_nan = true }, dtypes = FLOATS, skip = VALUE_BOOL }
+row { op = "allclose", args = { T{2, 3}, T({2, 3}, { dtype = "float64" }) }, dtypes = F32, raises = "did not match" }
+row { op = "equal", args = { T{2, 3}, T{2, 3} }, dtypes = ALL, variants = FN_M, skip = VALUE_BOOL }
+row { op = "equal", args = { T({3}, { values = { 1, 2, 3 } }), T({3}, { values = { 1, 2, 3 } }) }, dtypes = ALL, skip = VALUE_BOOL }
+row { op = "equal", args = { T{2, 3}, T{3} }, dtypes = F32 }                                  -- other sizes: false
+row { op = "equal", args = { T({2}, { values = { 1, 2 } }), T({2}, { values = { 1, 2 }, dtype = "float64" }) }, dtypes = F32,
+      skip = VALUE_BOOL }
 
 -- {==== Linear algebra ====
 local LINALG = {

@@ -1,6 +1,6 @@
 /*
 ** sk_binary_composite.c — composites of the binary family: the Scalar
-** overloads of fmod, pow, bitwise_* and the shifts, outer / ger, isclose
+** overloads of fmod, pow, bitwise_* and the shifts, outer / ger, isclose, allclose, equal
 ** Everything here calls the dispatched public API (never a backend kernel),
 ** so each op works on any backend that provides the ops it is made of.
 ** Ownership: arguments are borrowed; every temporary is released on every
@@ -117,6 +117,37 @@ int sk_math_isclose(SkTensor **result, const SkTensor *self, const SkTensor *oth
   }
   if (!rc) *result = sk_tensor_retain((SkTensor *)close);
   for (int i = 0; i < NT; i++) sk_tensor_release(t[i]);
+  return rc ? -1 : 0;
+}
+/* }==== */
+
+/* {==== allclose, equal: one bool ==== */
+/* *result = whether every element of the bool tensor t is true (read on the CPU). */
+static int all_true(int *result, const SkTensor *t) {
+  SkTensor *a = NULL, *c = NULL;
+  int rc = sk_all(&a, t) || sk_to_device(&c, a, sk_device(SK_DEVICE_CPU, 0), -1, 0, 0, -1);
+  if (!rc) *result = *(const uint8_t *)sk_tensor_data(c) != 0;
+  sk_tensor_release(a);
+  sk_tensor_release(c);
+  return rc ? -1 : 0;
+}
+
+int sk_math_allclose(int *result, const SkTensor *self, const SkTensor *other, double rtol, double atol, int equal_nan) {
+  SkTensor *close = NULL;
+  int rc = sk_isclose(&close, self, other, rtol, atol, equal_nan) || all_true(result, close);
+  sk_tensor_release(close);
+  return rc ? -1 : 0;
+}
+
+/* PyTorch 1.13's equal: the same sizes (no broadcasting) and the same values, compared after
+** type promotion (float 1 equals int 1; NaN is not equal to itself). */
+int sk_math_equal(int *result, const SkTensor *self, const SkTensor *other) {
+  int same = self->ndim == other->ndim;
+  for (int i = 0; same && i < self->ndim; i++) same = self->sizes[i] == other->sizes[i];
+  if (!same) { *result = 0; return 0; }
+  SkTensor *eq = NULL;
+  int rc = sk_eq(&eq, self, other) || all_true(result, eq);
+  sk_tensor_release(eq);
   return rc ? -1 : 0;
 }
 /* }==== */
