@@ -621,6 +621,16 @@ for _, op in ipairs { "zeros_like", "ones_like", "empty_like", "rand_like", "ran
   row { op = op, args = { T{2, 3}, table.unpack(extra) }, kw = { dtype = "float64" }, dtypes = { "int32" },
         values = op ~= "empty_like" and nil or false, seed = op:find("^rand") and 9 or nil }
 end
+-- new_*: the given size, with self's dtype and device unless told (methods only, as PyTorch)
+for _, op in ipairs { "new_zeros", "new_ones", "new_empty", "new_full" } do
+  local extra = op == "new_full" and { 3 } or {}
+  local v = op ~= "new_empty" and nil or false
+  row { op = op, args = { T{2, 3}, { 4, 1 }, table.unpack(extra) }, dtypes = ALL, variants = { "method" }, values = v }
+  row { op = op, args = { T{3, 2, layout = "transposed"}, { 0, 2 }, table.unpack(extra) }, dtypes = F32, variants = { "method" }, values = v }
+  row { op = op, args = { T{2}, { 2 }, table.unpack(extra) }, kw = { dtype = "float64" }, dtypes = { "int32" },
+        variants = { "method" }, values = v }
+  row { op = op, args = { T{2}, { -1 }, table.unpack(extra) }, dtypes = F32, variants = { "method" }, raises = "negative dimension" }
+end
 -- }====
 
 -- {==== Random ====

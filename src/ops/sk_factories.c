@@ -1,5 +1,5 @@
 /*
-** sk_factories.c — tensor factories: empty, zeros/ones/full, arange, rand/randn
+** sk_factories.c — tensor factories: empty, zeros/ones/full, arange, rand/randn, new_*
 ** empty is the one backend kernel (CPU and Meta); every other factory is a
 ** Math composite over the dispatched empty, fill_, uniform_, normal_ and
 ** copy_, so it works on any device whose backend provides those.
@@ -272,6 +272,20 @@ FILLED_LIKE(full_like, COMMA_SCALAR, sk_fill__Scalar(t, fill_value))
 FILLED_LIKE(rand_like, NO_PARAMS, sk_uniform_(t, 0, 1, NULL))
 FILLED_LIKE(randn_like, NO_PARAMS, sk_normal_(t, 0, 1, NULL))
 #undef FILLED_LIKE
+
+/* PyTorch's new_*: a factory of the given size whose dtype and device default to self's. */
+#define NEW_OF(name, extra_params, make)                                                                 \
+  int sk_math_new_##name(SkTensor **result, const SkTensor *self, SkIntList size extra_params, int dtype, \
+                         int layout, SkDevice device, int pin_memory) {                                   \
+    int dt = dtype >= 0 ? dtype : (int)self->dtype;                                                      \
+    SkDevice dev = device.type >= 0 ? device : self->device;                                              \
+    return make;                                                                                         \
+  }
+NEW_OF(empty, NO_PARAMS, sk_empty_memory_format(result, size, dt, layout, dev, pin_memory, -1))
+NEW_OF(zeros, NO_PARAMS, sk_zeros(result, size, dt, layout, dev, pin_memory))
+NEW_OF(ones, NO_PARAMS, sk_ones(result, size, dt, layout, dev, pin_memory))
+NEW_OF(full, COMMA_SCALAR, sk_full(result, size, fill_value, dt, layout, dev, pin_memory))
+#undef NEW_OF
 #undef NO_PARAMS
 #undef COMMA_SCALAR
 /* }==== */
