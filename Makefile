@@ -288,6 +288,7 @@ bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
 	$(RUN) $(LUA) bench/bench_autograd.lua
+	$(RUN) $(LUA) bench/bench_nn.lua
 
 $(BUILD)/cublas_direct: bench/cublas_direct.cu
 	@mkdir -p $(dir $@)

@@ -175,6 +175,13 @@ local ROWS = {
   { "nll_loss ignore_index", function(a) return sk.nll_loss(a, sk.tensor({ 1, -100, 3 })) end, { { 3, 4 } } },
   { "cross_entropy", function(a) return sk.cross_entropy(a, sk.tensor({ 1, 0, 3 })) end, { { 3, 4 } } },
   { "mse_loss", function(a, b) return sk.mse_loss(a, b) end, { { 3, 4 }, { 3, 4 } } },
+  -- convolution (convolution_backward's formula, and its own: gg)
+  { "conv2d", function(x, w, b) return sk.conv2d(x, w, b, 2, 1, 1, 2) end, { { 2, 4, 5, 4 }, { 6, 2, 3, 2 }, { 6 } }, gg = true },
+  { "conv2d dilated, no bias", function(x, w) return sk.conv2d(x, w, nil, 1, 2, 2) end, { { 1, 2, 4, 4 }, { 3, 2, 2, 2 } }, gg = true },
+  { "conv1d same", function(x, w, b) return sk.conv1d(x, w, b, 1, "same") end, { { 2, 3, 6 }, { 2, 3, 4 }, { 2 } }, gg = true },
+  { "conv3d", function(x, w) return sk.conv3d(x, w, nil, 1, 1) end, { { 1, 2, 3, 3, 2 }, { 2, 2, 2, 2, 2 } } },
+  { "conv_transpose2d", function(x, w, b) return sk.conv_transpose2d(x, w, b, 2, 1, 1, 2) end, { { 1, 4, 3, 3 }, { 4, 2, 3, 3 }, { 4 } }, gg = true },
+  { "conv_transpose1d dilated", function(x, w) return sk.conv_transpose1d(x, w, nil, 1, 0, 1, 1, 2) end, { { 2, 2, 4 }, { 2, 3, 3 } }, gg = true },
   -- in-place writers, through a clone
   { "mul_", function(a, b) return a:clone():mul_(b) end, { { 3, 4 }, { 4 } } },
   { "exp_", function(a) return a:clone():exp_() end, { { 3, 4 } } },

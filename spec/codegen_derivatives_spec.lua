@@ -55,4 +55,28 @@ describe("derivatives.yaml", function()
     assert.is_false(ok)
     assert.matches("d.yaml:1: exp: no helper or op 'mm' takes %(Tensor, number%)", msg)
   end)
+
+  it("compiles a formula shared by several inputs (PyTorch's 'input, weight, bias:') from a tuple op", function()
+    local conv = "- name: convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, SymInt[] padding, int[] dilation, "
+      .. "bool transposed, SymInt[] output_padding, int groups) -> Tensor\n"
+    local e = load(conv .. "  input, weight, bias: convolution_backward(grad, input, weight, bias.sizes(), stride, padding, "
+      .. "dilation, transposed, output_padding, groups, grad_input_mask)\n")
+    assert.equal(3, #e[1].keys)
+    assert.equal(e[1].keys[1].group, e[1].keys[3].group)
+    local c = autograd.file(e, native, helpers)
+    -- one call for the three edges, its mask from which edges want a gradient, each result to its edge
+    assert.truthy(c:find("if (n_->edges[0].fn || n_->edges[1].fn || n_->edges[2].fn) {", 1, true))
+    assert.truthy(c:find("int64_t gim0[3] = {n_->edges[0].fn != NULL, n_->edges[1].fn != NULL, n_->edges[2].fn != NULL};", 1, true))
+    assert.truthy(c:find("sk_convolution_backward(&t[1], &t[2], &t[3], g0,", 1, true))
+    assert.truthy(c:find("out[2] = t[3];", 1, true))
+    -- bias.sizes() of a Tensor? is None when bias is
+    assert.truthy(c:find("if (bias && sk_intlist_copy(&node->bias_sizes", 1, true))
+    assert.matches("'input' has two formulas", err(conv .. "  input, weight: grad\n  input: grad\n"))
+    local bad = load(conv .. "  input, weight: grad * 2\n")
+    local ok, msg = pcall(autograd.file, bad, native, helpers)
+    assert.is_false(ok)
+    assert.matches("formula for 'input, weight' must return a tuple of 2 tensors", msg)
+    assert.matches("the list 'tensors' cannot share a formula",
+      err("- name: stack(Tensor[] tensors, int dim=0) -> Tensor\n  tensors, tensors: grad\n"))
+  end)
 end)

@@ -105,7 +105,12 @@ describe("codegen", function()
 
   it("keeps docs/ops.md (the op list in the docs) equal to a fresh run, so it cannot drift", function()
     assert.equal(emit.ops_doc(m), read("docs/ops.md"))
-    assert.truthy(read("docs/ops.md"):find("| `add` | Tensor, out, Scalar | function, method |", 1, true))
+    local doc = read("docs/ops.md")
+    -- one signature per overload, the schema after the name
+    assert.truthy(doc:find("| `add` | Tensor: `(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor`<br>out: "
+      .. "`(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)`<br>Scalar: "
+      .. "`(Tensor self, Scalar other, Scalar alpha=1) -> Tensor` | function, method |", 1, true))
+    assert.truthy(doc:find("| `conv2d` | `(Tensor input, Tensor weight, Tensor? bias=None, int[2] stride=1,", 1, true))
   end)
 
   it("declares each structured family's meta function, impl and all three variants", function()

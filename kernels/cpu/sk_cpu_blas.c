@@ -17,6 +17,7 @@
 #include "sk_cpu_util.h"
 #include "sk_parallel.h"
 
+#include "sk_cpu_dnnl.h"
 #include "sk_cpu_isa.h"
 
 #include <cblas.h>
@@ -29,12 +30,7 @@
 ** sk's OpenMP pool (inside a piece it runs on the piece's thread). Its instruction set
 ** follows sk.cpu_isa() (SK_CPU_ISA lowers both), set once before its first kernel. */
 static void blas_setup(void) {
-  static int isa_set;
-  if (!isa_set) {
-    SkCpuIsa l = sk_cpu_isa_level();
-    if (l != SK_CPU_ISA_AVX512) dnnl_set_max_cpu_isa(l == SK_CPU_ISA_AVX2 ? dnnl_cpu_isa_avx2 : dnnl_cpu_isa_sse41);
-    isa_set = 1;
-  }
+  sk_cpu_dnnl_setup();
   if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
 }
 #define SK_GEMM_GRAIN ((int64_t)1 << 18) /* multiply-adds per piece: ~20 µs, against 3-5 µs a fork */

@@ -81,7 +81,8 @@ local function convert(v, P)
     if t == "bool" then return v.c end
     return nil
   end
-  if P == "int[]" or P == "int[]?" then return (t == "int[]" or t == "int[]?") and v.c or nil end
+  if P == "int[]" or P == "int[]?" then return (t == "int[]" or t == "int[]?" or t == "bool[]") and v.c or nil end
+  if P == "bool[]" then return t == "bool[]" and v.c or nil end
   if P == "ScalarType" then return t == "ScalarType" and v.c or nil end
   if P == "ScalarType?" then
     if t == "ScalarType" then return "(int)" .. v.c end
@@ -119,7 +120,9 @@ local function op_candidates(native)
   local by = {}
   for _, f in ipairs(native.functions) do
     local s = f.schema
-    if s.kind == "functional" and #s.returns == 1 and s.returns[1].type.base == "Tensor" and not s.returns[1].type.list then
+    local tensors = #s.returns >= 1
+    for _, r in ipairs(s.returns) do tensors = tensors and r.type.base == "Tensor" and not r.type.list and not r.type.optional end
+    if s.kind == "functional" and tensors then
       by[s.name] = by[s.name] or {}
       table.insert(by[s.name], f)
     end
@@ -171,7 +174,7 @@ function Entry:use_saved(name, key)
     self.saved[name] = s
     self.saved_order[#self.saved_order + 1] = s
   end
-  s.keys[key] = true
+  for _, k in ipairs(key) do s.keys[k] = true end
   return { t = "Tensor?", c = s.var }
 end
 
@@ -183,7 +186,7 @@ function Entry:use_saved_list(name, key)
     self.saved[name] = s
     self.saved_order[#self.saved_order + 1] = s
   end
-  s.keys[key] = true
+  for _, k in ipairs(key) do s.keys[k] = true end
   return { t = "Tensor[]", c = fmt("(SkTensorList){%s, n->%s_n}", s.var, s.field) }
 end
 
@@ -200,7 +203,8 @@ end
 
 function Entry:temp() self.ntemp = self.ntemp + 1; return self.ntemp - 1 end
 
--- Compiles expression x into statements (appended to out); returns its value.
+-- Compiles expression x into statements (appended to out); returns its value. `key` lists the
+-- inputs whose gradient the formula gives (several for a shared formula).
 function Entry:gen(x, out, key)
   local tag = x.tag
   if tag == "num" then return { t = "number", v = x.v, int = x.int } end
@@ -210,6 +214,12 @@ function Entry:gen(x, out, key)
     if x.name == "grad" then self.uses_grad = true; return { t = "Tensor", c = "g0" } end
     if x.name == "grads" then self.uses_grads_all = true; return { t = "Tensor[]", c = "(SkTensorList){gl, n_->nin}" } end
     if x.name == "true" or x.name == "false" then return { t = "bool", c = x.name == "true" and "1" or "0" } end
+    if x.name == "grad_input_mask" then -- which inputs of this key want a gradient
+      local m, es = "gim" .. self:temp(), {}
+      for i, k in ipairs(key) do es[i] = fmt("n_->edges[%d].fn != NULL", self.edge_of[k]) end
+      out[#out + 1] = fmt("    int64_t %s[%d] = {%s};", m, #key, table.concat(es, ", "))
+      return { t = "bool[]", c = fmt("(SkIntList){%s, %d}", m, #key) }
+    end
     if self.rets[x.name] then return self:use_saved(x.name, key) end
     local a = self.args[x.name]
     if a.t == "Tensor" or a.t == "Tensor?" then return self:use_saved(x.name, key) end
@@ -226,6 +236,9 @@ function Entry:gen(x, out, key)
     local a = self.args[x.of]
     if (a.t == "Tensor[]" or a.t == "Tensor?[]") and x.attr == "sizes" then -- each element's (ndim, sizes...), flattened
       return self:use_field(names.param(x.of) .. "_sizes", "int[]", { of = names.param(x.of), attr = "list_sizes" })
+    end
+    if a.t == "Tensor?" and x.attr == "sizes" then -- None when the argument is
+      return self:use_field(names.param(x.of) .. "_sizes", "int[]?", { of = names.param(x.of), attr = "sizes" })
     end
     if a.t ~= "Tensor" then self:bad("'" .. x.of .. "." .. x.attr .. "()' needs a Tensor argument") end
     local t = derivatives.ATTRIBUTES[x.attr]
@@ -301,8 +314,15 @@ function Entry:call(fn, vals, out)
       cs[#cs + 1] = c
     end
     if ok and #vals <= #f.schema.args then
+      local nr = #f.schema.returns
+      if nr == 1 then
+        out[#out + 1] = fmt("    if ((rc = %s(%s))) goto done;", names.cname(f.schema), table.concat(cs, ", "))
+        return { t = "Tensor", c = "t[" .. t .. "]", temp = t }
+      end
+      local temps = { t } -- a tuple: one temporary per element (NULL: no gradient)
+      for i = 2, nr do temps[i] = self:temp(); table.insert(cs, i, "&t[" .. temps[i] .. "]") end
       out[#out + 1] = fmt("    if ((rc = %s(%s))) goto done;", names.cname(f.schema), table.concat(cs, ", "))
-      return { t = "Tensor", c = "t[" .. t .. "]", temp = t }
+      return { t = "tuple", temps = temps }
     end
   end
   local ts = {}
@@ -313,21 +333,52 @@ end
 -- The node type: struct, apply, release, destroy, vtable.
 function Entry:emit_node(out)
   local e, N = self.e, self.node
-  local bodies = {}
+  local bodies = {} -- { cond = C condition, stmts }, one per formula
+  local done_group = {}
   for k, key in ipairs(e.keys) do
     local stmts = {}
-    local v = self:gen(key.ast, stmts, key.input)
-    local is_list = self.args[key.input].t == "Tensor[]"
-    if is_list then
-      if not v.listtemp then self:bad("formula for the list '" .. key.input .. "' must be a helper returning a list") end
-      stmts[#stmts + 1] = fmt("    if (tl[%d].n != n_->nedges) { rc = sk_error(\"%s: %%d gradients for %%d inputs\", tl[%d].n, n_->nedges); goto done; }",
-        v.listtemp, self.node, v.listtemp)
-      stmts[#stmts + 1] = fmt("    for (int i = 0; i < tl[%d].n; i++) { out[i] = (SkTensor *)tl[%d].data[i]; ((SkTensor **)tl[%d].data)[i] = NULL; }",
-        v.listtemp, v.listtemp, v.listtemp)
-    elseif v.t ~= "Tensor" and v.t ~= "Tensor?" then self:bad("formula for '" .. key.input .. "' is not a tensor")
-    elseif v.temp then stmts[#stmts + 1] = fmt("    out[%d] = t[%d];\n    t[%d] = NULL;", k - 1, v.temp, v.temp)
-    else stmts[#stmts + 1] = fmt("    out[%d] = sk_tensor_retain((SkTensor *)%s);", k - 1, v.c) end
-    bodies[k] = stmts
+    local g = key.group
+    if g and done_group[g] then goto next end
+    if g then
+      done_group[g] = true
+      local v = self:gen(key.ast, stmts, g.inputs)
+      local ok = (v.t == "tuple" and #v.temps == #g.inputs) or v.listtemp
+      if not ok then
+        self:bad("formula for '" .. table.concat(g.inputs, ", ") .. "' must return a tuple of " .. #g.inputs .. " tensors")
+      end
+      if v.listtemp then -- a helper's list: one element (or NULL) per input
+        stmts[#stmts + 1] = fmt("    if (tl[%d].n != %d) { rc = sk_error(\"%s: %%d gradients for %d inputs\", tl[%d].n); goto done; }",
+          v.listtemp, #g.inputs, self.node, #g.inputs, v.listtemp)
+      end
+      local conds = {}
+      for i, n in ipairs(g.inputs) do
+        local ek = self.edge_of[n]
+        conds[i] = fmt("n_->edges[%d].fn", ek)
+        if v.listtemp then
+          stmts[#stmts + 1] = fmt("    out[%d] = (SkTensor *)tl[%d].data[%d];\n    ((SkTensor **)tl[%d].data)[%d] = NULL;",
+            ek, v.listtemp, i - 1, v.listtemp, i - 1)
+        else
+          stmts[#stmts + 1] = fmt("    out[%d] = t[%d];\n    t[%d] = NULL;", ek, v.temps[i], v.temps[i])
+        end
+      end
+      bodies[#bodies + 1] = { cond = table.concat(conds, " || "), stmts = stmts }
+      goto next
+    end
+    do
+      local v = self:gen(key.ast, stmts, { key.input })
+      local is_list = self.args[key.input].t == "Tensor[]"
+      if is_list then
+        if not v.listtemp then self:bad("formula for the list '" .. key.input .. "' must be a helper returning a list") end
+        stmts[#stmts + 1] = fmt("    if (tl[%d].n != n_->nedges) { rc = sk_error(\"%s: %%d gradients for %%d inputs\", tl[%d].n, n_->nedges); goto done; }",
+          v.listtemp, self.node, v.listtemp)
+        stmts[#stmts + 1] = fmt("    for (int i = 0; i < tl[%d].n; i++) { out[i] = (SkTensor *)tl[%d].data[i]; ((SkTensor **)tl[%d].data)[i] = NULL; }",
+          v.listtemp, v.listtemp, v.listtemp)
+      elseif v.t ~= "Tensor" and v.t ~= "Tensor?" then self:bad("formula for '" .. key.input .. "' is not a tensor")
+      elseif v.temp then stmts[#stmts + 1] = fmt("    out[%d] = t[%d];\n    t[%d] = NULL;", k - 1, v.temp, v.temp)
+      else stmts[#stmts + 1] = fmt("    out[%d] = sk_tensor_retain((SkTensor *)%s);", k - 1, v.c) end
+      bodies[#bodies + 1] = { cond = is_list and "want" or fmt("n_->edges[%d].fn", k - 1), stmts = stmts, list = is_list }
+    end
+    ::next::
   end
   out[#out + 1] = fmt("typedef struct %s {\n  SkNode base;", N)
   for _, s in ipairs(self.saved_order) do
@@ -380,13 +431,12 @@ function Entry:emit_node(out)
   out[#out + 1] = fmt("  const SkTensor *g0 = g[0];")
   for i = 1, ng - 1 do out[#out + 1] = fmt("  const SkTensor *g%d = g[%d];", i, i) end
   out[#out + 1] = "  (void)g0;"
-  for k = 1, #e.keys do
-    if self.args[e.keys[k].input].t == "Tensor[]" then -- one edge per element: any of them wants the list
-      out[#out + 1] = "  int want = 0;\n  for (int i = 0; i < n_->nedges; i++) want |= n_->edges[i].fn != NULL;\n  if (want) {"
-    else
-      out[#out + 1] = fmt("  if (n_->edges[%d].fn) {", k - 1)
+  for _, b in ipairs(bodies) do
+    if b.list then -- one edge per element: any of them wants the list
+      out[#out + 1] = "  int want = 0;\n  for (int i = 0; i < n_->nedges; i++) want |= n_->edges[i].fn != NULL;"
     end
-    for _, l in ipairs(bodies[k]) do out[#out + 1] = l end
+    out[#out + 1] = "  if (" .. b.cond .. ") {"
+    for _, l in ipairs(b.stmts) do out[#out + 1] = l end
     out[#out + 1] = "  }"
   end
   out[#out + 1] = "done:"
@@ -426,7 +476,7 @@ function Entry:emit_saves(out, inplace)
       if init.attr == "list_sizes" then
         out[#out + 1] = fmt("    if (sk_list_sizes(&node->%s, &node->%s_n, %s)) goto fail;", f.name, f.name, init.of)
       elseif init.attr == "sizes" then
-        out[#out + 1] = fmt("    if (sk_intlist_copy(&node->%s, &node->%s_n, (SkIntList){%s->sizes, %s->ndim})) goto fail;", f.name, f.name, init.of, init.of)
+        out[#out + 1] = fmt("    if (%s && sk_intlist_copy(&node->%s, &node->%s_n, (SkIntList){%s->sizes, %s->ndim})) goto fail;", init.of, f.name, f.name, init.of, init.of)
       elseif init.attr == "scalar_type" then out[#out + 1] = fmt("    node->%s = %s->dtype;", f.name, init.of)
       elseif init.attr == "dim" then out[#out + 1] = fmt("    node->%s = %s->ndim;", f.name, init.of)
       else out[#out + 1] = fmt("    node->%s = %s->numel;", f.name, init.of) end
@@ -533,6 +583,8 @@ function Entry:emit_kernels(out, regs, family)
             out[#out + 1] = "    }"
           elseif p.ret then
             ri = ri + 1
+            local maybe_none = #e.schema.returns > 1 -- a tuple's element may be None (convolution_backward)
+            if maybe_none then out[#out + 1] = fmt("    if (*%s) {", p.name) end
             for _, ti in ipairs(tensor_inputs(s)) do
               out[#out + 1] = fmt("    if (sk_fresh_result(%s, %s)) goto fail;", p.name, ti)
             end
@@ -544,6 +596,7 @@ function Entry:emit_kernels(out, regs, family)
                 out[#out + 1] = fmt("    if (sk_saved_save(&node->%s, *%s, 1, %d)) goto fail;", sv.field, p.name, ri - 1)
               end
             end
+            if maybe_none then out[#out + 1] = "    }" end
           end
         end
         out[#out + 1] = "    sk_node_release(&node->base);\n  }\n  return 0;"

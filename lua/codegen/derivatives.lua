@@ -3,7 +3,8 @@
 -- an entry's name is the exact schema of a function of native_functions.yaml; each formula key
 -- names tensor arguments of it; each identifier of a formula is grad, grads[i], an argument, a
 -- return (result, resultN), an attribute of an argument (x.sizes(), x.scalar_type(), x.dim(),
--- x.numel()), a literal (numbers, strings, [] for the empty int list), not_implemented("name") (backward raises), or a call of a function that codegen.autograd can resolve (a helper of
+-- x.numel(); x.sizes() of a Tensor? is None when x is), grad_input_mask (which inputs of the
+-- key want a gradient, as bool[]), a literal (numbers, strings, [] for the empty int list), not_implemented("name") (backward raises), or a call of a function that codegen.autograd can resolve (a helper of
 -- src/autograd/sk_grad_helpers.h or an op of native_functions.yaml).
 local lyaml = require "lyaml"
 local schema = require "sk.schema"
@@ -174,37 +175,45 @@ local function parse_entry(e, line, file, native, known_fn)
       if type(v) ~= "string" then bad("formula for '" .. k .. "' must be a string") end
       local names = {}
       for n in k:gmatch("[^,]+") do names[#names + 1] = trim(n) end
-      if #names ~= 1 then bad("key '" .. k .. "': a formula for several inputs at once is not supported; give each its own") end
-      local n = names[1]
-      local a = args[n]
-      if not a then bad("unknown key '" .. n .. "': it is not an argument of " .. opname) end
-      if a.arg.type.base ~= "Tensor" then bad("'" .. n .. "' is not a Tensor argument of " .. opname) end
-      if named[n] then bad("'" .. n .. "' has two formulas") end
-      named[n] = true
-      if trim(v) == "non_differentiable" then r.nondiff[n] = true
+      for _, n in ipairs(names) do
+        local a = args[n]
+        if not a then bad("unknown key '" .. n .. "': it is not an argument of " .. opname) end
+        if a.arg.type.base ~= "Tensor" then bad("'" .. n .. "' is not a Tensor argument of " .. opname) end
+        if #names > 1 and a.arg.type.list then bad("key '" .. k .. "': the list '" .. n .. "' cannot share a formula") end
+        if named[n] then bad("'" .. n .. "' has two formulas") end
+        named[n] = true
+      end
+      if trim(v) == "non_differentiable" then
+        for _, n in ipairs(names) do r.nondiff[n] = true end
       else
         local ast = M.parse_formula(v, bad)
         local uses_grad, uses_grads = false, false
+        local what = "formula for '" .. k .. "'"
         M.walk(ast, function(x)
           if x.tag == "id" then
             if x.name == "grad" then uses_grad = true
             elseif x.name == "grads" then uses_grads = true -- all of them, as a list
-            elseif not (args[x.name] or rets[x.name] or x.name == "true" or x.name == "false") then
-              bad("formula for '" .. n .. "' uses '" .. x.name .. "', which is neither an argument nor a return of " .. opname)
+            elseif not (args[x.name] or rets[x.name] or x.name == "true" or x.name == "false" or x.name == "grad_input_mask") then
+              bad(what .. " uses '" .. x.name .. "', which is neither an argument nor a return of " .. opname)
             end
           elseif x.tag == "attr" then
-            if not args[x.of] then bad("formula for '" .. n .. "' uses '" .. x.of .. "." .. x.attr .. "()', but '" .. x.of .. "' is not an argument") end
+            if not args[x.of] then bad(what .. " uses '" .. x.of .. "." .. x.attr .. "()', but '" .. x.of .. "' is not an argument") end
           elseif x.tag == "grads" then
             uses_grads = true
             if x.i >= #s.returns then bad("Out of bounds grads access: grads[" .. x.i .. "] of " .. #s.returns .. " returns") end
           elseif x.tag == "call" and x.fn == "not_implemented" then
             if not (#x.args == 1 and x.args[1].tag == "str") then bad("not_implemented takes the input's name as a string") end
           elseif x.tag == "call" and not known_fn(x.fn) then
-            bad("formula for '" .. n .. "' calls '" .. x.fn .. "', which is neither a helper of sk_grad_helpers.h nor an op")
+            bad(what .. " calls '" .. x.fn .. "', which is neither a helper of sk_grad_helpers.h nor an op")
           end
         end)
-        if uses_grad and uses_grads then bad("formula for '" .. n .. "' illegally mixes use of 'grad' and 'grads'") end
-        r.keys[#r.keys + 1] = { input = n, index = a.index, src = v, ast = ast }
+        if uses_grad and uses_grads then bad(what .. " illegally mixes use of 'grad' and 'grads'") end
+        -- one edge per input; the inputs of a shared formula (PyTorch's "input, weight, bias:") share
+        -- one group: its formula returns a tuple, element i the gradient of inputs[i]
+        local group = #names > 1 and { inputs = names, src = v, ast = ast } or nil
+        for _, n in ipairs(names) do
+          r.keys[#r.keys + 1] = { input = n, index = args[n].index, src = v, ast = ast, group = group }
+        end
       end
     end
   end

@@ -550,6 +550,34 @@ for _, red in ipairs { "none", "sum", "bogus" } do
         raises = red == "bogus" and "not a valid value" or nil }
 end
 row { op = "mse_loss", args = { T{2, 3}, T{4} }, dtypes = F32, raises = "not broadcastable" }
+-- convolution: float32 on oneDNN, the other dtypes on sk's loops; transposed, grouped, strided
+local CONV_DTYPES = { "float32", "float64", "float16", "bfloat16", "int32", "int64" }
+row { op = "convolution", args = { T{2, 4, 5, 5}, T{6, 2, 3, 3}, T{6}, { 2, 1 }, { 1, 1 }, { 1, 2 }, false, { 0, 0 }, 2 },
+      dtypes = CONV_DTYPES, variants = FN_OUT }
+row { op = "convolution", args = { T{1, 4, 3, 3}, T{4, 2, 3, 3}, T{4}, { 2, 2 }, { 1, 1 }, { 1, 1 }, true, { 1, 0 }, 2 },
+      dtypes = CONV_DTYPES, variants = FN_OUT }
+row { op = "convolution", args = { T{2, 3, 4, 5, layout = "transposed"}, T{2, 3, 2, 2, layout = "sliced"}, NONE, { 1 }, { 0 }, { 1 }, false, { 0 }, 1 },
+      dtypes = F32 }
+row { op = "convolution", args = { T{0, 3, 4, 4}, T{2, 3, 3, 3}, NONE, { 1 }, { 0 }, { 1 }, false, { 0 }, 1 }, dtypes = F32 }
+row { op = "convolution", args = { T{2, 3, 4, 4}, T{2, 2, 3, 3}, NONE, { 1 }, { 0 }, { 1 }, false, { 0 }, 1 }, dtypes = F32,
+      raises = "channels instead" }
+row { op = "convolution", args = { T{2, 3, 4, 4}, T{2, 3, 3, 3}, NONE, { 0 }, { 0 }, { 1 }, false, { 0 }, 1 }, dtypes = F32,
+      raises = "non-positive stride" }
+row { op = "conv1d", args = { T{2, 3, 7}, T{4, 3, 3}, T{4}, 2, 1 }, dtypes = { "float32", "float64" } }
+row { op = "conv1d", args = { T{3, 8}, T{2, 3, 4}, NONE, 1, "same", 2 }, dtypes = F32 }
+row { op = "conv2d", args = { T{2, 3, 5, 4}, T{4, 3, 3, 2}, T{4}, 1, "valid" }, dtypes = { "float32", "float64" } }
+row { op = "conv2d", args = { T{2, 4, 6, 6}, T{4, 1, 3, 3}, NONE, 1, 1, 1, 4 }, dtypes = F32 } -- depthwise
+row { op = "conv2d", args = { T{2, 3}, T{4, 3, 3, 3} }, dtypes = F32, raises = "(unbatched) or 4D (batched)" }
+row { op = "conv3d", args = { T{1, 2, 3, 4, 3}, T{3, 2, 2, 2, 2}, T{3}, 1, 1 }, dtypes = { "float32", "float64" } }
+row { op = "conv_transpose1d", args = { T{2, 3, 5}, T{3, 2, 3}, T{2}, 2, 1, 1 }, dtypes = { "float32", "float64" } }
+row { op = "conv_transpose2d", args = { T{3, 4, 4}, T{3, 2, 3, 3}, NONE, 2, 0, 1 }, dtypes = F32 }
+row { op = "conv_transpose3d", args = { T{1, 2, 2, 3, 2}, T{2, 2, 2, 2, 2}, T{2}, 2, 0, 1 }, dtypes = F32 }
+row { op = "convolution_backward", args = { T{2, 6, 3, 3}, T{2, 4, 5, 5}, T{6, 2, 3, 3}, { 6 }, { 2, 1 }, { 1, 1 }, { 1, 2 },
+      false, { 0, 0 }, 2, { true, true, true } }, dtypes = { "float32", "float64" } }
+row { op = "convolution_backward", args = { T{1, 4, 6, 5}, T{1, 4, 3, 3}, T{4, 2, 3, 3}, NONE, { 2, 2 }, { 1, 1 }, { 1, 1 },
+      true, { 1, 0 }, 2, { true, true, false } }, dtypes = F32 } -- the third result is None
+row { op = "convolution_backward", args = { T{2, 6, 3, 5}, T{2, 4, 5, 5}, T{6, 2, 3, 3}, { 6 }, { 2, 1 }, { 1, 1 }, { 1, 2 },
+      false, { 0, 0 }, 2, { true, true, true } }, dtypes = F32, raises = "expected grad_output of size" }
 -- }====
 
 -- {==== Factories ====

@@ -144,6 +144,7 @@ void sk_node_release(SkNode *n) {
 }
 
 static void record_meta(SkInputMeta *im, const SkTensor *t) {
+  im->defined = 1;
   im->ndim = t->ndim;
   im->dtype = t->dtype;
   im->device = t->device;
@@ -505,7 +506,7 @@ void sk_tensorlist_free(SkTensorList *l) {
 }
 
 int sk_grad_or_zeros(SkTensor **out, SkTensor *g, const SkInputMeta *m) {
-  if (g) { *out = sk_tensor_retain(g); return 0; }
+  if (g || !m->defined) { *out = sk_tensor_retain(g); return 0; } /* None stays None */
   return sk_zeros(out, (SkIntList){m->sizes, m->ndim}, (int)m->dtype, -1, m->device, -1);
 }
 /* }==== */

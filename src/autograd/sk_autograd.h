@@ -26,6 +26,7 @@ typedef struct SkEdge { SkNode *fn; int input_nr; } SkEdge;
 /* Shape, dtype and device of one forward output, which its gradient must match
 ** (a broadcast gradient is summed down to it: PyTorch's validate_outputs). */
 typedef struct SkInputMeta {
+  int defined;                  /* 0: the output was None (an op's undefined result) */
   int ndim;
   SkDType dtype;
   SkDevice device;
@@ -171,7 +172,8 @@ int sk_intlist_copy(int64_t **dst, int *n, SkIntList l);
 int sk_list_sizes(int64_t **dst, int *n, SkTensorList l);
 /* Releases a returned list's tensors and its array; it becomes empty. */
 void sk_tensorlist_free(SkTensorList *l);
-/* The gradient g of an output (retained), or zeros shaped as that output when none reached it. */
+/* The gradient g of an output (retained), or zeros shaped as that output when none reached it
+** (NULL when that output was None). */
 int sk_grad_or_zeros(SkTensor **out, SkTensor *g, const SkInputMeta *m);
 /* }==== */
 

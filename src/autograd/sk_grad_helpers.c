@@ -820,3 +820,69 @@ int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTens
   return finish(&tp, rc, out);
 }
 /* }==== */
+
+/* {==== convolution ====
+** PyTorch's _convolution_double_backward, through convolution and convolution_backward (so it
+** records under create_graph), the same for transposed convolutions: with ggI, ggW, ggb the
+** gradients of convolution_backward's results (each may be NULL, None),
+**   grad_output: convolution(ggI, weight) + convolution(input, ggW) + ggb over dim 1,
+**   input: the data gradient of convolution(input, ggW), i.e. convolution_backward(gO, input, ggW)[0],
+**   weight: the weight gradient of convolution(ggI, weight), convolution_backward(gO, ggI, weight)[1]. */
+static int accumulate(SkTensor **acc, SkTensor *t) {
+  if (!*acc) { *acc = t; return 0; }
+  SkTensor *s = NULL;
+  int rc = sk_add(&s, *acc, t, sk_scalar_int(1));
+  sk_tensor_release(*acc);
+  sk_tensor_release(t);
+  *acc = s;
+  return rc;
+}
+
+int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggb,
+                                        const SkTensor *grad_output, const SkTensor *weight, const SkTensor *input,
+                                        SkIntList stride, SkIntList padding, SkIntList dilation, int transposed,
+                                        SkIntList output_padding, int64_t groups, SkIntList mask) {
+  SkTensor **r = calloc(4, sizeof *r);
+  if (!r) return sk_error("out of memory");
+  static const SkIntList none = {NULL, 0};
+  static const int64_t want_input[3] = {1, 0, 0}, want_weight[3] = {0, 1, 0};
+  int rc = 0;
+  if (mask.data[0]) {
+    SkTensor *acc = NULL, *t = NULL;
+    if (ggI) rc = sk_convolution(&acc, ggI, weight, NULL, stride, padding, dilation, transposed, output_padding, groups);
+    if (!rc && ggW && !(rc = sk_convolution(&t, input, ggW, NULL, stride, padding, dilation, transposed, output_padding,
+                                            groups)))
+      rc = accumulate(&acc, t);
+    if (!rc && ggb) {
+      int64_t shape[SK_MAX_DIMS];
+      for (int i = 0; i < grad_output->ndim; i++) shape[i] = i == 1 ? ggb->numel : 1;
+      SkTensor *v = NULL, *e = NULL;
+      rc = sk_view(&v, ggb, (SkIntList){shape, grad_output->ndim});
+      if (!rc) rc = sk_expand(&e, v, (SkIntList){grad_output->sizes, grad_output->ndim}, 0);
+      sk_tensor_release(v);
+      if (!rc) rc = accumulate(&acc, e);
+    }
+    r[0] = acc;
+  }
+  SkTensor *t[3] = {NULL, NULL, NULL};
+  if (!rc && mask.data[1] && ggW) {
+    rc = sk_convolution_backward(&t[0], &t[1], &t[2], grad_output, input, ggW, none, stride, padding, dilation,
+                                 transposed, output_padding, groups, (SkIntList){want_input, 3});
+    r[1] = t[0];
+    sk_tensor_release(t[1]);
+    sk_tensor_release(t[2]);
+  }
+  if (!rc && mask.data[2] && ggI) {
+    t[0] = t[1] = t[2] = NULL;
+    rc = sk_convolution_backward(&t[0], &t[1], &t[2], grad_output, ggI, weight, none, stride, padding, dilation,
+                                 transposed, output_padding, groups, (SkIntList){want_weight, 3});
+    r[2] = t[1];
+    sk_tensor_release(t[0]);
+    sk_tensor_release(t[2]);
+  }
+  out->data = r;
+  out->n = 3;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+/* }==== */

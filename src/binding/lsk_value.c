@@ -79,6 +79,11 @@ static int lua_int(lua_State *L, int idx, int64_t *out) {
 static int read_list(lua_State *L, int idx, int last, const SkArg *a, SkStack *s, int flags, char *err, size_t errlen) {
   int lt = lua_type(L, idx);
   int64_t v[LSK_MAX_LIST];
+  if (lt == LUA_TNUMBER && a->type == SK_T_INT && a->list_size > 1) { /* int[N] k: N copies of k, as PyTorch */
+    if (!lua_int(L, idx, &v[0])) return 0;
+    for (int i = 1; i < a->list_size && i < LSK_MAX_LIST; i++) v[i] = v[0];
+    return sk_push_intlist(s, v, a->list_size) ? -1 : 1;
+  }
   if (lt == LUA_TNUMBER && a->type == SK_T_INT) { /* t:view(2, 3): trailing integers are the list */
     int n = 0;
     int stop = flags & LSK_READ_ABSORB ? last : idx;

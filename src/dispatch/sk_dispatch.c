@@ -362,8 +362,10 @@ int sk_call_boxed_key(SkOperator *op, int key, SkStack *s) {
   return sk_call_kernel_boxed(op, k, s);
 }
 
-static int value_matches(const SkArg *a, const SkValue *v) {
-  if (v->tag == SK_VAL_NONE) return a->optional;
+/* A None result is a Tensor? one, or an element of a tuple of tensors that is not written
+** (PyTorch's undefined tensor: convolution_backward's where output_mask is false). */
+static int value_matches(const SkArg *a, const SkValue *v, int nrets) {
+  if (v->tag == SK_VAL_NONE) return a->optional || (nrets > 1 && a->type == SK_T_TENSOR && !a->is_list && !a->is_write);
   if (a->is_list) {
     switch (a->type) {
     case SK_T_TENSOR: return v->tag == SK_VAL_TENSORLIST;
@@ -392,7 +394,7 @@ int sk_check_returns(SkOperator *op, const SkStack *s, int base, const char *whe
     return sk_error("%s for '%s' returned %d value%s, the schema says %d", where, op->qualname, got,
                     got == 1 ? "" : "s", op->schema.nrets);
   for (int i = 0; i < got; i++)
-    if (!value_matches(&op->schema.rets[i], &s->v[base + i]))
+    if (!value_matches(&op->schema.rets[i], &s->v[base + i], op->schema.nrets))
       return sk_error("%s for '%s' returned %s as result %d, the schema says %s", where, op->qualname,
                       sk_value_tag_name(s->v[base + i].tag), i + 1,
                       op->schema.rets[i].is_list ? "a list" : op->schema.rets[i].type == SK_T_TENSOR ? "Tensor" : "a value");

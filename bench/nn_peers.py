@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""bench/nn_peers.py THREADS — PyTorch's side of bench/bench_nn.lua: the same cases and shapes,
+one line per case: name, nanoseconds per call (bench/peer_timer.py's best of rounds)."""
+import sys
+
+from peer_timer import best
+
+import torch
+import torch.nn.functional as F
+
+torch.set_num_threads(int(sys.argv[1]))
+torch.manual_seed(0)
+
+CONVS = [
+    ("conv2d 64-64 3x3 56x56 b32", (32, 64, 56, 56), (64, 64, 3, 3), 1, 1, 1),
+    ("conv2d 128-128 3x3 28x28 b32", (32, 128, 28, 28), (128, 128, 3, 3), 1, 1, 1),
+    ("conv2d 3-64 7x7/2 224x224 b32", (32, 3, 224, 224), (64, 3, 7, 7), 2, 3, 1),
+    ("conv2d 1x1 256-64 56x56 b32", (32, 256, 56, 56), (64, 256, 1, 1), 1, 0, 1),
+    ("conv2d depthwise 64 3x3 56x56 b32", (32, 64, 56, 56), (64, 1, 3, 3), 1, 1, 64),
+]
+
+
+def row(name, reps, fn):
+    print("%s\t%.1f" % (name, best(reps, fn)), flush=True)
+
+
+for name, xs, ws, stride, pad, groups in CONVS:
+    x, w = torch.randn(xs), torch.randn(ws)
+    with torch.no_grad():
+        row(name + " fwd", 2, lambda: F.conv2d(x, w, None, stride, pad, 1, groups))
+    xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
+
+    def step():
+        y = F.conv2d(xg, wg, None, stride, pad, 1, groups)
+        y.backward(torch.ones_like(y))
+        xg.grad, wg.grad = None, None
+    row(name + " fwd+bwd", 1, step)
+
+s128, s4096 = torch.randn(8, 4, 128, 128), torch.randn(256, 4096)
+row("softmax last dim 128 [8,4,128,128]", 20, lambda: torch.softmax(s128, -1))
+row("softmax last dim 4096 [256,4096]", 20, lambda: torch.softmax(s4096, -1))
+row("log_softmax last dim 128 [8,4,128,128]", 20, lambda: torch.log_softmax(s128, -1))
+row("log_softmax last dim 4096 [256,4096]", 20, lambda: torch.log_softmax(s4096, -1))
+v = torch.randn(1 << 20)
+row("gelu 1M", 20, lambda: F.gelu(v))
+row("gelu tanh 1M", 20, lambda: F.gelu(v, approximate="tanh"))
+row("silu 1M", 20, lambda: F.silu(v))
+for d in (768, 128):
+    x = torch.randn(8, 128, d)
+    g, b = torch.ones(d), torch.zeros(d)
+    with torch.no_grad():
+        row("layer_norm over %d [8,128,%d]" % (d, d), 20, lambda: F.layer_norm(x, (d,), g, b))
+    xg, gg, bg = x.clone().requires_grad_(), g.clone().requires_grad_(), b.clone().requires_grad_()
+
+    def ln_step():
+        y = F.layer_norm(xg, (d,), gg, bg)
+        y.backward(torch.ones_like(y))
+        xg.grad, gg.grad, bg.grad = None, None, None
+    row("layer_norm over %d fwd+bwd" % d, 10, ln_step)
