@@ -4,6 +4,7 @@
 -- no_grad and forward+backward (input and weight require grad, backward of a ones gradient);
 -- softmax, log_softmax, GELU, SiLU and layer_norm at the sizes the issue names.
 -- `lua5.4 bench/bench_nn.lua [threads...]` (default 1 and 2); rows print torch / sk (> 1: sk faster).
+-- ROUNDS sets the rounds (default 3); ONLY, a Lua pattern, keeps the rows whose names match it.
 local sk = require "sk"
 local util = require "util"
 local ROUNDS = tonumber(os.getenv("ROUNDS") or "3")
@@ -19,7 +20,10 @@ local CONVS = {
 
 local function cases()
   local rows = {}
-  local function add(name, reps, fn, scope) rows[#rows + 1] = { name, reps, fn, scope } end
+  local only = os.getenv("ONLY") -- a Lua pattern: only the rows whose names match it
+  local function add(name, reps, fn, scope)
+    if not only or name:match(only) then rows[#rows + 1] = { name, reps, fn, scope } end
+  end
   sk.manual_seed(0)
   for _, c in ipairs(CONVS) do
     local x, w = sk.randn(c[2]), sk.randn(c[3])

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """bench/nn_peers.py THREADS — PyTorch's side of bench/bench_nn.lua: the same cases and shapes,
 one line per case: name, nanoseconds per call (bench/peer_timer.py's best of rounds)."""
+import os
+import re
 import sys
 
 from peer_timer import best
@@ -20,7 +22,12 @@ CONVS = [
 ]
 
 
+ONLY = os.environ.get("ONLY")  # bench_nn.lua's filter: Lua patterns here are plain text or '%' escapes
+
+
 def row(name, reps, fn):
+    if ONLY and not re.search(re.escape(ONLY.replace("%", "")), name):
+        return
     print("%s\t%.1f" % (name, best(reps, fn)), flush=True)
 
 

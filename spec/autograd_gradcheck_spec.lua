@@ -168,7 +168,14 @@ local ROWS = {
   { "log_softmax", function(a) return sk.log_softmax(a, 0) end, { { 3, 4 } }, gg = true },
   { "softmax over a middle dim", function(a) return sk.softmax(a, 1) end, { { 2, 3, 4 } }, gg = true },
   { "log_softmax over the last dim", function(a) return sk.log_softmax(a, -1) end, { { 2, 5 } }, gg = true },
-  { "layer_norm", function(x, w, b) return sk.layer_norm(x, { 4 }, w, b) end, { { 3, 4 }, { 4 }, { 4 } } },
+  { "layer_norm", function(x, w, b) return sk.layer_norm(x, { 4 }, w, b) end, { { 3, 4 }, { 4 }, { 4 } }, gg = true },
+  { "layer_norm over 2 dims, no bias", function(x, w) return sk.layer_norm(x, { 3, 4 }, w) end, { { 2, 3, 4 }, { 3, 4 } }, gg = true },
+  { "layer_norm, bias only", function(x, b) return sk.layer_norm(x, { 5 }, nil, b) end, { { 3, 5 }, { 5 } }, gg = true },
+  { "layer_norm, no affine", function(x) return sk.layer_norm(x, { 4 }) end, { { 3, 4 } }, gg = true },
+  { "native_layer_norm_backward", function(g, x, w, b)
+      local _, m, r = sk.native_layer_norm(x, { 4 }, w, b, 1e-5)
+      return sk.native_layer_norm_backward(g, x, { 4 }, m, r, w, b, { true, true, true })
+    end, { { 3, 4 }, { 3, 4 }, { 4 }, { 4 } } },
   { "nll_loss", function(a) return sk.nll_loss(sk.log_softmax(a, 1), sk.tensor({ 1, 0, 3 })) end, { { 3, 4 } } },
   { "nll_loss weight", function(a) return sk.nll_loss(a, sk.tensor({ 1, 0, 3 }), { weight = sk.tensor({ 0.5, 2, 1, 3 }, { dtype = "float64" }), reduction = "sum" }) end,
     { { 3, 4 } } },

@@ -212,6 +212,66 @@ describe("layer_norm", function()
     assert.equal("meta", r:device())
     assert.same({0, 4}, sk.layer_norm(sk.zeros({0, 4}), {4}):shape())
   end)
+  it("native_layer_norm returns mean and rstd, shaped as the input with the normalized dims 1", function()
+    local y, mean, rstd = sk.native_layer_norm(x:view(3, 1, 4), {1, 4}, nil, nil, 1e-5)
+    assert.same({3, 1, 1}, mean:shape())
+    assert.same({3, 1, 1}, rstd:shape())
+    h.assert_close(y:view(3, 4):totable(), ref(rows), 1e-12)
+    for i, row in ipairs(rows) do
+      local m, v = 0, 0
+      for _, e in ipairs(row) do m = m + e end
+      m = m / 4
+      for _, e in ipairs(row) do v = v + (e - m) ^ 2 end
+      h.assert_close(mean:flatten():totable()[i], m, 1e-12)
+      h.assert_close(rstd:flatten():totable()[i], 1 / math.sqrt(v / 4 + 1e-5), 1e-12)
+    end
+    -- an empty row: mean 0, rstd NaN (PyTorch's)
+    local _, m0, r0 = sk.native_layer_norm(sk.zeros({2, 0}), {0}, nil, nil, 1e-5)
+    assert.same({0, 0}, m0:flatten():totable())
+    assert.is_true(r0:isnan():all():item())
+    -- into out= tensors, one of them non-contiguous
+    local o0, o1, o2 = sk.empty({0}, {dtype = "float64"}), sk.empty({3, 1}, {dtype = "float64"}), sk.zeros({1, 3}, {dtype = "float64"}):t()
+    sk.native_layer_norm(x, {4}, nil, nil, 1e-5, {out0 = o0, out1 = o1, out2 = o2})
+    h.assert_close(o0:totable(), ref(rows), 1e-12)
+    h.assert_close(o2:flatten():totable(), rstd:flatten():totable(), 1e-12)
+  end)
+  it("native_layer_norm_backward agrees with backward through layer_norm built from elementary ops", function()
+    for _, dt in ipairs({ "float64", "float32" }) do
+      sk.manual_seed(9)
+      local xs = sk.randn({4, 3, 8}, {dtype = dt})
+      local w, b, g = sk.randn({3, 8}, {dtype = dt}), sk.randn({3, 8}, {dtype = dt}), sk.randn({4, 3, 8}, {dtype = dt})
+      local _, mean, rstd = sk.native_layer_norm(xs, {3, 8}, w, b, 1e-5)
+      local gi, gw, gb = sk.native_layer_norm_backward(g, xs, {3, 8}, mean, rstd, w, b, {true, true, true})
+      -- the reference: (x - mean) / sqrt(var + eps) * w + b with mean and var as reductions, through autograd
+      local xr, wr, br = xs:clone():requires_grad_(), w:clone():requires_grad_(), b:clone():requires_grad_()
+      local mu = xr:mean({1, 2}, true)
+      local var = (xr - mu):square():mean({1, 2}, true)
+      local yr = (xr - mu) / (var + 1e-5):sqrt() * wr + br
+      yr:backward(g)
+      local tol = dt == "float64" and 1e-10 or 1e-4
+      h.assert_close(gi:flatten():totable(), xr.grad:flatten():totable(), tol)
+      h.assert_close(gw:flatten():totable(), wr.grad:flatten():totable(), tol)
+      h.assert_close(gb:flatten():totable(), br.grad:flatten():totable(), tol)
+      local a, c, d = sk.native_layer_norm_backward(g, xs, {3, 8}, mean, rstd, nil, nil, {true, true, true})
+      assert.is_nil(c)
+      assert.is_nil(d)
+      assert.same({4, 3, 8}, a:shape())
+    end
+    -- larger rows than one block of columns, on 2 threads, half types through float32
+    local before = sk.get_num_threads()
+    sk.set_num_threads(2)
+    local xs, w = sk.randn({300, 200}), sk.randn({200})
+    local _, mean, rstd = sk.native_layer_norm(xs, {200}, w, nil, 1e-5)
+    local g = sk.randn({300, 200})
+    local gi, gw = sk.native_layer_norm_backward(g, xs, {200}, mean, rstd, w, nil, {true, true, false})
+    local _, m64, r64 = sk.native_layer_norm(xs:double(), {200}, w:double(), nil, 1e-5)
+    local gi64, gw64 = sk.native_layer_norm_backward(g:double(), xs:double(), {200}, m64, r64, w:double(), nil, {true, true, false})
+    assert.is_true(((gi:double() - gi64):abs():max()):item() < 1e-4)
+    assert.is_true(((gw:double() - gw64):abs():max()):item() < 1e-3)
+    local yb = sk.layer_norm(xs:to("bfloat16"), {200})
+    assert.equal("bfloat16", yb:dtype())
+    sk.set_num_threads(before)
+  end)
 end)
 
 describe("dropout", function()

@@ -23,22 +23,23 @@
 #define BLOCK 256 /* columns of one block over a dim that is not the last */
 
 /* {==== Row and column-block loops ====
-** exp_f32 / exp_f64 are where a vector exp plugs in: y[i] = exp(y[i]) over a contiguous run. */
-static void exp_f32(float *y, int64_t n) {
+** exp_f32 / exp_f64 are where a vector exp plugs in: y[i] = exp(x[i]) over a contiguous run
+** (y may be x). */
+static void exp_f32(float *y, const float *x, int64_t n) {
   SkVecFn v = sk_cpu_vec_math() ? sk_cpu_vec_math()->f32[SK_VEC_exp] : NULL; /* SLEEF at AVX2/AVX-512 */
-  if (v) { v(y, y, n); return; }
-  for (int64_t i = 0; i < n; i++) y[i] = expf(y[i]);
+  if (v) { v(y, x, n); return; }
+  for (int64_t i = 0; i < n; i++) y[i] = expf(x[i]);
 }
-static void exp_f64(double *y, int64_t n) {
+static void exp_f64(double *y, const double *x, int64_t n) {
   SkVecFn v = sk_cpu_vec_math() ? sk_cpu_vec_math()->f64[SK_VEC_exp] : NULL;
-  if (v) { v(y, y, n); return; }
-  for (int64_t i = 0; i < n; i++) y[i] = exp(y[i]);
+  if (v) { v(y, x, n); return; }
+  for (int64_t i = 0; i < n; i++) y[i] = exp(x[i]);
 }
 
 #define FMAX(m, x) ((x) > (m) || (x) != (x) ? (x) : (m))
 
 #define SOFTMAX_LOOPS(sfx, T, EXP, LOG)                                                           \
-  static double sum_##sfx(const T *y, int64_t n) {                                                \
+  static inline __attribute__((always_inline)) double sum_##sfx(const T *y, int64_t n) {                                                \
     double s[LANES] = {0}, sum = 0;                                                               \
     int64_t i = 0;                                                                                \
     for (; i + LANES <= n; i += LANES)                                                            \
@@ -48,7 +49,7 @@ static void exp_f64(double *y, int64_t n) {
     return sum;                                                                                   \
   }                                                                                               \
   /* One row: y may equal x (x is read only until y = x - max is written). */                     \
-  static void row_##sfx(const T *x, T *y, int64_t n, int log_sm) {                                \
+  SK_CLONES static void row_##sfx(const T *x, T *y, int64_t n, int log_sm) {                                \
     T l[LANES], m = (T)-INFINITY;                                                                 \
     int64_t i = 0;                                                                                \
     for (int j = 0; j < LANES; j++) l[j] = (T)-INFINITY;                                          \
@@ -56,26 +57,26 @@ static void exp_f64(double *y, int64_t n) {
       for (int j = 0; j < LANES; j++) l[j] = FMAX(l[j], x[i + j]);                                \
     for (; i < n; i++) m = FMAX(m, x[i]);                                                         \
     for (int j = 0; j < LANES; j++) m = FMAX(m, l[j]);                                            \
-    for (i = 0; i < n; i++) y[i] = x[i] - m;                                                      \
-    if (log_sm) { /* Σ exp(y) through a small buffer, then y - log(sum) */                        \
+    if (log_sm) { /* Σ exp(x - max) through a small buffer, then y = x - max - log(sum) */       \
       T e[BLOCK];                                                                                 \
       double sum = 0;                                                                             \
       for (i = 0; i < n; i += BLOCK) {                                                            \
         int64_t k = n - i < BLOCK ? n - i : BLOCK;                                                \
-        memcpy(e, y + i, (size_t)k * sizeof(T));                                                  \
-        EXP(e, k);                                                                                \
+        for (int64_t j = 0; j < k; j++) e[j] = x[i + j] - m;                                      \
+        EXP(e, e, k);                                                                             \
         sum += sum_##sfx(e, k);                                                                   \
       }                                                                                           \
-      const T shift = (T)LOG(sum);                                                                \
-      for (i = 0; i < n; i++) y[i] -= shift;                                                      \
+      const T lse = (T)LOG(sum);                                                                  \
+      for (i = 0; i < n; i++) y[i] = (x[i] - m) - lse;                                            \
     } else {                                                                                      \
-      EXP(y, n);                                                                                  \
+      for (i = 0; i < n; i++) y[i] = x[i] - m;                                                    \
+      EXP(y, y, n);                                                                               \
       const T scale = (T)(1 / sum_##sfx(y, n));                                                   \
       for (i = 0; i < n; i++) y[i] *= scale;                                                      \
     }                                                                                             \
   }                                                                                               \
   /* k columns of an [n, inner] slab, x and y at the block's first column. */                     \
-  static void cols_##sfx(const T *x, T *y, int64_t n, int64_t inner, int64_t k, int log_sm) {     \
+  SK_CLONES static void cols_##sfx(const T *x, T *y, int64_t n, int64_t inner, int64_t k, int log_sm) {     \
     T m[BLOCK];                                                                                   \
     double s[BLOCK];                                                                              \
     for (int64_t j = 0; j < k; j++) { m[j] = (T)-INFINITY; s[j] = 0; }                            \
@@ -86,7 +87,7 @@ static void exp_f64(double *y, int64_t n) {
       const T *xi = x + i * inner;                                                                \
       T e[BLOCK];                                                                                 \
       for (int64_t j = 0; j < k; j++) e[j] = xi[j] - m[j];                                        \
-      EXP(e, k);                                                                                  \
+      EXP(e, e, k);                                                                               \
       for (int64_t j = 0; j < k; j++) s[j] += (double)e[j];                                       \
       if (!log_sm)                                                                                \
         for (int64_t j = 0; j < k; j++) yi[j] = e[j];                                             \
@@ -107,7 +108,7 @@ SOFTMAX_LOOPS(f64, double, exp_f64, log)
 
 /* The gradients: o may not overlap g or y. */
 #define SOFTMAX_BACKWARD_LOOPS(sfx, T, EXP)                                                       \
-  static double dot_##sfx(const T *a, const T *b, int64_t n) {                                    \
+  static inline __attribute__((always_inline)) double dot_##sfx(const T *a, const T *b, int64_t n) {                                    \
     double s[LANES] = {0}, sum = 0;                                                               \
     int64_t i = 0;                                                                                \
     for (; i + LANES <= n; i += LANES)                                                            \
@@ -116,14 +117,13 @@ SOFTMAX_LOOPS(f64, double, exp_f64, log)
     for (int j = 0; j < LANES; j++) sum += s[j];                                                  \
     return sum;                                                                                   \
   }                                                                                               \
-  static void brow_##sfx(const T *g, const T *y, T *o, int64_t n, int log_sm) {                   \
+  SK_CLONES static void brow_##sfx(const T *g, const T *y, T *o, int64_t n, int log_sm) {                   \
     if (log_sm) {                                                                                 \
       const T s = (T)sum_##sfx(g, n);                                                             \
       T e[BLOCK];                                                                                 \
       for (int64_t i = 0; i < n; i += BLOCK) {                                                    \
         int64_t k = n - i < BLOCK ? n - i : BLOCK;                                                \
-        memcpy(e, y + i, (size_t)k * sizeof(T));                                                  \
-        EXP(e, k);                                                                                \
+        EXP(e, y + i, k);                                                                         \
         for (int64_t j = 0; j < k; j++) o[i + j] = g[i + j] - e[j] * s;                           \
       }                                                                                           \
     } else {                                                                                      \
@@ -131,7 +131,7 @@ SOFTMAX_LOOPS(f64, double, exp_f64, log)
       for (int64_t i = 0; i < n; i++) o[i] = y[i] * (g[i] - s);                                   \
     }                                                                                             \
   }                                                                                               \
-  static void bcols_##sfx(const T *g, const T *y, T *o, int64_t n, int64_t inner, int64_t k, int log_sm) { \
+  SK_CLONES static void bcols_##sfx(const T *g, const T *y, T *o, int64_t n, int64_t inner, int64_t k, int log_sm) { \
     double s[BLOCK];                                                                              \
     T f[BLOCK], e[BLOCK];                                                                         \
     for (int64_t j = 0; j < k; j++) s[j] = 0;                                                     \
@@ -147,8 +147,7 @@ SOFTMAX_LOOPS(f64, double, exp_f64, log)
       const T *gi = g + i * inner, *yi = y + i * inner;                                           \
       T *oi = o + i * inner;                                                                      \
       if (log_sm) {                                                                               \
-        memcpy(e, yi, (size_t)k * sizeof(T));                                                     \
-        EXP(e, k);                                                                                \
+        EXP(e, yi, k);                                                                            \
         for (int64_t j = 0; j < k; j++) oi[j] = gi[j] - e[j] * f[j];                              \
       } else                                                                                      \
         for (int64_t j = 0; j < k; j++) oi[j] = yi[j] * (gi[j] - f[j]);                           \

@@ -129,6 +129,33 @@ AVX2 static inline __m256 f32_256_keep_nan(__m256 x, __m256 r) {
   return _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
+/* exp(a) for a in [-17, 0] (erfc's argument here), inline: a = n·ln2 + r with |r| <= ln2/2
+** (ln2 in two parts), exp(r) by its Taylor polynomial of degree 7 (relative error 5e-9), and
+** 2^n put into the exponent bits (n >= -25: no subnormal result). */
+AVX512 static inline __m512 f32_512_pow2i(__m512 n) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23));
+}
+AVX2 static inline __m256 f32_256_pow2i(__m256 n) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
+}
+#define EXP_NEG_F32(F, V, ATTR)                                                                     \
+  ATTR static inline V F##_exp_neg(V a) {                                                           \
+    V n = F##_round(a * (float)M_LOG2E);                                                            \
+    V r = F##_fma(n, BC(V, -0.693145751953125f), a);                                                \
+    r = F##_fma(n, BC(V, -1.428606765330187e-06f), r);                                              \
+    V p = BC(V, 1.0f / 5040);                                                                       \
+    p = F##_fma(p, r, BC(V, 1.0f / 720));                                                           \
+    p = F##_fma(p, r, BC(V, 1.0f / 120));                                                           \
+    p = F##_fma(p, r, BC(V, 1.0f / 24));                                                            \
+    p = F##_fma(p, r, BC(V, 1.0f / 6));                                                             \
+    p = F##_fma(p, r, BC(V, 0.5f));                                                                 \
+    p = F##_fma(p, r, BC(V, 1.0f));                                                                 \
+    p = F##_fma(p, r, BC(V, 1.0f));                                                                 \
+    return p * F##_pow2i(n);                                                                        \
+  }
+EXP_NEG_F32(f32_512, __m512, AVX512)
+EXP_NEG_F32(f32_256, __m256, AVX2)
+
 #define ERF_F32(F, V, ATTR, SLEEF)                                                                  \
   ATTR static inline V F##_erf_small(V x) { /* |x| < 1 */                                          \
     V s = x * x, p = BC(V, erf_p[5]);                                                               \
@@ -138,7 +165,7 @@ AVX2 static inline __m256 f32_256_keep_nan(__m256 x, __m256 r) {
   ATTR static inline V F##_erfc_mid(V t) { /* 1 <= t <= 4 */                                        \
     V u = F##_fma(t, BC(V, 1.0f / 1.5f), BC(V, -2.5f / 1.5f)), q = BC(V, erf_q[8]);                 \
     for (int i = 7; i >= 0; i--) q = F##_fma(q, u, BC(V, erf_q[i]));                                \
-    return SLEEF(exp, u10)(F##_fma(-t, t, q));                                                      \
+    return F##_exp_neg(F##_fma(-t, t, q));                                                          \
   }                                                                                                 \
   ATTR static inline V F##_erf(V x) {                                                               \
     V t = F##_abs(x), big = F##_copysign(1.0f - F##_erfc_mid(F##_min(t, BC(V, 4.0f))), x);          \

@@ -207,6 +207,45 @@ return function(sk, core)
     end
   end, function(self, x) return sk.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps) end)
 
+  -- Conv1d/2d/3d(in, out, kernel_size, {stride, padding ("same", "valid" or ints), dilation, groups,
+  -- bias, dtype}) and ConvTranspose1d/2d/3d (also output_padding), with PyTorch's initialization.
+  -- An int stands for every spatial dim.
+  local function conv_class(name, n, transposed)
+    nn[name] = class(name, function(self, i, o, k, opts)
+      opts = opts or {}
+      local groups = opts.groups or 1
+      if i % groups ~= 0 then raise(name .. ": in_channels must be divisible by groups") end
+      if o % groups ~= 0 then raise(name .. ": out_channels must be divisible by groups") end
+      if opts.padding_mode and opts.padding_mode ~= "zeros" then
+        raise(name .. ": padding_mode '" .. tostring(opts.padding_mode) .. "' is not supported (only 'zeros')")
+      end
+      local ks = type(k) == "table" and k or {}
+      if type(k) ~= "table" then for d = 1, n do ks[d] = k end end
+      self.in_channels, self.out_channels, self.kernel_size = i, o, ks
+      self.stride, self.padding, self.dilation = opts.stride or 1, opts.padding or 0, opts.dilation or 1
+      self.groups, self.output_padding = groups, opts.output_padding or 0
+      local shape = transposed and { i, o // groups } or { o, i // groups }
+      for d = 1, n do shape[2 + d] = ks[d] end
+      self.weight = param(make(sk.empty, shape, opts.dtype))
+      init.kaiming_uniform_(self.weight, { a = math.sqrt(5) })
+      if opts.bias ~= false then
+        local b = 1 / math.sqrt((fans(self.weight)))
+        self.bias = param(make(sk.empty, { o }, opts.dtype))
+        init.uniform_(self.bias, -b, b)
+      end
+    end, function(self, x)
+      if transposed then
+        return sk["conv_transpose" .. n .. "d"](x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+          self.groups, self.dilation)
+      end
+      return sk["conv" .. n .. "d"](x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    end)
+  end
+  for n = 1, 3 do
+    conv_class("Conv" .. n .. "d", n, false)
+    conv_class("ConvTranspose" .. n .. "d", n, true)
+  end
+
   nn.Dropout = class("Dropout", function(self, p) self.p = p or 0.5 end,
     function(self, x) return sk.dropout(x, self.p, self.training) end)
 

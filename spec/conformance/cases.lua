@@ -522,6 +522,16 @@ row { op = "layer_norm", args = { T{2, 3}, { 3 } }, kw = { eps = 1e-3, weight = 
 row { op = "layer_norm", args = { T{2, 3, layout = "transposed"}, { 3 } }, dtypes = F32 }
 row { op = "layer_norm", args = { T{2, 3}, { 2 } }, dtypes = F32, raises = "normalized_shape" }
 row { op = "layer_norm", args = { T{0, 3}, { 3 } }, dtypes = F32 }
+row { op = "native_layer_norm", args = { T{2, 3, 4}, { 4 }, T{4}, T{4}, 1e-5 }, dtypes = FLOATS, variants = FN_OUT,
+      outs = { "out0", "out1", "out2" } }
+row { op = "native_layer_norm", args = { T{3, 4, layout = "sliced"}, { 4 }, NONE, T{4}, 1e-3 }, dtypes = { "float64" } }
+row { op = "native_layer_norm", args = { T{2, 3}, { 3 }, NONE, NONE, 1e-5 }, dtypes = { "int64" }, raises = "not implemented" }
+row { op = "native_layer_norm_backward", args = { T{2, 3, 4}, T{2, 3, 4}, { 3, 4 }, T{2, 1, 1}, T({2, 1, 1}, { lo = 0.5, hi = 2 }),
+      T{3, 4}, T{3, 4}, { true, true, true } }, dtypes = { "float32", "float64", "bfloat16" } }
+row { op = "native_layer_norm_backward", args = { T{4, 3, layout = "transposed"}, T{4, 3}, { 3 }, T{4, 1}, T({4, 1}, { lo = 0.5, hi = 2 }),
+      NONE, NONE, { true, false, false } }, dtypes = F32 }
+row { op = "native_layer_norm_backward", args = { T{2, 3}, T{2, 4}, { 4 }, T{2, 1}, T{2, 1}, NONE, NONE, { true, true, true } },
+      dtypes = F32, raises = "expected grad_out of size" }
 row { op = "dropout", args = { T{2, 3}, 0, true }, dtypes = ALL }
 row { op = "dropout", args = { T{2, 3}, 0.5, false }, dtypes = F32 }
 row { op = "dropout", args = { T{2, 3}, 0.5, true }, dtypes = FLOATS, seed = 7 }

@@ -886,3 +886,102 @@ int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, 
   return rc;
 }
 /* }==== */
+
+/* {==== layer_norm ====
+** PyTorch's layer_norm_double_backward (FunctionsManual.cpp), over [M, N] views: x the input,
+** µ and σ⁻¹ = rstd per row, g = grad_out, γ the weight (NULL: ones), ggI, ggW, ggB the gradients
+** of native_layer_norm_backward's results (each may be NULL). A tape holds the temporaries: each
+** step takes operands from it and adds its result, or does nothing once a step failed. */
+#define TAPE 128
+typedef struct Tape { SkTensor *t[TAPE]; int n, rc; } Tape;
+static SkTensor *tape_keep(Tape *tp, int rc, SkTensor *r) {
+  if (rc || tp->n == TAPE) {
+    sk_tensor_release(r);
+    if (!tp->rc) tp->rc = rc ? rc : sk_error("layer_norm_double_backward: out of temporaries");
+    return NULL;
+  }
+  return tp->t[tp->n++] = r;
+}
+#define TAPE_OP(name, args, call)                          \
+  static SkTensor *name args {                             \
+    SkTensor *r = NULL;                                    \
+    if (tp->rc) return NULL;                               \
+    int rc_ = call; /* before r is read */                 \
+    return tape_keep(tp, rc_, r);                          \
+  }
+TAPE_OP(t_mul, (Tape *tp, const SkTensor *a, const SkTensor *b), sk_mul(&r, a, b))
+TAPE_OP(t_add, (Tape *tp, const SkTensor *a, const SkTensor *b), sk_add(&r, a, b, sk_scalar_int(1)))
+TAPE_OP(t_sub, (Tape *tp, const SkTensor *a, const SkTensor *b), sk_sub(&r, a, b, sk_scalar_int(1)))
+TAPE_OP(t_scale, (Tape *tp, const SkTensor *a, double s), sk_mul_Scalar(&r, a, sk_scalar_float(s)))
+TAPE_OP(t_sum1, (Tape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){1}, 1}, 1, -1))
+TAPE_OP(t_sum0, (Tape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){0}, 1}, 0, -1))
+TAPE_OP(t_reshape, (Tape *tp, const SkTensor *a, int n, const int64_t *s), sk_reshape(&r, a, (SkIntList){s, n}))
+TAPE_OP(t_expand, (Tape *tp, const SkTensor *a, int n, const int64_t *s), sk_expand(&r, a, (SkIntList){s, n}, 0))
+/* a + b, where a may be NULL (nothing yet) */
+static SkTensor *t_acc(Tape *tp, SkTensor *a, SkTensor *b) { return a ? t_add(tp, a, b) : b; }
+
+/* PyTorch's first_bwd_fn_grad_input: (γ·σ⁻¹/N)·(N·g - Σg - (x-µ)·σ⁻²·Σ g·(x-µ)), γ NULL: 1. */
+static SkTensor *first_bwd(Tape *tp, const SkTensor *g, const SkTensor *gamma, const SkTensor *s1, const SkTensor *s2,
+                           const SkTensor *xmu, double n) {
+  SkTensor *h0 = t_scale(tp, gamma ? t_mul(tp, gamma, s1) : s1, 1 / n);
+  SkTensor *h1 = t_sub(tp, t_sub(tp, t_scale(tp, g, n), t_sum1(tp, g)), t_mul(tp, t_mul(tp, xmu, s2), t_sum1(tp, t_mul(tp, g, xmu))));
+  return t_mul(tp, h0, h1);
+}
+
+int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggB,
+                                       const SkTensor *grad_out, const SkTensor *input, SkIntList normalized_shape,
+                                       const SkTensor *mean, const SkTensor *rstd, const SkTensor *weight,
+                                       SkIntList mask) {
+  SkTensor **res = calloc(4, sizeof *res);
+  if (!res) return sk_error("out of memory");
+  Tape tape = {{NULL}, 0, 0}, *tp = &tape;
+  int axis = input->ndim - normalized_shape.n;
+  int64_t M = sk_numel(axis, input->sizes), N = sk_numel(normalized_shape.n, normalized_shape.data);
+  double n = (double)N;
+  const int64_t mn[2] = {M, N}, m1[2] = {M, 1}, one_n[2] = {1, N};
+  SkTensor *x = t_reshape(tp, input, 2, mn), *g = t_reshape(tp, grad_out, 2, mn);
+  SkTensor *mu = t_reshape(tp, mean, 2, m1), *s1 = t_reshape(tp, rstd, 2, m1);
+  SkTensor *gamma = weight ? t_reshape(tp, weight, 2, one_n) : NULL;
+  SkTensor *ggw = weight && ggW ? t_reshape(tp, ggW, 2, one_n) : NULL, *ggb = ggB ? t_reshape(tp, ggB, 2, one_n) : NULL;
+  SkTensor *ggi = ggI ? t_reshape(tp, ggI, 2, mn) : NULL;
+  SkTensor *xmu = t_sub(tp, x, mu), *s2 = t_mul(tp, s1, s1), *s3 = t_mul(tp, s2, s1);
+  SkTensor *xmu_s3 = t_mul(tp, xmu, s3);
+  SkTensor *gI = NULL, *gG = NULL, *ggO = NULL;
+  if (mask.data[1] && ggi) {
+    SkTensor *gxhat = gamma ? t_mul(tp, g, gamma) : g;
+    SkTensor *gxhat_mu_sum = t_sum1(tp, t_mul(tp, gxhat, xmu)), *gxhat_sum = t_sum1(tp, gxhat);
+    SkTensor *ggi_sum = t_sum1(tp, ggi), *ggi_mu_sum = t_sum1(tp, t_mul(tp, ggi, xmu));
+    SkTensor *all_sub = t_add(tp, t_sub(tp, t_scale(tp, t_mul(tp, ggi_sum, gxhat_sum), 1 / n), t_sum1(tp, t_mul(tp, ggi, gxhat))),
+                              t_scale(tp, t_mul(tp, t_mul(tp, s2, gxhat_mu_sum), ggi_mu_sum), 3 / n));
+    SkTensor *g0 = t_scale(tp, t_mul(tp, xmu_s3, all_sub), 1 / n);
+    SkTensor *g1 = t_mul(tp, t_scale(tp, t_mul(tp, ggi_mu_sum, s3), 1 / n), t_sub(tp, t_scale(tp, gxhat_sum, 1 / n), gxhat));
+    SkTensor *g2 = t_mul(tp, t_scale(tp, t_mul(tp, gxhat_mu_sum, s3), 1 / n), t_sub(tp, t_scale(tp, ggi_sum, 1 / n), ggi));
+    gI = t_add(tp, t_add(tp, g0, g1), g2);
+  }
+  if (mask.data[1] && ggw) {
+    SkTensor *gog = t_mul(tp, g, ggw);
+    SkTensor *a0 = t_mul(tp, gog, s1);
+    SkTensor *a1 = t_scale(tp, t_mul(tp, s1, t_sum1(tp, gog)), -1 / n);
+    SkTensor *a2 = t_scale(tp, t_mul(tp, xmu_s3, t_sum1(tp, t_mul(tp, gog, xmu))), -1 / n);
+    gI = t_acc(tp, gI, t_add(tp, t_add(tp, a0, a1), a2));
+  }
+  if (gI) gI = t_reshape(tp, gI, input->ndim, input->sizes);
+  if (mask.data[2] && gamma && ggi)
+    gG = t_reshape(tp, t_sum0(tp, t_mul(tp, g, first_bwd(tp, ggi, NULL, s1, s2, xmu, n))), weight->ndim, weight->sizes);
+  if (mask.data[0]) {
+    if (ggi) ggO = first_bwd(tp, ggi, gamma, s1, s2, xmu, n);
+    if (ggw) ggO = t_acc(tp, ggO, t_mul(tp, t_mul(tp, ggw, xmu), s1));
+    if (ggb) ggO = t_acc(tp, ggO, ggb);
+    if (ggO) ggO = t_reshape(tp, t_expand(tp, ggO, 2, mn), input->ndim, input->sizes);
+  }
+  int rc = tp->rc;
+  if (!rc) {
+    res[0] = sk_tensor_retain(ggO), res[1] = sk_tensor_retain(gI), res[2] = sk_tensor_retain(gG);
+  }
+  for (int i = 0; i < tp->n; i++) sk_tensor_release(tp->t[i]);
+  out->data = res;
+  out->n = 3;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+/* }==== */

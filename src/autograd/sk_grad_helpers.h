@@ -65,5 +65,7 @@ int sk_grad_masked_select_backward(SkTensor **out, const SkTensor *grad, const S
 int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target, const SkTensor *weight, int64_t reduction, int64_t ignore_index, const SkTensor *total_weight);
 /* convolution_backward's own gradients, for grad_output, input, weight (NULL where mask is 0). */
 int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggb, const SkTensor *grad_output, const SkTensor *weight, const SkTensor *input, SkIntList stride, SkIntList padding, SkIntList dilation, int transposed, SkIntList output_padding, int64_t groups, SkIntList mask);
+/* native_layer_norm_backward's own gradients, for grad_out, input, weight (NULL where mask is 0). */
+int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggB, const SkTensor *grad_out, const SkTensor *input, SkIntList normalized_shape, const SkTensor *mean, const SkTensor *rstd, const SkTensor *weight, SkIntList mask);
 
 #endif

@@ -152,30 +152,62 @@ static int layer_norm_check(const SkTensor *input, SkIntList shape, const SkTens
   return 0;
 }
 
-/* (x - mean) / sqrt(var + eps) * weight + bias over the last dims; half types compute in float32. */
+/* mean's and rstd's shape: input's, with the normalized dims 1. */
+static void stats_shape(const SkTensor *input, int k, int64_t *sizes) {
+  for (int i = 0; i < input->ndim; i++) sizes[i] = i < input->ndim - k ? input->sizes[i] : 1;
+}
+
+int sk_meta_native_layer_norm(SkMeta *m, const SkTensor *input, SkIntList normalized_shape, const SkTensor *weight,
+                              const SkTensor *bias, double eps) {
+  (void)eps;
+  if (layer_norm_check(input, normalized_shape, weight, bias)) return -1;
+  int64_t st[SK_MAX_DIMS];
+  stats_shape(input, normalized_shape.n, st);
+  if (sk_meta_set_output(m, 0, input->ndim, input->sizes, NULL, input->dtype)) return -1;
+  if (sk_meta_set_output(m, 1, input->ndim, st, NULL, input->dtype)) return -1;
+  return sk_meta_set_output(m, 2, input->ndim, st, NULL, input->dtype);
+}
+
+/* The gradients' shapes: input's, weight's and bias's (None where output_mask is false or
+** that argument is None). */
+int sk_meta_kernel_native_layer_norm_backward(SkTensor **result1, SkTensor **result2, SkTensor **result3,
+                                              const SkTensor *grad_out, const SkTensor *input,
+                                              SkIntList normalized_shape, const SkTensor *mean, const SkTensor *rstd,
+                                              const SkTensor *weight, const SkTensor *bias, SkIntList output_mask) {
+  char a[160], b[160];
+  if (output_mask.n != 3) return sk_error("output_mask must have 3 elements, got %d", output_mask.n);
+  if (layer_norm_check(input, normalized_shape, weight, bias)) return -1;
+  if (grad_out->ndim != input->ndim || memcmp(grad_out->sizes, input->sizes, (size_t)input->ndim * sizeof *input->sizes))
+    return sk_error("expected grad_out of size %s (the input's), but got %s", sk_shape_str(input->ndim, input->sizes, a, sizeof a),
+                    sk_shape_str(grad_out->ndim, grad_out->sizes, b, sizeof b));
+  int64_t st[SK_MAX_DIMS];
+  stats_shape(input, normalized_shape.n, st);
+  int64_t rows = sk_numel(input->ndim - normalized_shape.n, input->sizes);
+  const SkTensor *stats[2] = {mean, rstd};
+  for (int i = 0; i < 2; i++)
+    if (stats[i]->numel != rows)
+      return sk_error("expected %s of %lld elements (shaped %s), but got %s", i ? "rstd" : "mean", (long long)rows,
+                      sk_shape_str(input->ndim, st, a, sizeof a), sk_shape_str(stats[i]->ndim, stats[i]->sizes, b, sizeof b));
+  SkTensor *r[3] = {NULL, NULL, NULL};
+  const SkTensor *like[3] = {input, weight, bias};
+  for (int i = 0; i < 3; i++)
+    if (output_mask.data[i] && like[i] && !(r[i] = sk_tensor_empty(like[i]->ndim, like[i]->sizes, input->dtype, SK_META))) {
+      for (int j = 0; j < 3; j++) sk_tensor_release(r[j]);
+      return -1;
+    }
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
+}
+
 int sk_math_layer_norm(SkTensor **result, const SkTensor *input, SkIntList normalized_shape, const SkTensor *weight,
                        const SkTensor *bias, double eps, int cudnn_enable) {
   (void)cudnn_enable;
-  if (layer_norm_check(input, normalized_shape, weight, bias)) return -1;
-  int64_t dims[SK_MAX_DIMS];
-  int k = normalized_shape.n;
-  for (int i = 0; i < k; i++) dims[i] = input->ndim - k + i;
-  SkIntList dl = {dims, k};
-  int half = input->dtype == SK_DTYPE_FLOAT16 || input->dtype == SK_DTYPE_BFLOAT16;
-  SkTensor *x = NULL, *mean = NULL, *var = NULL, *sd = NULL, *y = NULL, *r = NULL;
-  int rc = half ? sk_to_dtype(&x, input, SK_DTYPE_FLOAT32, 0, 0, -1) : 0;
-  const SkTensor *xin = x ? x : input;
-  if (!rc) rc = sk_mean_dim(&mean, xin, dl, 1, -1);
-  if (!rc) rc = sk_var_correction(&var, xin, dl, sk_scalar_int(0), 1);
-  if (!rc) rc = sk_add_Scalar(&sd, var, sk_scalar_float(eps), sk_scalar_int(1));
-  if (!rc) rc = sk_sqrt_(sd);
-  if (!rc) rc = sk_sub(&y, xin, mean, sk_scalar_int(1));
-  if (!rc) rc = sk_div_(y, sd);
-  if (!rc && weight) rc = sk_mul_(y, weight);
-  if (!rc && bias) rc = sk_add_(y, bias, sk_scalar_int(1));
-  if (!rc && half) rc = sk_to_dtype(&r, y, input->dtype, 0, 0, -1);
-  if (!rc) *result = half ? sk_tensor_retain(r) : sk_tensor_retain(y);
-  return RELEASE(rc, x, mean, var, sd, y, r);
+  SkTensor *y = NULL, *mean = NULL, *rstd = NULL;
+  int rc = sk_native_layer_norm(&y, &mean, &rstd, input, normalized_shape, weight, bias, eps);
+  sk_tensor_release(mean);
+  sk_tensor_release(rstd);
+  if (!rc) *result = y;
+  return rc;
 }
 /* }==== */
 

@@ -1,0 +1,211 @@
+/*
+** sk_cpu_norm.c — normalization kernels: native_layer_norm and its backward
+** The input is read as M rows of N (the normalized dims), contiguous, in a compute type:
+** float32 (float16 and bfloat16 through float32 copies) or float64. A row's mean and
+** variance are two passes over it in cache, summed in 16 lanes of its own type (as PyTorch's
+** float kernels; the column sums of the backward are in double); rstd = 1/sqrt(var + eps)
+** (a row of 0 elements: mean 0, rstd NaN, as PyTorch). Rows run in parallel.
+** The backward's input gradient is per row, rstd·(g - mean(g) - x̂·mean(g·x̂)) with
+** g = grad·weight and x̂ = (x - mean)·rstd; the weight and bias gradients are sums over rows,
+** in parallel over blocks of columns (each block one pass down the rows, summed in double).
+** Results written into a non-contiguous or other-dtype out go through a temporary. The loops
+** are built per instruction set (SK_CLONES).
+*/
+#include "sk_kernels.h"
+#include "sk_cpu_util.h"
+#include "sk_parallel.h"
+#include "sk_error.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LANES 16
+#define COLS 64 /* columns of one block of the weight and bias gradients */
+
+typedef struct Norm {
+  int64_t m, n;
+  double eps;
+  const void *x, *g, *w, *b, *mean, *rstd;
+  void *y, *ymean, *yrstd;   /* forward outputs; backward: y is the input gradient */
+  void *gw, *gb;             /* backward: weight and bias gradients (may be NULL) */
+} Norm;
+
+#define NORM_LOOPS(sfx, T, AT)                                                                         \
+  static inline __attribute__((always_inline)) double sum_##sfx(const T *x, int64_t n) {                                              \
+    AT l[LANES] = {0}, s = 0;                                                                       \
+    int64_t i = 0;                                                                                  \
+    for (; i + LANES <= n; i += LANES)                                                              \
+      for (int j = 0; j < LANES; j++) l[j] += (AT)x[i + j];                                         \
+    for (; i < n; i++) s += (AT)x[i];                                                               \
+    for (int j = 0; j < LANES; j++) s += l[j];                                                      \
+    return (double)s;                                                                               \
+  }                                                                                                 \
+  static inline __attribute__((always_inline)) double sumsq_##sfx(const T *x, int64_t n, double mean) {                                \
+    AT l[LANES] = {0}, s = 0, m = (AT)mean;                                                         \
+    int64_t i = 0;                                                                                  \
+    for (; i + LANES <= n; i += LANES)                                                              \
+      for (int j = 0; j < LANES; j++) { AT d = (AT)x[i + j] - m; l[j] += d * d; }                   \
+    for (; i < n; i++) { AT d = (AT)x[i] - m; s += d * d; }                                         \
+    for (int j = 0; j < LANES; j++) s += l[j];                                                      \
+    return (double)s;                                                                               \
+  }                                                                                                 \
+  SK_CLONES static void fwd_rows_##sfx(void *ctx, int64_t lo, int64_t hi) {                                  \
+    const Norm *c = ctx;                                                                            \
+    const T *w = c->w, *b = c->b;                                                                   \
+    for (int64_t r = lo; r < hi; r++) {                                                             \
+      const T *x = (const T *)c->x + r * c->n;                                                      \
+      T *y = (T *)c->y + r * c->n;                                                                  \
+      double mean = c->n ? sum_##sfx(x, c->n) / (double)c->n : 0;                                \
+      double var = c->n ? sumsq_##sfx(x, c->n, mean) / (double)c->n : NAN;                          \
+      double rs = 1 / sqrt(var + c->eps);                                                           \
+      ((T *)c->ymean)[r] = (T)mean;                                                                 \
+      ((T *)c->yrstd)[r] = (T)rs;                                                                   \
+      const T scale = (T)rs, shift = (T)(-mean * rs);                                               \
+      if (w && b) for (int64_t i = 0; i < c->n; i++) y[i] = (x[i] * scale + shift) * w[i] + b[i];   \
+      else if (w) for (int64_t i = 0; i < c->n; i++) y[i] = (x[i] * scale + shift) * w[i];          \
+      else if (b) for (int64_t i = 0; i < c->n; i++) y[i] = x[i] * scale + shift + b[i];            \
+      else for (int64_t i = 0; i < c->n; i++) y[i] = x[i] * scale + shift;                          \
+    }                                                                                               \
+  }                                                                                                 \
+  SK_CLONES static void bwd_rows_##sfx(void *ctx, int64_t lo, int64_t hi) {                                  \
+    const Norm *c = ctx;                                                                            \
+    const T *w = c->w;                                                                              \
+    for (int64_t r = lo; r < hi; r++) {                                                             \
+      const T *x = (const T *)c->x + r * c->n, *g = (const T *)c->g + r * c->n;                     \
+      T *dx = (T *)c->y + r * c->n;                                                                 \
+      const T mean = ((const T *)c->mean)[r], rs = ((const T *)c->rstd)[r];                         \
+      AT lg[LANES] = {0}, lgx[LANES] = {0}, sg = 0, sgx = 0;                                        \
+      int64_t i = 0;                                                                                \
+      for (; i + LANES <= c->n; i += LANES)                                                         \
+        for (int j = 0; j < LANES; j++) {                                                           \
+          T gi = w ? g[i + j] * w[i + j] : g[i + j];                                                \
+          lg[j] += (AT)gi;                                                                          \
+          lgx[j] += (AT)(gi * ((x[i + j] - mean) * rs));                                            \
+        }                                                                                           \
+      for (; i < c->n; i++) {                                                                       \
+        T gi = w ? g[i] * w[i] : g[i];                                                              \
+        sg += (AT)gi;                                                                               \
+        sgx += (AT)(gi * ((x[i] - mean) * rs));                                                     \
+      }                                                                                             \
+      for (int j = 0; j < LANES; j++) sg += lg[j], sgx += lgx[j];                                   \
+      const T mg = (T)(sg / (double)c->n), mgx = (T)(sgx / (double)c->n);                           \
+      for (i = 0; i < c->n; i++) {                                                                  \
+        T gi = w ? g[i] * w[i] : g[i];                                                              \
+        dx[i] = rs * (gi - mg - (x[i] - mean) * rs * mgx);                                          \
+      }                                                                                             \
+    }                                                                                               \
+  }                                                                                                 \
+  /* blocks of COLS columns: gw[j] = Σ_r g[r, j]·x̂[r, j], gb[j] = Σ_r g[r, j] */                  \
+  SK_CLONES static void bwd_cols_##sfx(void *ctx, int64_t lo, int64_t hi) {                                  \
+    const Norm *c = ctx;                                                                            \
+    for (int64_t blk = lo; blk < hi; blk++) {                                                       \
+      int64_t j0 = blk * COLS, nj = c->n - j0 < COLS ? c->n - j0 : COLS;                            \
+      double aw[COLS] = {0}, ab[COLS] = {0};                                                        \
+      for (int64_t r = 0; r < c->m; r++) {                                                          \
+        const T *x = (const T *)c->x + r * c->n + j0, *g = (const T *)c->g + r * c->n + j0;         \
+        const T mean = ((const T *)c->mean)[r], rs = ((const T *)c->rstd)[r];                       \
+        for (int64_t j = 0; j < nj; j++) {                                                          \
+          aw[j] += (double)(g[j] * ((x[j] - mean) * rs));                                           \
+          ab[j] += (double)g[j];                                                                    \
+        }                                                                                           \
+      }                                                                                             \
+      for (int64_t j = 0; j < nj; j++) {                                                            \
+        if (c->gw) ((T *)c->gw)[j0 + j] = (T)aw[j];                                                 \
+        if (c->gb) ((T *)c->gb)[j0 + j] = (T)ab[j];                                                 \
+      }                                                                                             \
+    }                                                                                               \
+  }
+
+NORM_LOOPS(f32, float, float)
+NORM_LOOPS(f64, double, double)
+
+/* {==== Operands ==== */
+/* t contiguous in dtype ct: t itself (borrowed) or a converted copy (owned, in *keep); NULL stays NULL. */
+static const SkTensor *operand(const SkTensor *t, SkDType ct, SkTensor **keep, int *rc) {
+  if (!t || *rc) return NULL;
+  if (t->dtype == ct && sk_tensor_is_contiguous(t)) return t;
+  if (!(*keep = sk_tensor_empty(t->ndim, t->sizes, ct, t->device)) || sk_copy_cpu(*keep, t)) { *rc = -1; return NULL; }
+  return *keep;
+}
+/* Where a kernel writes: out itself when it is contiguous in ct, else a new tensor. */
+static SkTensor *target(SkTensor *out, SkDType ct, SkTensor **keep, int *rc) {
+  if (!out || *rc) return NULL;
+  if (out->dtype == ct && sk_tensor_is_contiguous(out)) return out;
+  if (!(*keep = sk_tensor_empty(out->ndim, out->sizes, ct, out->device))) *rc = -1;
+  return *keep;
+}
+static int write_back(int rc, SkTensor *out, SkTensor *tmp) { return !rc && tmp ? sk_copy_cpu(out, tmp) : rc; }
+static void release(SkTensor **ts, int n) { for (int i = 0; i < n; i++) sk_tensor_release(ts[i]); }
+/* }==== */
+
+int sk_cpu_native_layer_norm_out(const SkMeta *m, const SkTensor *input, SkIntList normalized_shape,
+                                 const SkTensor *weight, const SkTensor *bias, double eps, SkTensor *out0,
+                                 SkTensor *out1, SkTensor *out2) {
+  (void)m;
+  SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *k[7] = {NULL};
+  int rc = 0;
+  Norm c = {0};
+  c.n = sk_numel(normalized_shape.n, normalized_shape.data);
+  c.m = sk_numel(input->ndim - normalized_shape.n, input->sizes);
+  c.eps = eps;
+  const SkTensor *x = operand(input, ct, &k[0], &rc), *w = operand(weight, ct, &k[1], &rc), *b = operand(bias, ct, &k[2], &rc);
+  SkTensor *y = target(out0, ct, &k[3], &rc), *mean = target(out1, ct, &k[4], &rc), *rstd = target(out2, ct, &k[5], &rc);
+  if (!rc && c.m > 0) {
+    c.x = sk_tensor_data(x), c.w = w ? sk_tensor_data(w) : NULL, c.b = b ? sk_tensor_data(b) : NULL;
+    c.y = sk_tensor_data(y), c.ymean = sk_tensor_data(mean), c.yrstd = sk_tensor_data(rstd);
+    int64_t grain = c.n ? SK_GRAIN / c.n : c.m;
+    sk_parallel_for(0, c.m, grain < 1 ? 1 : grain, ct == SK_DTYPE_FLOAT64 ? fwd_rows_f64 : fwd_rows_f32, &c);
+  }
+  rc = write_back(rc, out0, k[3]);
+  rc = write_back(rc, out1, k[4]);
+  rc = write_back(rc, out2, k[5]);
+  release(k, 7);
+  return rc;
+}
+
+int sk_cpu_native_layer_norm_backward(SkTensor **result1, SkTensor **result2, SkTensor **result3,
+                                      const SkTensor *grad_out, const SkTensor *input, SkIntList normalized_shape,
+                                      const SkTensor *mean, const SkTensor *rstd, const SkTensor *weight,
+                                      const SkTensor *bias, SkIntList output_mask) {
+  SkTensor *r[3] = {NULL, NULL, NULL};
+  if (sk_meta_kernel_native_layer_norm_backward(&r[0], &r[1], &r[2], grad_out, input, normalized_shape, mean, rstd,
+                                                weight, bias, output_mask))
+    return -1;
+  int rc = 0;
+  for (int i = 0; i < 3 && !rc; i++) {
+    if (!r[i]) continue;
+    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
+    sk_tensor_release(r[i]);
+    if (!(r[i] = t)) rc = -1;
+  }
+  SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *k[10] = {NULL};
+  Norm c = {0};
+  c.n = sk_numel(normalized_shape.n, normalized_shape.data);
+  c.m = sk_numel(input->ndim - normalized_shape.n, input->sizes);
+  const SkTensor *x = operand(input, ct, &k[0], &rc), *g = operand(grad_out, ct, &k[1], &rc);
+  const SkTensor *mu = operand(mean, ct, &k[2], &rc), *rs = operand(rstd, ct, &k[3], &rc), *w = operand(weight, ct, &k[4], &rc);
+  SkTensor *gi = target(r[0], ct, &k[5], &rc), *gw = target(r[1], ct, &k[6], &rc), *gb = target(r[2], ct, &k[7], &rc);
+  if (!rc) {
+    c.x = sk_tensor_data(x), c.g = sk_tensor_data(g), c.mean = sk_tensor_data(mu), c.rstd = sk_tensor_data(rs);
+    c.w = w ? sk_tensor_data(w) : NULL;
+    int f64 = ct == SK_DTYPE_FLOAT64;
+    if (gi && c.m > 0 && c.n > 0) {
+      c.y = sk_tensor_data(gi);
+      int64_t grain = SK_GRAIN / c.n;
+      sk_parallel_for(0, c.m, grain < 1 ? 1 : grain, f64 ? bwd_rows_f64 : bwd_rows_f32, &c);
+    }
+    if ((gw || gb) && c.n > 0) {
+      c.gw = gw ? sk_tensor_data(gw) : NULL, c.gb = gb ? sk_tensor_data(gb) : NULL;
+      int64_t blocks = (c.n + COLS - 1) / COLS, per = c.m * COLS;
+      int64_t grain = per ? SK_GRAIN / per : blocks;
+      sk_parallel_for(0, blocks, grain < 1 ? 1 : grain, f64 ? bwd_cols_f64 : bwd_cols_f32, &c);
+    }
+  }
+  for (int i = 0; i < 3; i++) rc = write_back(rc, r[i], k[5 + i]);
+  release(k, 10);
+  if (rc) { release(r, 3); return -1; }
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
+}
