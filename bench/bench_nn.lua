@@ -2,7 +2,7 @@
 -- in one run: rounds of sk's rows alternate with runs of bench/nn_peers.py (the same cases,
 -- same shapes), best of each. Convolutions at ResNet-style shapes (batch 32), forward under
 -- no_grad and forward+backward (input and weight require grad, backward of a ones gradient);
--- softmax, log_softmax, GELU, SiLU and layer_norm at the sizes the issue names.
+-- pooling at ResNet's shapes; softmax, log_softmax, GELU, SiLU and layer_norm at the sizes the issue names.
 -- `lua5.4 bench/bench_nn.lua [threads...]` (default 1 and 2); rows print torch / sk (> 1: sk faster).
 -- ROUNDS sets the rounds (default 3); ONLY, a Lua pattern, keeps the rows whose names match it.
 local sk = require "sk"
@@ -35,6 +35,18 @@ local function cases()
       xg.grad, wg.grad = nil, nil
     end)
   end
+  local stem = sk.randn({ 32, 64, 112, 112 })
+  add("max_pool2d 3x3/2 [32,64,112,112]", 3, function() return sk.max_pool2d(stem, 3, 2, 1) end, sk.no_grad)
+  local sg = stem:clone():requires_grad_()
+  add("max_pool2d 3x3/2 fwd+bwd", 2, function()
+    local y = sk.max_pool2d(sg, 3, 2, 1)
+    y:backward(sk.ones_like(y))
+    sg.grad = nil
+  end)
+  local tail, mid = sk.randn({ 32, 512, 7, 7 }), sk.randn({ 32, 64, 56, 56 })
+  add("adaptive_avg_pool2d 1x1 [32,512,7,7]", 20, function() return sk.adaptive_avg_pool2d(tail, 1) end, sk.no_grad)
+  add("adaptive_avg_pool2d 7x7 [32,64,56,56]", 5, function() return sk.adaptive_avg_pool2d(mid, 7) end, sk.no_grad)
+  add("avg_pool2d 2x2/2 [32,64,56,56]", 5, function() return sk.avg_pool2d(mid, 2) end, sk.no_grad)
   local s128, s4096 = sk.randn({ 8, 4, 128, 128 }), sk.randn({ 256, 4096 })
   add("softmax last dim 128 [8,4,128,128]", 20, function() return sk.softmax(s128, -1) end)
   add("softmax last dim 4096 [256,4096]", 20, function() return sk.softmax(s4096, -1) end)

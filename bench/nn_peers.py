@@ -43,6 +43,22 @@ for name, xs, ws, stride, pad, groups in CONVS:
         xg.grad, wg.grad = None, None
     row(name + " fwd+bwd", 1, step)
 
+stem = torch.randn(32, 64, 112, 112)
+with torch.no_grad():
+    row("max_pool2d 3x3/2 [32,64,112,112]", 3, lambda: F.max_pool2d(stem, 3, 2, 1))
+sg = stem.clone().requires_grad_()
+
+
+def pool_step():
+    y = F.max_pool2d(sg, 3, 2, 1)
+    y.backward(torch.ones_like(y))
+    sg.grad = None
+row("max_pool2d 3x3/2 fwd+bwd", 2, pool_step)
+tail, mid = torch.randn(32, 512, 7, 7), torch.randn(32, 64, 56, 56)
+with torch.no_grad():
+    row("adaptive_avg_pool2d 1x1 [32,512,7,7]", 20, lambda: F.adaptive_avg_pool2d(tail, 1))
+    row("adaptive_avg_pool2d 7x7 [32,64,56,56]", 5, lambda: F.adaptive_avg_pool2d(mid, 7))
+    row("avg_pool2d 2x2/2 [32,64,56,56]", 5, lambda: F.avg_pool2d(mid, 2))
 s128, s4096 = torch.randn(8, 4, 128, 128), torch.randn(256, 4096)
 row("softmax last dim 128 [8,4,128,128]", 20, lambda: torch.softmax(s128, -1))
 row("softmax last dim 4096 [256,4096]", 20, lambda: torch.softmax(s4096, -1))

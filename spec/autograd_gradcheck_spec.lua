@@ -189,6 +189,23 @@ local ROWS = {
   { "conv3d", function(x, w) return sk.conv3d(x, w, nil, 1, 1) end, { { 1, 2, 3, 3, 2 }, { 2, 2, 2, 2, 2 } } },
   { "conv_transpose2d", function(x, w, b) return sk.conv_transpose2d(x, w, b, 2, 1, 1, 2) end, { { 1, 4, 3, 3 }, { 4, 2, 3, 3 }, { 4 } }, gg = true },
   { "conv_transpose1d dilated", function(x, w) return sk.conv_transpose1d(x, w, nil, 1, 0, 1, 1, 2) end, { { 2, 2, 4 }, { 2, 3, 3 } }, gg = true },
+  -- pooling (distinct values, so every window has one maximum)
+  { "max_pool2d", function(x) return sk.max_pool2d(x, 3, 2, 1) end, { { 2, 2, 5, 5 } }, distinct = true, gg = true },
+  { "max_pool2d ceil, dilated", function(x) return sk.max_pool2d(x, { 2, 3 }, { 2, 1 }, 0, { 2, 1 }, true) end, { { 1, 2, 7, 6 } }, distinct = true },
+  { "max_pool3d", function(x) return sk.max_pool3d(x, 2, 1, 1) end, { { 1, 2, 3, 4, 3 } }, distinct = true, gg = true },
+  { "max_pool1d", function(x) return sk.max_pool1d(x, 3, 2) end, { { 2, 3, 7 } }, distinct = true },
+  { "avg_pool2d", function(x) return sk.avg_pool2d(x, 3, 2, 1, true, false) end, { { 2, 2, 5, 6 } }, gg = true },
+  { "avg_pool2d divisor", function(x) return sk.avg_pool2d(x, 2, 1, 1, false, true, 3) end, { { 1, 2, 4, 4 } } },
+  { "avg_pool3d", function(x) return sk.avg_pool3d(x, 2, 2, 1) end, { { 1, 2, 3, 4, 3 } }, gg = true },
+  { "avg_pool1d", function(x) return sk.avg_pool1d(x, 3, 2, 1) end, { { 2, 3, 7 } } },
+  { "adaptive_avg_pool2d", function(x) return sk.adaptive_avg_pool2d(x, { 3, 2 }) end, { { 2, 2, 5, 7 } }, gg = true },
+  { "adaptive_avg_pool2d 1x1", function(x) return sk.adaptive_avg_pool2d(x, 1) end, { { 2, 2, 5, 7 } } },
+  { "adaptive_avg_pool3d", function(x) return sk.adaptive_avg_pool3d(x, { 2, 3, 2 }) end, { { 1, 2, 3, 5, 4 } }, gg = true },
+  { "adaptive_max_pool2d", function(x) return (sk.adaptive_max_pool2d(x, { 3, 2 })) end, { { 2, 2, 5, 7 } }, distinct = true, gg = true },
+  { "adaptive_max_pool3d", function(x) return (sk.adaptive_max_pool3d(x, 2)) end, { { 1, 2, 3, 5, 4 } }, distinct = true },
+  { "max_unpool2d", function(x) local v, i = sk.max_pool2d_with_indices(x:detach() * 1, 2)
+      return sk.max_unpool2d(v * 0 + x:narrow(2, 0, 2):narrow(3, 0, 2), i, { 4, 4 }) end, { { 1, 2, 4, 4 } }, distinct = true, gg = true },
+  { "lp_pool2d", function(x) return sk.lp_pool2d(x, 2, 2) end, { { 1, 2, 4, 4 } }, pos = true },
   -- in-place writers, through a clone
   { "mul_", function(a, b) return a:clone():mul_(b) end, { { 3, 4 }, { 4 } } },
   { "exp_", function(a) return a:clone():exp_() end, { { 3, 4 } } },
@@ -204,6 +221,10 @@ local function leaf(shape, row, seed)
   if row.unit then t = t:tanh() * 0.9 end
   if row.away then t = t:sign() * (t:abs() + 0.2) end
   if row.zero then t = t * 0.3 + 0.5 end -- away from the jumps of floor
+  if row.distinct then -- values at least 0.05 apart (a max has one argument), in a shuffled order
+    local n = t:numel()
+    t = (sk.randperm(n, { dtype = "float64" }) * 0.05 - n * 0.025):reshape(shape)
+  end
   if row.smooth then -- remainder, fmod: dividends and divisors whose ratios stay away from integers
     local k = sk.arange(t:numel(), { dtype = "float64" }):reshape(shape)
     t = seed % 10 == 1 and k * 0.37 + 0.3 or k * 0.11 + 2.5

@@ -220,6 +220,8 @@ local function build_tensor(spec, dtype, seed, move)
   local t
   if spec.values ~= nil then
     t = sk.tensor(spec.values, { dtype = dtype })
+    -- flat values as many as the shape holds fill it (row-major)
+    if #bs > 1 and type(spec.values) == "table" and #spec.values == numel(bs) then t = t:reshape(bs) end
   elseif numel(bs) == 0 then
     t = sk.zeros(bs, { dtype = dtype })
   else

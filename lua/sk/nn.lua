@@ -246,6 +246,66 @@ return function(sk, core)
     conv_class("ConvTranspose" .. n .. "d", n, true)
   end
 
+  -- Pooling: MaxPool1d/2d/3d(kernel_size, {stride, padding, dilation, ceil_mode, return_indices}),
+  -- AvgPool1d/2d/3d(kernel_size, {stride, padding, ceil_mode, count_include_pad, divisor_override}),
+  -- AdaptiveAvgPool/AdaptiveMaxPool1d/2d/3d(output_size, {return_indices}), MaxUnpool1d/2d/3d
+  -- (kernel_size, {stride, padding}; called with the indices), LPPool1d/2d(norm_type, kernel_size, {stride, ceil_mode}).
+  for n = 1, 3 do
+    nn["MaxPool" .. n .. "d"] = class("MaxPool" .. n .. "d", function(self, k, o)
+      o = o or {}
+      self.kernel_size, self.stride, self.padding, self.dilation = k, o.stride or {}, o.padding or 0, o.dilation or 1
+      self.ceil_mode, self.return_indices = o.ceil_mode or false, o.return_indices or false
+    end, function(self, x)
+      local v, i = sk["max_pool" .. n .. "d_with_indices"](x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode)
+      if self.return_indices then return v, i end
+      return v
+    end)
+    nn["AvgPool" .. n .. "d"] = class("AvgPool" .. n .. "d", function(self, k, o)
+      o = o or {}
+      self.kernel_size, self.stride, self.padding = k, o.stride or {}, o.padding or 0
+      self.ceil_mode, self.count_include_pad, self.divisor_override = o.ceil_mode or false, o.count_include_pad ~= false, o.divisor_override
+    end, function(self, x)
+      if n == 1 then return sk.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad) end
+      return sk["avg_pool" .. n .. "d"](x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+        self.divisor_override)
+    end)
+    nn["AdaptiveAvgPool" .. n .. "d"] = class("AdaptiveAvgPool" .. n .. "d", function(self, size) self.output_size = size end,
+      function(self, x) return sk["adaptive_avg_pool" .. n .. "d"](x, self.output_size) end)
+    nn["AdaptiveMaxPool" .. n .. "d"] = class("AdaptiveMaxPool" .. n .. "d", function(self, size, o)
+      self.output_size, self.return_indices = size, (o or {}).return_indices or false
+    end, function(self, x)
+      local v, i = sk["adaptive_max_pool" .. n .. "d"](x, self.output_size)
+      if self.return_indices then return v, i end
+      return v
+    end)
+    -- the output size a max_pool with these parameters came from (PyTorch's default_output_size)
+    nn["MaxUnpool" .. n .. "d"] = class("MaxUnpool" .. n .. "d", function(self, k, o)
+      o = o or {}
+      self.kernel_size, self.stride, self.padding = k, o.stride or k, o.padding or 0
+    end, function(self, x, indices, output_size)
+      local function at(v, i) return type(v) == "table" and (v[i] or v[1]) or v end
+      if not output_size then
+        output_size = {}
+        local s = x:shape()
+        for i = 1, n do
+          output_size[i] = (s[#s - n + i] - 1) * at(self.stride, i) - 2 * at(self.padding, i) + at(self.kernel_size, i)
+        end
+      end
+      if n == 3 then
+        local st, pd = {}, {}
+        for i = 1, 3 do st[i], pd[i] = at(self.stride, i), at(self.padding, i) end
+        return sk.max_unpool3d(x, indices, output_size, st, pd)
+      end
+      return sk["max_unpool" .. n .. "d"](x, indices, output_size)
+    end)
+  end
+  for n = 1, 2 do
+    nn["LPPool" .. n .. "d"] = class("LPPool" .. n .. "d", function(self, p, k, o)
+      o = o or {}
+      self.norm_type, self.kernel_size, self.stride, self.ceil_mode = p, k, o.stride or {}, o.ceil_mode or false
+    end, function(self, x) return sk["lp_pool" .. n .. "d"](x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode) end)
+  end
+
   nn.Dropout = class("Dropout", function(self, p) self.p = p or 0.5 end,
     function(self, x) return sk.dropout(x, self.p, self.training) end)
 

@@ -19,7 +19,8 @@
 --   pending  = { target = "reason" } a known divergence on that target: reported, does not fail
 --
 -- Argument language (build with the constructors below):
---   T(shape, {dtype=, layout=, lo=, hi=, values=, nonzero=, device=})  a tensor
+--   T(shape, {dtype=, layout=, lo=, hi=, values=, nonzero=, device=})  a tensor (values: its elements, a flat
+--     list filling the shape when their count is the shape's)
 --     layout: "contiguous" (default) | "transposed" (last two dims swapped, ≥ 2-d)
 --             | "expanded" (dim 0 has stride 0) | "sliced" (last dim taken with step 2)
 --     device = "other": on the CPU reference a meta tensor, on a target a CPU one (device mismatch)
@@ -522,6 +523,59 @@ row { op = "layer_norm", args = { T{2, 3}, { 3 } }, kw = { eps = 1e-3, weight = 
 row { op = "layer_norm", args = { T{2, 3, layout = "transposed"}, { 3 } }, dtypes = F32 }
 row { op = "layer_norm", args = { T{2, 3}, { 2 } }, dtypes = F32, raises = "normalized_shape" }
 row { op = "layer_norm", args = { T{0, 3}, { 3 } }, dtypes = F32 }
+-- pooling
+local UNPOOL2, UNPOOL2_BAD = {}, {}
+for i = 0, 23 do UNPOOL2[i + 1] = ({ 0, 3, 9, 15 })[i % 4 + 1]; UNPOOL2_BAD[i + 1] = i == 23 and 16 or UNPOOL2[i + 1] end
+local PF = { "float32", "float64", "float16", "bfloat16" }
+row { op = "max_pool2d_with_indices", args = { T{2, 3, 5, 6}, { 3, 2 }, { 2, 1 }, { 1, 0 }, { 1, 2 }, true }, dtypes = PF,
+      variants = FN_OUT, outs = { "out", "indices" } }
+row { op = "max_pool2d_with_indices", args = { T{3, 4, 4, layout = "transposed"}, 2 }, dtypes = F32 }
+row { op = "max_pool2d_with_indices", args = { T{2, 3, 5, 5}, 3, 1, 2 }, dtypes = F32, raises = "at most half of kernel size" }
+row { op = "max_pool2d_with_indices", args = { T({2, 3}, { dtype = "int64" }), 2 }, dtypes = { "int64" }, raises = "tensor with optional 0 dim" }
+row { op = "max_pool2d_with_indices", args = { T{2, 3, 4, 4}, 2 }, dtypes = { "int64" }, raises = "not implemented for 'Long'" }
+row { op = "max_pool3d_with_indices", args = { T{1, 2, 3, 4, 3}, 2, 1, 1 }, dtypes = PF, variants = FN_OUT, outs = { "out", "indices" } }
+row { op = "max_pool2d_with_indices_backward", args = { T{1, 2, 2, 2}, T{1, 2, 4, 4}, 2, 2, 0, 1, false, I({1, 2, 2, 2}, 16) },
+      dtypes = { "float32", "float64" }, variants = FN_OUT, outs = { "grad_input" } }
+row { op = "max_pool2d_with_indices_backward", args = { T{1, 2, 2, 2}, T{1, 2, 4, 4}, 2, 2, 0, 1, false, T({1, 2, 2, 2}, { dtype = "int64", values = { 0, 5, 10, 99, 0, 5, 10, 99 } }) },
+      dtypes = F32, raises = "out of range", skip = { meta = "the error depends on values" } }
+row { op = "max_pool3d_with_indices_backward", args = { T{1, 1, 1, 2, 2}, T{1, 1, 2, 4, 4}, 2, 2, 0, 1, false, I({1, 1, 1, 2, 2}, 32) },
+      dtypes = F32 }
+row { op = "max_pool1d", args = { T{2, 3, 7}, 3, 2, 1 }, dtypes = F32 }
+row { op = "max_pool1d_with_indices", args = { T{3, 8}, 2 }, dtypes = F32 }
+row { op = "max_pool2d", args = { T{2, 3, 6, 6}, 3, 2, 1 }, dtypes = F32 }
+row { op = "max_pool3d", args = { T{1, 2, 4, 4, 4}, 2 }, dtypes = F32 }
+row { op = "avg_pool2d", args = { T{2, 3, 5, 6}, 3, 2, 1, true, false }, dtypes = { "float32", "float64", "bfloat16", "int64", "int32" },
+      variants = FN_OUT }
+row { op = "avg_pool2d", args = { T{2, 3, 5, 6}, 2, 1, 1, false, true, 3 }, dtypes = F32 }
+row { op = "avg_pool2d", args = { T{2, 3, 5, 6}, 2, 1, 0, false, true, 0 }, dtypes = F32, raises = "divisor must be not zero" }
+row { op = "avg_pool3d", args = { T{1, 2, 3, 4, 3}, 2, 2, 1 }, dtypes = { "float32", "float64" }, variants = FN_OUT }
+row { op = "avg_pool2d_backward", args = { T{2, 3, 3, 4}, T{2, 3, 5, 6}, 3, 2, 1, true, false, NONE }, dtypes = { "float32", "float64" },
+      variants = FN_OUT, outs = { "grad_input" } }
+row { op = "avg_pool3d_backward", args = { T{1, 2, 2, 3, 2}, T{1, 2, 3, 4, 3}, 2, 2, 1, false, true, NONE }, dtypes = F32 }
+row { op = "avg_pool1d", args = { T{2, 3, 7}, 3, 2, 1 }, dtypes = F32 }
+row { op = "_adaptive_avg_pool2d", args = { T{2, 3, 5, 7}, { 3, 2 } }, dtypes = PF, variants = FN_OUT }
+row { op = "_adaptive_avg_pool3d", args = { T{1, 2, 3, 5, 4}, { 2, 3, 2 } }, dtypes = F32, variants = FN_OUT }
+row { op = "_adaptive_avg_pool2d_backward", args = { T{2, 3, 3, 2}, T{2, 3, 5, 7} }, dtypes = { "float32", "float64" }, variants = FN_OUT }
+row { op = "_adaptive_avg_pool3d_backward", args = { T{1, 2, 2, 3, 2}, T{1, 2, 3, 5, 4} }, dtypes = F32 }
+row { op = "adaptive_avg_pool2d", args = { T{2, 3, 5, 7}, { 1, 1 } }, dtypes = F32 }
+row { op = "adaptive_avg_pool2d", args = { T{2, 3, 0, 7}, { 2, 2 } }, dtypes = F32, raises = "non-zero size" }
+row { op = "adaptive_avg_pool1d", args = { T{2, 3, 7}, 3 }, dtypes = F32 }
+row { op = "adaptive_avg_pool3d", args = { T{2, 3, 4, 4}, 2 }, dtypes = F32 }
+row { op = "adaptive_max_pool2d", args = { T{2, 3, 5, 7}, { 3, 2 } }, dtypes = PF, variants = FN_OUT, outs = { "out", "indices" } }
+row { op = "adaptive_max_pool3d", args = { T{1, 2, 3, 5, 4}, 2 }, dtypes = F32, variants = FN_OUT, outs = { "out", "indices" } }
+row { op = "adaptive_max_pool2d_backward", args = { T{1, 2, 2, 2}, T{1, 2, 4, 4}, I({1, 2, 2, 2}, 16) }, dtypes = F32,
+      variants = FN_OUT, outs = { "grad_input" } }
+row { op = "adaptive_max_pool3d_backward", args = { T{1, 1, 1, 2, 2}, T{1, 1, 2, 4, 4}, I({1, 1, 1, 2, 2}, 32) }, dtypes = F32 }
+row { op = "adaptive_max_pool1d", args = { T{2, 3, 7}, 3 }, dtypes = F32 }
+row { op = "max_unpool2d", args = { T{2, 3, 2, 2}, T({2, 3, 2, 2}, { dtype = "int64", values = UNPOOL2 }), { 4, 4 } },
+      dtypes = { "float32", "float64", "int64", "bfloat16" }, variants = FN_OUT }
+row { op = "max_unpool2d", args = { T{2, 3, 2, 2}, T({2, 3, 2, 2}, { dtype = "int64", values = UNPOOL2_BAD }), { 4, 4 } },
+      dtypes = F32, raises = "invalid max index", skip = { meta = "the error depends on values" } }
+row { op = "max_unpool3d", args = { T{1, 2, 1, 2, 2}, T({1, 2, 1, 2, 2}, { dtype = "int64", values = { 0, 5, 30, 31, 0, 5, 30, 31 } }), { 2, 4, 4 }, { 2, 2, 2 }, { 0, 0, 0 } },
+      dtypes = F32, variants = FN_OUT }
+row { op = "max_unpool1d", args = { T{2, 3, 3}, T({2, 3, 3}, { dtype = "int64", values = { 0, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 5, 0, 3, 5 } }), { 6 } }, dtypes = F32 }
+row { op = "lp_pool2d", args = { T({2, 3, 4, 4}, { lo = 0.1, hi = 2 }), 2, 2 }, dtypes = F32 }
+row { op = "lp_pool1d", args = { T({2, 3, 7}, { lo = 0.1, hi = 2 }), 3, 3, 2 }, dtypes = F32 }
 row { op = "native_layer_norm", args = { T{2, 3, 4}, { 4 }, T{4}, T{4}, 1e-5 }, dtypes = FLOATS, variants = FN_OUT,
       outs = { "out0", "out1", "out2" } }
 row { op = "native_layer_norm", args = { T{3, 4, layout = "sliced"}, { 4 }, NONE, T{4}, 1e-3 }, dtypes = { "float64" } }

@@ -985,3 +985,33 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
   return rc;
 }
 /* }==== */
+
+/* {==== pooling ====
+** max_pool_double_backward (PyTorch's): grad has the input's shape, indices the output's; each
+** output element takes grad at its index within its plane: gather over the flattened planes. */
+int sk_grad_max_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, int64_t dim) {
+  if (indices->ndim < dim || grad->ndim != indices->ndim)
+    return sk_error("max_pool_double_backward: grad and indices must have the same number of dims, at least %lld",
+                    (long long)dim);
+  int64_t gs[SK_MAX_DIMS], is[SK_MAX_DIMS];
+  int lead = grad->ndim - (int)dim;
+  for (int i = 0; i < lead; i++) gs[i] = grad->sizes[i], is[i] = indices->sizes[i];
+  gs[lead] = sk_numel((int)dim, grad->sizes + lead);
+  is[lead] = sk_numel((int)dim, indices->sizes + lead);
+  SkTensor *g = NULL, *ix = NULL, *r = NULL;
+  int rc = sk_reshape(&g, grad, (SkIntList){gs, lead + 1});
+  if (!rc) rc = sk_reshape(&ix, indices, (SkIntList){is, lead + 1});
+  if (!rc) rc = sk_gather(&r, g, lead, ix, 0);
+  if (!rc) rc = sk_reshape(out, r, (SkIntList){indices->sizes, indices->ndim});
+  sk_tensor_release(g);
+  sk_tensor_release(ix);
+  sk_tensor_release(r);
+  return rc;
+}
+
+int sk_grad_adaptive_avg_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output,
+                                              int64_t dim) {
+  SkIntList os = {grad_output->sizes + grad_output->ndim - dim, (int)dim};
+  return dim == 2 ? sk__adaptive_avg_pool2d(out, grad, os) : sk__adaptive_avg_pool3d(out, grad, os);
+}
+/* }==== */

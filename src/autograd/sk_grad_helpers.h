@@ -67,5 +67,9 @@ int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTens
 int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggb, const SkTensor *grad_output, const SkTensor *weight, const SkTensor *input, SkIntList stride, SkIntList padding, SkIntList dilation, int transposed, SkIntList output_padding, int64_t groups, SkIntList mask);
 /* native_layer_norm_backward's own gradients, for grad_out, input, weight (NULL where mask is 0). */
 int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggB, const SkTensor *grad_out, const SkTensor *input, SkIntList normalized_shape, const SkTensor *mean, const SkTensor *rstd, const SkTensor *weight, SkIntList mask);
+/* max_pool's (and adaptive_max_pool's, max_unpool's) gather: grad at indices over the last dim spatial dims. */
+int sk_grad_max_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, int64_t dim);
+/* _adaptive_avg_pool{dim}d(grad) to grad_output's spatial sizes. */
+int sk_grad_adaptive_avg_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim);
 
 #endif
