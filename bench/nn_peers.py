@@ -59,6 +59,19 @@ with torch.no_grad():
     row("adaptive_avg_pool2d 1x1 [32,512,7,7]", 20, lambda: F.adaptive_avg_pool2d(tail, 1))
     row("adaptive_avg_pool2d 7x7 [32,64,56,56]", 5, lambda: F.adaptive_avg_pool2d(mid, 7))
     row("avg_pool2d 2x2/2 [32,64,56,56]", 5, lambda: F.avg_pool2d(mid, 2))
+bx, bw, bb = torch.randn(32, 64, 56, 56), torch.ones(64), torch.zeros(64)
+brm, brv = torch.zeros(64), torch.ones(64)
+with torch.no_grad():
+    row("batch_norm train [32,64,56,56]", 5, lambda: torch.batch_norm(bx, bw, bb, brm, brv, True, 0.1, 1e-5, False))
+    row("batch_norm eval [32,64,56,56]", 5, lambda: torch.batch_norm(bx, bw, bb, brm, brv, False, 0.1, 1e-5, False))
+bxg, bwg, bbg = bx.clone().requires_grad_(), bw.clone().requires_grad_(), bb.clone().requires_grad_()
+
+
+def bn_step():
+    y = torch.batch_norm(bxg, bwg, bbg, brm, brv, True, 0.1, 1e-5, False)
+    y.backward(torch.ones_like(y))
+    bxg.grad, bwg.grad, bbg.grad = None, None, None
+row("batch_norm train fwd+bwd", 3, bn_step)
 s128, s4096 = torch.randn(8, 4, 128, 128), torch.randn(256, 4096)
 row("softmax last dim 128 [8,4,128,128]", 20, lambda: torch.softmax(s128, -1))
 row("softmax last dim 4096 [256,4096]", 20, lambda: torch.softmax(s4096, -1))

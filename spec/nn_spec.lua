@@ -506,3 +506,97 @@ describe("mse_loss", function()
     assert.same({2, 3}, sk.mse_loss(M, M, "none"):shape())
   end)
 end)
+
+describe("batch_norm", function()
+  local function f64(v) return T(v, {dtype = "float64"}) end
+  -- the reference from reductions: (x - mean) / sqrt(var + eps) * w + b over every dim but 1
+  local function ref(x, w, b, mean, var, eps)
+    local shape = {1, x:size(1)}
+    for _ = 3, x:dim() do shape[#shape + 1] = 1 end
+    local y = (x - mean:view(shape)) / (var:view(shape) + eps):sqrt()
+    if w then y = y * w:view(shape) end
+    if b then y = y + b:view(shape) end
+    return y
+  end
+  it("training: the batch's statistics, running ones moved by momentum (unbiased variance)", function()
+    sk.manual_seed(4)
+    local x = sk.randn({4, 3, 5, 2}, {dtype = "float64"})
+    local w, b = f64({0.5, 2, -1}), f64({1, 0, 0.25})
+    local rm, rv = f64({0.1, 0.2, 0.3}), f64({1, 2, 3})
+    local y, sm, si = sk.native_batch_norm(x, w, b, rm, rv, true, 0.25, 1e-3)
+    local mean = x:mean({0, 2, 3})
+    local var = x:var({0, 2, 3}, false)
+    h.assert_close(y:flatten():totable(), ref(x, w, b, mean, var, 1e-3):flatten():totable(), 1e-12)
+    h.assert_close(sm:totable(), mean:totable(), 1e-12)
+    h.assert_close(si:totable(), (1 / (var + 1e-3):sqrt()):totable(), 1e-12)
+    local n = 4 * 5 * 2
+    h.assert_close(rm:totable(), (f64({0.1, 0.2, 0.3}) * 0.75 + mean * 0.25):totable(), 1e-12)
+    h.assert_close(rv:totable(), (f64({1, 2, 3}) * 0.75 + var * (n / (n - 1)) * 0.25):totable(), 1e-12)
+    -- float32 in float32, 2-d input [N, C]
+    local x2 = sk.tensor({{1, 2}, {3, 6}}, {dtype = "float32"})
+    h.assert_close(sk.batch_norm(x2, nil, nil, nil, nil, true, 0.1, 0, false):totable(), {{-1, -1}, {1, 1}}, 1e-6)
+  end)
+  it("eval: the running statistics, and empty save_mean/save_invstd", function()
+    local x = sk.randn({2, 3, 4}, {dtype = "float64"})
+    local rm, rv = f64({0.5, -1, 2}), f64({4, 1, 0.25})
+    local y, sm, si = sk.native_batch_norm(x, nil, nil, rm, rv, false, 0.1, 0)
+    h.assert_close(y:flatten():totable(), ref(x, nil, nil, rm, rv, 0):flatten():totable(), 1e-12)
+    assert.same({0}, sm:shape())
+    assert.same({0}, si:shape())
+    h.assert_close(rm:totable(), {0.5, -1, 2}, 0)
+  end)
+  it("backward agrees with backward through the reference built from reductions", function()
+    for _, train in ipairs({true, false}) do
+      sk.manual_seed(5)
+      local x = sk.randn({3, 4, 6}, {dtype = "float64"}):requires_grad_()
+      local w = sk.randn({4}, {dtype = "float64"}):requires_grad_()
+      local b = sk.randn({4}, {dtype = "float64"}):requires_grad_()
+      local rm, rv = f64({0, 1, 2, 3}), f64({1, 2, 0.5, 3})
+      local g = sk.randn({3, 4, 6}, {dtype = "float64"})
+      sk.batch_norm(x, w, b, rm:clone(), rv:clone(), train, 0.1, 1e-5, false):backward(g)
+      local xr, wr, br = x:detach():requires_grad_(), w:detach():requires_grad_(), b:detach():requires_grad_()
+      local mean = train and xr:mean({0, 2}) or rm
+      local var = train and (xr - mean:view({1, 4, 1})):square():mean({0, 2}) or rv
+      ref(xr, wr, br, mean, var, 1e-5):backward(g)
+      h.assert_close(x.grad:flatten():totable(), xr.grad:flatten():totable(), 1e-10)
+      h.assert_close(w.grad:totable(), wr.grad:totable(), 1e-10)
+      h.assert_close(b.grad:totable(), br.grad:totable(), 1e-10)
+    end
+  end)
+  it("checks its arguments", function()
+    local x = sk.randn({4, 3, 5})
+    assert.matches("weight should contain 3 elements not 4", h.err(sk.batch_norm, x, sk.ones({4}), nil, nil, nil, true, 0.1, 1e-5, false))
+    assert.matches("running_mean should contain 3 elements not 4",
+      h.err(sk.batch_norm, x, nil, nil, sk.zeros({4}), sk.ones({3}), true, 0.1, 1e-5, false))
+    assert.matches("running_mean and running_var must be defined in evaluation mode",
+      h.err(sk.native_batch_norm, x, nil, nil, nil, nil, false, 0.1, 1e-5))
+    assert.matches("Expected more than 1 value per channel when training, got input size %[1, 3%]",
+      h.err(sk.batch_norm, sk.randn({1, 3}), nil, nil, nil, nil, true, 0.1, 1e-5, false))
+    assert.matches("expected an input of at least 2 dims", h.err(sk.batch_norm, sk.randn({3}), nil, nil, nil, nil, true, 0.1, 1e-5, false))
+    assert.matches("\"batch_norm\" not implemented for 'Long'", h.err(sk.batch_norm, x:long(), nil, nil, nil, nil, true, 0.1, 1e-5, false))
+    -- an empty batch: an empty output, running statistics untouched (PyTorch divides by zero)
+    local rm = sk.zeros({3})
+    assert.same({0, 3, 5}, sk.native_batch_norm(sk.zeros({0, 3, 5}), nil, nil, rm, sk.ones({3}), true, 0.1, 1e-5):shape())
+    assert.same({0, 0, 0}, rm:totable())
+  end)
+  it("gives Meta shapes, and nn.BatchNorm keeps its running statistics as buffers", function()
+    local y, sm = sk.native_batch_norm(h.meta({2, 3, 4}), nil, nil, nil, nil, true, 0.1, 1e-5)
+    assert.equal("meta", y:device())
+    assert.same({3}, sm:shape())
+    local bn = sk.nn.BatchNorm2d(3, {momentum = 0.5})
+    local x = sk.randn({4, 3, 2, 2}) * 3 + 1
+    local out = bn(x)
+    h.assert_close(bn.running_mean:totable(), (x:mean({0, 2, 3}) * 0.5):totable(), 1e-5)
+    assert.equal(1, bn.num_batches_tracked:item())
+    local names = {}
+    for _, p in ipairs(bn:named_parameters()) do names[#names + 1] = p[1] end
+    assert.same({"weight", "bias"}, names)
+    assert.truthy(bn:state_dict().running_var)
+    bn:eval()
+    h.assert_close(bn(x):flatten():totable(),
+      ((x - bn.running_mean:view({1, 3, 1, 1})) / (bn.running_var:view({1, 3, 1, 1}) + 1e-5):sqrt()):flatten():totable(), 1e-5)
+    assert.same({4, 3, 2, 2}, out:shape())
+    assert.matches("expected 4D input %(got 3D input%)", h.err(bn, sk.randn({2, 3, 4})))
+    assert.same({5, 3}, sk.nn.BatchNorm1d(3)(sk.randn({5, 3})):shape())
+  end)
+end)

@@ -1,5 +1,5 @@
 /*
-** sk_cpu_norm.c — normalization kernels: native_layer_norm and its backward
+** sk_cpu_norm.c — normalization kernels: native_layer_norm, native_batch_norm and their backwards
 ** The input is read as M rows of N (the normalized dims), contiguous, in a compute type:
 ** float32 (float16 and bfloat16 through float32 copies) or float64. A row's mean and
 ** variance are two passes over it in cache, summed in 16 lanes of its own type (as PyTorch's
@@ -17,6 +17,7 @@
 #include "sk_error.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LANES 16
@@ -209,3 +210,195 @@ int sk_cpu_native_layer_norm_backward(SkTensor **result1, SkTensor **result2, Sk
   *result1 = r[0], *result2 = r[1], *result3 = r[2];
   return 0;
 }
+
+/* {==== batch_norm ====
+** The input as [N, C, S] (S the product of the dims after 1), contiguous in the compute
+** type; channels run in parallel, each reading its N runs of S. Training: the batch's mean
+** and biased variance (two passes, summed in double), invstd = 1/sqrt(var + eps), and the
+** running statistics moved by momentum (the variance unbiased, n/(n-1)); eval: the running
+** ones. The backward per channel: Σg and Σg·(x - mean), then
+** train: gI = (g - Σg/n - (x - mean)·invstd²·Σg(x - mean)/n)·invstd·w;  eval: gI = g·invstd·w;
+** gW = Σg(x - mean)·invstd, gB = Σg. */
+typedef struct Bn {
+  int64_t n, c, s;
+  const void *x, *g, *w, *b;
+  void *y;
+  double *mean, *invstd; /* per channel, computed or given */
+  double *sum_g, *sum_gx; /* backward */
+  int train, want_gi;
+} Bn;
+
+#define BN_LOOPS(sfx, T)                                                                              \
+  SK_CLONES static void bn_stats_##sfx(void *ctx, int64_t lo, int64_t hi) {                          \
+    const Bn *c = ctx;                                                                                 \
+    for (int64_t ch = lo; ch < hi; ch++) {                                                             \
+      double s = 0, q = 0;                                                                             \
+      for (int64_t i = 0; i < c->n; i++) s += sum_##sfx((const T *)c->x + (i * c->c + ch) * c->s, c->s); \
+      double mean = (c->n * c->s) != 0 ? s / (double)(c->n * c->s) : 0;                                      \
+      for (int64_t i = 0; i < c->n; i++) q += sumsq_##sfx((const T *)c->x + (i * c->c + ch) * c->s, c->s, mean); \
+      c->mean[ch] = mean;                                                                              \
+      c->invstd[ch] = q / (double)(c->n * c->s); /* the variance, until bn_forward */                 \
+    }                                                                                                  \
+  }                                                                                                    \
+  SK_CLONES static void bn_apply_##sfx(void *ctx, int64_t lo, int64_t hi) {                          \
+    const Bn *c = ctx;                                                                                 \
+    for (int64_t ch = lo; ch < hi; ch++) {                                                             \
+      double w = c->w ? (double)((const T *)c->w)[ch] : 1, b = c->b ? (double)((const T *)c->b)[ch] : 0; \
+      const T scale = (T)(c->invstd[ch] * w), shift = (T)(b - c->mean[ch] * c->invstd[ch] * w);        \
+      for (int64_t i = 0; i < c->n; i++) {                                                             \
+        const T *x = (const T *)c->x + (i * c->c + ch) * c->s;                                         \
+        T *y = (T *)c->y + (i * c->c + ch) * c->s;                                                     \
+        for (int64_t j = 0; j < c->s; j++) y[j] = x[j] * scale + shift;                                \
+      }                                                                                                \
+    }                                                                                                  \
+  }                                                                                                    \
+  SK_CLONES static void bn_grad_##sfx(void *ctx, int64_t lo, int64_t hi) {                           \
+    const Bn *c = ctx;                                                                                 \
+    for (int64_t ch = lo; ch < hi; ch++) {                                                             \
+      const T mean = (T)c->mean[ch];                                                                   \
+      double sg = 0, sgx = 0;                                                                          \
+      for (int64_t i = 0; i < c->n; i++) {                                                             \
+        const T *x = (const T *)c->x + (i * c->c + ch) * c->s, *g = (const T *)c->g + (i * c->c + ch) * c->s; \
+        T lg[LANES] = {0}, lgx[LANES] = {0}, a = 0, ax = 0;                                            \
+        int64_t j = 0;                                                                                 \
+        for (; j + LANES <= c->s; j += LANES)                                                          \
+          for (int k = 0; k < LANES; k++) lg[k] += g[j + k], lgx[k] += g[j + k] * (x[j + k] - mean);   \
+        for (; j < c->s; j++) a += g[j], ax += g[j] * (x[j] - mean);                                   \
+        for (int k = 0; k < LANES; k++) a += lg[k], ax += lgx[k];                                      \
+        sg += (double)a, sgx += (double)ax;                                                            \
+      }                                                                                                \
+      c->sum_g[ch] = sg, c->sum_gx[ch] = sgx;                                                          \
+      if (!c->want_gi) continue;                                                                       \
+      double inv = c->invstd[ch], w = c->w ? (double)((const T *)c->w)[ch] : 1, cnt = (double)(c->n * c->s); \
+      const T k1 = (T)(inv * w), k2 = c->train ? (T)(inv * inv * sgx / cnt) : (T)0;                    \
+      const T mg = c->train ? (T)(sg / cnt) : (T)0;                                                    \
+      for (int64_t i = 0; i < c->n; i++) {                                                             \
+        const T *x = (const T *)c->x + (i * c->c + ch) * c->s, *g = (const T *)c->g + (i * c->c + ch) * c->s; \
+        T *gi = (T *)c->y + (i * c->c + ch) * c->s;                                                    \
+        for (int64_t j = 0; j < c->s; j++) gi[j] = (g[j] - mg - (x[j] - mean) * k2) * k1;              \
+      }                                                                                                \
+    }                                                                                                  \
+  }
+BN_LOOPS(f32, float)
+BN_LOOPS(f64, double)
+
+static int floats_only(const SkTensor *t, const char *name) {
+  if (sk_dtype_is_floating(t->dtype)) return 0;
+  return sk_error("\"%s\" not implemented for '%s'", name, sk_dtype_torch_name(t->dtype));
+}
+
+/* Element i of a 1-d tensor (any dtype and stride), as a double. */
+static double elem(const SkTensor *t, int64_t i) {
+  return sk_load_double((const char *)sk_tensor_data(t) + i * t->strides[0] * (int64_t)sk_dtype_size(t->dtype), t->dtype);
+}
+static void set_elem(SkTensor *t, int64_t i, double v) {
+  sk_store_double((char *)sk_tensor_data(t) + i * t->strides[0] * (int64_t)sk_dtype_size(t->dtype), t->dtype, v);
+}
+
+static void bn_geometry(Bn *c, const SkTensor *input) {
+  c->n = input->sizes[0], c->c = input->sizes[1];
+  c->s = sk_numel(input->ndim - 2, input->sizes + 2);
+}
+
+int sk_cpu_native_batch_norm(SkTensor **result1, SkTensor **result2, SkTensor **result3, const SkTensor *input,
+                             const SkTensor *weight, const SkTensor *bias, SkTensor *running_mean, SkTensor *running_var,
+                             int training, double momentum, double eps) {
+  SkTensor *r[3] = {NULL, NULL, NULL};
+  if (sk_meta_kernel_native_batch_norm(&r[0], &r[1], &r[2], input, weight, bias, running_mean, running_var, training,
+                                       momentum, eps) ||
+      floats_only(input, "batch_norm"))
+    return -1;
+  int rc = 0;
+  for (int i = 0; i < 3 && !rc; i++) {
+    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
+    sk_tensor_release(r[i]);
+    if (!(r[i] = t)) rc = -1;
+  }
+  SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *k[5] = {NULL};
+  Bn c = {0};
+  bn_geometry(&c, input);
+  double *stats = rc ? NULL : calloc((size_t)(2 * c.c + 1), sizeof *stats);
+  if (!rc && !stats) rc = sk_error("out of memory");
+  const SkTensor *x = operand(input, ct, &k[0], &rc), *w = operand(weight, ct, &k[1], &rc), *b = operand(bias, ct, &k[2], &rc);
+  SkTensor *y = target(r[0], ct, &k[3], &rc);
+  if (!rc) {
+    c.x = sk_tensor_data(x), c.w = w ? sk_tensor_data(w) : NULL, c.b = b ? sk_tensor_data(b) : NULL, c.y = sk_tensor_data(y);
+    c.mean = stats, c.invstd = stats + c.c;
+    int64_t per = c.n * c.s, grain = per ? SK_GRAIN / per : c.c;
+    int64_t count = c.n * c.s;
+    if (training) {
+      sk_parallel_for(0, c.c, grain < 1 ? 1 : grain, ct == SK_DTYPE_FLOAT64 ? bn_stats_f64 : bn_stats_f32, &c);
+      for (int64_t ch = 0; ch < c.c; ch++) {
+        double var = c.invstd[ch];
+        c.invstd[ch] = count ? 1 / sqrt(var + eps) : NAN;
+        set_elem(r[1], ch, c.mean[ch]);
+        set_elem(r[2], ch, c.invstd[ch]);
+        if (running_mean && count) { /* an empty batch observes nothing */
+          set_elem(running_mean, ch, (1 - momentum) * elem(running_mean, ch) + momentum * c.mean[ch]);
+          double unbiased = count > 1 ? var * (double)count / (double)(count - 1) : INFINITY;
+          set_elem(running_var, ch, (1 - momentum) * elem(running_var, ch) + momentum * unbiased);
+        }
+      }
+    } else
+      for (int64_t ch = 0; ch < c.c; ch++)
+        c.mean[ch] = elem(running_mean, ch), c.invstd[ch] = 1 / sqrt(elem(running_var, ch) + eps);
+    if (count) sk_parallel_for(0, c.c, grain < 1 ? 1 : grain, ct == SK_DTYPE_FLOAT64 ? bn_apply_f64 : bn_apply_f32, &c);
+  }
+  rc = write_back(rc, r[0], k[3]);
+  free(stats);
+  release(k, 5);
+  if (rc) { release(r, 3); return -1; }
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
+}
+
+int sk_cpu_native_batch_norm_backward(SkTensor **result1, SkTensor **result2, SkTensor **result3,
+                                      const SkTensor *grad_out, const SkTensor *input, const SkTensor *weight,
+                                      const SkTensor *running_mean, const SkTensor *running_var,
+                                      const SkTensor *save_mean, const SkTensor *save_invstd, int train, double eps,
+                                      SkIntList output_mask) {
+  SkTensor *r[3] = {NULL, NULL, NULL};
+  if (sk_meta_kernel_native_batch_norm_backward(&r[0], &r[1], &r[2], grad_out, input, weight, running_mean, running_var,
+                                                save_mean, save_invstd, train, eps, output_mask) ||
+      floats_only(input, "batch_norm_backward"))
+    return -1;
+  int rc = 0;
+  for (int i = 0; i < 3 && !rc; i++) {
+    if (!r[i]) continue;
+    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
+    sk_tensor_release(r[i]);
+    if (!(r[i] = t)) rc = -1;
+  }
+  SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *k[4] = {NULL};
+  Bn c = {0};
+  bn_geometry(&c, input);
+  double *stats = rc ? NULL : calloc((size_t)(4 * c.c + 1), sizeof *stats);
+  if (!rc && !stats) rc = sk_error("out of memory");
+  const SkTensor *x = operand(input, ct, &k[0], &rc), *g = operand(grad_out, ct, &k[1], &rc), *w = operand(weight, ct, &k[2], &rc);
+  SkTensor *gi = target(r[0], ct, &k[3], &rc);
+  if (!rc) {
+    c.x = sk_tensor_data(x), c.g = sk_tensor_data(g), c.w = w ? sk_tensor_data(w) : NULL;
+    c.y = gi ? sk_tensor_data(gi) : NULL;
+    c.mean = stats, c.invstd = stats + c.c, c.sum_g = stats + 2 * c.c, c.sum_gx = stats + 3 * c.c;
+    c.train = train, c.want_gi = gi != NULL;
+    for (int64_t ch = 0; ch < c.c; ch++) {
+      if (train) c.mean[ch] = elem(save_mean, ch), c.invstd[ch] = elem(save_invstd, ch);
+      else c.mean[ch] = elem(running_mean, ch), c.invstd[ch] = 1 / sqrt(elem(running_var, ch) + eps);
+    }
+    int64_t per = c.n * c.s, grain = per ? SK_GRAIN / per : c.c;
+    sk_parallel_for(0, c.c, grain < 1 ? 1 : grain, ct == SK_DTYPE_FLOAT64 ? bn_grad_f64 : bn_grad_f32, &c);
+    for (int64_t ch = 0; ch < c.c; ch++) {
+      if (r[1]) set_elem(r[1], ch, c.sum_gx[ch] * c.invstd[ch]);
+      if (r[2]) set_elem(r[2], ch, c.sum_g[ch]);
+    }
+  }
+  rc = write_back(rc, r[0], k[3]);
+  free(stats);
+  release(k, 4);
+  if (rc) { release(r, 3); return -1; }
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
+}
+/* }==== */

@@ -657,7 +657,9 @@ function M.file(entries, native, helpers)
     out[#out + 1] = fmt("/* {==== %s: %s ==== */", ent.node, e.schema.text)
     ent:emit_node(out)
     local g = native.by_signature[e.func.signature]
-    local family = { [e.schema.kind] = e.func }
+    -- a mutable op (native_batch_norm writes its running statistics) records as a functional one:
+    -- what it writes takes no gradient
+    local family = { [e.schema.kind == "mutable" and "functional" or e.schema.kind] = e.func }
     if e.schema.kind == "functional" then
       for _, v in ipairs({ "inplace", "out" }) do
         local f = g[v]

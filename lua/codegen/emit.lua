@@ -426,9 +426,12 @@ local function emit_bump_wrapper(key, f, out, regs)
   local s = f.schema
   local ps = params(s)
   local kname = names.kernel(key, f.dispatch[key])
-  local mut = {}
+  local mut, maybe = {}, {} -- the written tensors; those that may be None (Tensor(a!)?)
   for _, p in ipairs(ps) do
-    if p.arg and p.arg.type.base == "Tensor" and not p.arg.type.list and ctypes.is_mutable(p.arg.type) then mut[#mut + 1] = p.name end
+    if p.arg and p.arg.type.base == "Tensor" and not p.arg.type.list and ctypes.is_mutable(p.arg.type) then
+      mut[#mut + 1] = p.name
+      if p.arg.type.optional then maybe[p.name] = true end
+    end
   end
   if key == "Math" or key == "DefaultBackend" then mut = {} end
   local guard = BACKEND[key] and BACKEND[key].device_guard and f.device_guard
@@ -448,11 +451,13 @@ local function emit_bump_wrapper(key, f, out, regs)
   out[#out + 1] = "  int rc = 0;"
   if guard then out[#out + 1] = fmt("  SkDeviceGuard sk_guard = {0, 0, 0};\n  rc = sk_device_guard_enter(&sk_guard, %s);", guard_device(ps)) end
   for _, x in ipairs(mut) do
-    out[#out + 1] = fmt("  if (!rc) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", x, x, #tensor_params(ps))
+    -- a written Tensor(a!)? may be None (native_batch_norm's running statistics)
+    out[#out + 1] = fmt("  if (!rc%s) rc = sk_check_written(%s, \"%s\", 0, %d, ins, in_names, 1);", maybe[x] and (" && " .. x) or "", x, x,
+      #tensor_params(ps))
   end
   out[#out + 1] = fmt("  if (!rc) rc = %s(%s);", kname, call_args(ps))
   if guard then out[#out + 1] = "  sk_device_guard_exit(&sk_guard);" end
-  for _, x in ipairs(mut) do out[#out + 1] = fmt("  if (!rc) sk_tensor_bump_version(%s);", x) end
+  for _, x in ipairs(mut) do out[#out + 1] = fmt("  if (!rc%s) sk_tensor_bump_version(%s);", maybe[x] and (" && " .. x) or "", x) end
   out[#out + 1] = "  return rc;\n}\n"
   regs[#regs + 1] = { handle = handle(s), key = names.key_enum(key), fn = wname, schema = s }
 end

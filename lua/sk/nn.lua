@@ -306,6 +306,37 @@ return function(sk, core)
     end, function(self, x) return sk["lp_pool" .. n .. "d"](x, self.norm_type, self.kernel_size, self.stride, self.ceil_mode) end)
   end
 
+  -- BatchNorm1d/2d/3d(num_features, {eps = 1e-5, momentum = 0.1, affine = true,
+  -- track_running_stats = true, dtype}): running_mean, running_var and num_batches_tracked are
+  -- buffers (tensor fields without grad: in state_dict, not in parameters).
+  for n, dims in ipairs({ { 2, 3 }, { 4 }, { 5 } }) do
+    local name = "BatchNorm" .. n .. "d"
+    nn[name] = class(name, function(self, c, o)
+      o = o or {}
+      self.num_features, self.eps, self.momentum = c, o.eps or 1e-5, o.momentum or 0.1
+      if o.affine ~= false then
+        self.weight = param(make(sk.ones, { c }, o.dtype))
+        self.bias = param(make(sk.zeros, { c }, o.dtype))
+      end
+      if o.track_running_stats ~= false then
+        self.running_mean = make(sk.zeros, { c }, o.dtype)
+        self.running_var = make(sk.ones, { c }, o.dtype)
+        self.num_batches_tracked = sk.zeros({}, { dtype = "int64" })
+      end
+    end, function(self, x)
+      local d = x:dim()
+      if d ~= dims[1] and d ~= dims[#dims] then
+        raise(string.format("expected %s input (got %dD input)", #dims == 2 and "2D or 3D" or (dims[1] .. "D"), d))
+      end
+      local batch_stats = self.training or not self.running_mean
+      if self.training and self.running_mean then
+        sk.no_grad(function() self.num_batches_tracked:add_(1) end)
+      end
+      return sk.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, batch_stats, self.momentum,
+        self.eps, false)
+    end)
+  end
+
   nn.Dropout = class("Dropout", function(self, p) self.p = p or 0.5 end,
     function(self, x) return sk.dropout(x, self.p, self.training) end)
 

@@ -523,6 +523,24 @@ row { op = "layer_norm", args = { T{2, 3}, { 3 } }, kw = { eps = 1e-3, weight = 
 row { op = "layer_norm", args = { T{2, 3, layout = "transposed"}, { 3 } }, dtypes = F32 }
 row { op = "layer_norm", args = { T{2, 3}, { 2 } }, dtypes = F32, raises = "normalized_shape" }
 row { op = "layer_norm", args = { T{0, 3}, { 3 } }, dtypes = F32 }
+-- batch_norm: running statistics are written (so each run gets its own, fresh copies)
+row { op = "batch_norm", args = { T{4, 3, 2, 2}, T{3}, T{3}, T{3}, T({3}, { lo = 0.5, hi = 2 }), true, 0.1, 1e-5, false },
+      dtypes = { "float32", "float64" } }
+row { op = "batch_norm", args = { T{4, 3}, NONE, NONE, T{3}, T({3}, { lo = 0.5, hi = 2 }), false, 0.1, 1e-5, false },
+      dtypes = { "float32", "float64", "bfloat16" } }
+row { op = "batch_norm", args = { T{1, 3}, NONE, NONE, NONE, NONE, true, 0.1, 1e-5, false }, dtypes = F32,
+      raises = "more than 1 value per channel" }
+row { op = "native_batch_norm", args = { T{4, 3, 5}, T{3}, NONE, NONE, NONE, true, 0.1, 1e-5 }, dtypes = { "float32", "float64" } }
+row { op = "native_batch_norm", args = { T{2, 3, 5, layout = "transposed"}, NONE, T{3}, T{3}, T({3}, { lo = 0.5, hi = 2 }), false, 0.1, 1e-5 },
+      dtypes = F32 }
+row { op = "native_batch_norm", args = { T{2, 3, 5}, NONE, NONE, NONE, NONE, false, 0.1, 1e-5 }, dtypes = F32,
+      raises = "must be defined in evaluation mode" }
+row { op = "native_batch_norm", args = { T{2, 3, 5}, T{4}, NONE, NONE, NONE, true, 0.1, 1e-5 }, dtypes = F32,
+      raises = "weight should contain 3 elements not 4" }
+row { op = "native_batch_norm_backward", args = { T{4, 3, 5}, T{4, 3, 5}, T{3}, NONE, NONE, T{3}, T({3}, { lo = 0.5, hi = 2 }),
+      true, 1e-5, { true, true, true } }, dtypes = { "float32", "float64" } }
+row { op = "native_batch_norm_backward", args = { T{4, 3}, T{4, 3}, NONE, T{3}, T({3}, { lo = 0.5, hi = 2 }), NONE, NONE,
+      false, 1e-5, { true, false, true } }, dtypes = F32 }
 -- pooling
 local UNPOOL2, UNPOOL2_BAD = {}, {}
 for i = 0, 23 do UNPOOL2[i + 1] = ({ 0, 3, 9, 15 })[i % 4 + 1]; UNPOOL2_BAD[i + 1] = i == 23 and 16 or UNPOOL2[i + 1] end

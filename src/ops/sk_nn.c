@@ -1,5 +1,5 @@
 /*
-** sk_nn.c — the nn ops: softmax and log_softmax, layer_norm, dropout, and the
+** sk_nn.c — the nn ops: softmax and log_softmax, layer_norm, batch_norm, dropout, and the
 ** losses nll_loss, cross_entropy, mse_loss
 ** _softmax, _log_softmax, their backward ops and nll_loss_forward are structured (their meta
 ** functions are here, their CPU kernels in sk_cpu_softmax.c); everything else
@@ -206,6 +206,84 @@ int sk_math_layer_norm(SkTensor **result, const SkTensor *input, SkIntList norma
   int rc = sk_native_layer_norm(&y, &mean, &rstd, input, normalized_shape, weight, bias, eps);
   sk_tensor_release(mean);
   sk_tensor_release(rstd);
+  if (!rc) *result = y;
+  return rc;
+}
+/* }==== */
+
+/* {==== batch_norm ==== */
+/* PyTorch's checks: [N, C, ...] input, each per-channel argument of C elements, running
+** statistics in eval mode (PyTorch 1.13 reads NULL there), save_mean/save_invstd in training. */
+static int batch_norm_check(const SkTensor *input, const SkTensor *const *per_channel, const char *const *names, int n) {
+  if (input->ndim < 2)
+    return sk_error("expected an input of at least 2 dims (N, C, ...), got %d-dimensional input", input->ndim);
+  int64_t c = input->sizes[1];
+  for (int i = 0; i < n; i++)
+    if (per_channel[i] && per_channel[i]->numel != c)
+      return sk_error("%s should contain %lld elements not %lld", names[i], (long long)c, (long long)per_channel[i]->numel);
+  return 0;
+}
+
+int sk_meta_kernel_native_batch_norm(SkTensor **result1, SkTensor **result2, SkTensor **result3, const SkTensor *input,
+                                     const SkTensor *weight, const SkTensor *bias, SkTensor *running_mean,
+                                     SkTensor *running_var, int training, double momentum, double eps) {
+  (void)momentum, (void)eps;
+  const SkTensor *pc[4] = {weight, bias, running_mean, running_var};
+  static const char *const names[4] = {"weight", "bias", "running_mean", "running_var"};
+  if (batch_norm_check(input, pc, names, 4)) return -1;
+  if (!training && (!running_mean || !running_var))
+    return sk_error("running_mean and running_var must be defined in evaluation mode");
+  if ((running_mean == NULL) != (running_var == NULL))
+    return sk_error("running_mean and running_var must both be given or both be None");
+  int64_t c = training ? input->sizes[1] : 0;
+  SkTensor *r[3] = {sk_tensor_empty(input->ndim, input->sizes, input->dtype, SK_META),
+                    sk_tensor_empty(1, &c, input->dtype, SK_META), sk_tensor_empty(1, &c, input->dtype, SK_META)};
+  if (!r[0] || !r[1] || !r[2]) { RELEASE(0, r[0], r[1], r[2]); return -1; }
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
+}
+
+int sk_meta_kernel_native_batch_norm_backward(SkTensor **result1, SkTensor **result2, SkTensor **result3,
+                                              const SkTensor *grad_out, const SkTensor *input, const SkTensor *weight,
+                                              const SkTensor *running_mean, const SkTensor *running_var,
+                                              const SkTensor *save_mean, const SkTensor *save_invstd, int train,
+                                              double eps, SkIntList output_mask) {
+  (void)eps;
+  char a[160], b[160];
+  if (output_mask.n != 3) return sk_error("output_mask must have 3 elements, got %d", output_mask.n);
+  const SkTensor *pc[5] = {weight, running_mean, running_var, train ? save_mean : NULL, train ? save_invstd : NULL};
+  static const char *const names[5] = {"weight", "running_mean", "running_var", "save_mean", "save_invstd"};
+  if (batch_norm_check(input, pc, names, 5)) return -1;
+  if (train && (!save_mean || !save_invstd)) return sk_error("save_mean and save_invstd must be defined when train is true");
+  if (!train && (!running_mean || !running_var))
+    return sk_error("running_mean and running_var must be defined when train is false");
+  if (grad_out->ndim != input->ndim || memcmp(grad_out->sizes, input->sizes, (size_t)input->ndim * sizeof *input->sizes))
+    return sk_error("expected grad_out of size %s (the input's), but got %s", sk_shape_str(input->ndim, input->sizes, a, sizeof a),
+                    sk_shape_str(grad_out->ndim, grad_out->sizes, b, sizeof b));
+  int64_t c = input->sizes[1];
+  SkTensor *r[3] = {NULL, NULL, NULL};
+  if ((output_mask.data[0] && !(r[0] = sk_tensor_empty(input->ndim, input->sizes, input->dtype, SK_META))) ||
+      (output_mask.data[1] && weight && !(r[1] = sk_tensor_empty(1, &c, input->dtype, SK_META))) ||
+      (output_mask.data[2] && !(r[2] = sk_tensor_empty(1, &c, input->dtype, SK_META))))
+    return RELEASE(-1, r[0], r[1], r[2]);
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
+}
+
+/* torch.nn.functional.batch_norm's check first: training needs more than one value per channel. */
+int sk_math_batch_norm(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias,
+                       const SkTensor *running_mean, const SkTensor *running_var, int training, double momentum,
+                       double eps, int cudnn_enabled) {
+  (void)cudnn_enabled;
+  char a[160];
+  if (training && input->ndim >= 2 && input->numel / input->sizes[1] == 1)
+    return sk_error("Expected more than 1 value per channel when training, got input size %s",
+                    sk_shape_str(input->ndim, input->sizes, a, sizeof a));
+  SkTensor *y = NULL, *m = NULL, *v = NULL;
+  int rc = sk_native_batch_norm(&y, &m, &v, input, weight, bias, (SkTensor *)running_mean, (SkTensor *)running_var,
+                                training, momentum, eps);
+  sk_tensor_release(m);
+  sk_tensor_release(v);
   if (!rc) *result = y;
   return rc;
 }
