@@ -57,6 +57,8 @@ local function cases()
     y:backward(sk.ones_like(y))
     bxg.grad, bwg.grad, bbg.grad = nil, nil, nil
   end)
+  local gw, gb = sk.ones(64), sk.zeros(64)
+  add("group_norm 32 groups [32,64,56,56]", 5, function() return sk.group_norm(bx, 32, gw, gb) end, sk.no_grad)
   local s128, s4096 = sk.randn({ 8, 4, 128, 128 }), sk.randn({ 256, 4096 })
   add("softmax last dim 128 [8,4,128,128]", 20, function() return sk.softmax(s128, -1) end)
   add("softmax last dim 4096 [256,4096]", 20, function() return sk.softmax(s4096, -1) end)

@@ -72,6 +72,9 @@ def bn_step():
     y.backward(torch.ones_like(y))
     bxg.grad, bwg.grad, bbg.grad = None, None, None
 row("batch_norm train fwd+bwd", 3, bn_step)
+gw, gb = torch.ones(64), torch.zeros(64)
+with torch.no_grad():
+    row("group_norm 32 groups [32,64,56,56]", 5, lambda: F.group_norm(bx, 32, gw, gb))
 s128, s4096 = torch.randn(8, 4, 128, 128), torch.randn(256, 4096)
 row("softmax last dim 128 [8,4,128,128]", 20, lambda: torch.softmax(s128, -1))
 row("softmax last dim 4096 [256,4096]", 20, lambda: torch.softmax(s4096, -1))

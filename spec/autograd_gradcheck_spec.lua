@@ -195,6 +195,10 @@ local ROWS = {
       sk.ones({ 3 }, { dtype = "float64" }), true, 0.1, 1e-5, false) end, { { 4, 3 }, { 3 } } },
   { "batch_norm eval", function(x, w, b) return sk.batch_norm(x, w, b, sk.tensor({ 0.5, -1, 0 }, { dtype = "float64" }),
       sk.tensor({ 2, 1, 0.5 }, { dtype = "float64" }), false, 0.1, 1e-5, false) end, { { 2, 3, 4 }, { 3 }, { 3 } } },
+  { "group_norm", function(x, w, b) return sk.group_norm(x, 2, w, b) end, { { 2, 4, 3 }, { 4 }, { 4 } }, gg = true },
+  { "instance_norm", function(x, w) return sk.instance_norm(x, w, nil, nil, nil, true, 0.1, 1e-5, false) end, { { 2, 3, 4 }, { 3 } } },
+  { "local_response_norm", function(x) return sk.local_response_norm(x, 3, 0.5, 0.75, 1) end, { { 2, 4, 3 } }, gg = true },
+  { "normalize", function(x) return sk.normalize(x, 2, 1) end, { { 3, 4 } }, gg = true },
   -- pooling (distinct values, so every window has one maximum)
   { "max_pool2d", function(x) return sk.max_pool2d(x, 3, 2, 1) end, { { 2, 2, 5, 5 } }, distinct = true, gg = true },
   { "max_pool2d ceil, dilated", function(x) return sk.max_pool2d(x, { 2, 3 }, { 2, 1 }, 0, { 2, 1 }, true) end, { { 1, 2, 7, 6 } }, distinct = true },

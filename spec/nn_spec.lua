@@ -600,3 +600,70 @@ describe("batch_norm", function()
     assert.same({5, 3}, sk.nn.BatchNorm1d(3)(sk.randn({5, 3})):shape())
   end)
 end)
+
+describe("group_norm, instance_norm, local_response_norm, normalize", function()
+  local function f64(v) return T(v, {dtype = "float64"}) end
+  it("group_norm normalizes each group of channels of each sample", function()
+    sk.manual_seed(7)
+    local x = sk.randn({2, 6, 3, 2}, {dtype = "float64"})
+    local w, b = sk.linspace(-1, 2, 6, {dtype = "float64"}), sk.linspace(0.5, -0.5, 6, {dtype = "float64"})
+    local y = sk.group_norm(x, 3, w, b, 1e-3)
+    local g = x:reshape({2, 3, 12})
+    local want = ((g - g:mean(2, true)) / (g:var(2, false, true) + 1e-3):sqrt()):reshape({2, 6, 3, 2})
+    want = want * w:view({1, 6, 1, 1}) + b:view({1, 6, 1, 1})
+    h.assert_close(y:flatten():totable(), want:flatten():totable(), 1e-12)
+    local _, mean, rstd = sk.native_group_norm(x, nil, nil, 2, 6, 6, 3, 1e-3)
+    assert.same({2, 3}, mean:shape())
+    h.assert_close(mean:flatten():totable(), g:mean(2):flatten():totable(), 1e-12)
+    assert.same({2, 3}, rstd:shape())
+    assert.matches("Expected number of channels in input to be divisible by num_groups, but got input of shape %[2, 6, 3, 2%] and num_groups=4",
+      h.err(sk.group_norm, x, 4))
+    assert.matches("Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape %[3%]",
+      h.err(sk.group_norm, x, 3, sk.ones({3}, {dtype = "float64"})))
+    local m = sk.nn.GroupNorm(3, 6)
+    assert.same({6}, m.weight:shape())
+    h.assert_close(m(x):flatten():totable(), sk.group_norm(x, 3, m.weight, m.bias):flatten():totable(), 1e-12)
+  end)
+  it("instance_norm normalizes each channel of each sample and averages the running statistics over the batch", function()
+    local x = sk.randn({3, 2, 5}, {dtype = "float64"})
+    local rm, rv = f64({0, 1}), f64({1, 2})
+    local y = sk.instance_norm(x, nil, nil, rm, rv, true, 0.5, 1e-5, false)
+    local want = (x - x:mean(2, true)) / (x:var(2, false, true) + 1e-5):sqrt()
+    h.assert_close(y:flatten():totable(), want:flatten():totable(), 1e-12)
+    h.assert_close(rm:totable(), (f64({0, 1}) * 0.5 + x:mean(2):mean(0) * 0.5):totable(), 1e-12)
+    h.assert_close(rv:totable(), (f64({1, 2}) * 0.5 + x:var(2, true):mean(0) * 0.5):totable(), 1e-12)
+    -- use_input_stats false: the running statistics
+    local ye = sk.instance_norm(x, nil, nil, rm, rv, false, 0.5, 1e-5, false)
+    h.assert_close(ye:flatten():totable(), ((x - rm:view({1, 2, 1})) / (rv:view({1, 2, 1}) + 1e-5):sqrt()):flatten():totable(), 1e-12)
+    assert.matches("Expected running_mean and running_var to be defined when use_input_stats is false",
+      h.err(sk.instance_norm, x, nil, nil, nil, nil, false, 0.1, 1e-5, false))
+    local m = sk.nn.InstanceNorm1d(2, {affine = true, track_running_stats = true})
+    assert.same({3, 2, 5}, m(x:float()):shape())
+    assert.truthy(m.running_mean)
+    assert.same({2, 3, 4, 4}, sk.nn.InstanceNorm2d(3)(sk.randn({2, 3, 4, 4})):shape())
+  end)
+  it("local_response_norm divides by (k + alpha * mean of squares over size channels)^beta", function()
+    local x = sk.randn({1, 5, 2}, {dtype = "float64"})
+    for _, size in ipairs({3, 4}) do
+      local y = sk.local_response_norm(x, size, 0.1, 0.75, 2)
+      local xs = x:totable()[1]
+      for c = 1, 5 do
+        for j = 1, 2 do
+          local s = 0
+          for d = c - size // 2, c - size // 2 + size - 1 do
+            if d >= 1 and d <= 5 then s = s + xs[d][j] ^ 2 end
+          end
+          h.assert_close(y:totable()[1][c][j], xs[c][j] / (2 + 0.1 * s / size) ^ 0.75, 1e-12)
+        end
+      end
+    end
+    assert.same({2, 5, 3, 4}, sk.local_response_norm(sk.randn({2, 5, 3, 4}), 2):shape())
+    assert.matches("Expected 3D or higher dimensionality input %(got 2 dimensions%)", h.err(sk.local_response_norm, sk.randn({2, 5}), 2))
+    assert.same({2, 5, 3}, sk.nn.LocalResponseNorm(3)(sk.randn({2, 5, 3})):shape())
+  end)
+  it("normalize divides by the p-norm over dim, at least eps", function()
+    h.assert_close(sk.normalize(f64({{3, 0}, {4, 0}}), 2, 0):totable(), {{0.6, 0}, {0.8, 0}}, 1e-12)
+    h.assert_close(sk.normalize(f64({{1, -3}}), 1, 1):totable(), {{0.25, -0.75}}, 1e-12)
+    h.assert_close(sk.normalize(f64({{0, 0}}), 2, 1, 0.5):totable(), {{0, 0}}, 0)
+  end)
+end)

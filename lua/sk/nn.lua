@@ -337,6 +337,40 @@ return function(sk, core)
     end)
   end
 
+  -- GroupNorm(num_groups, num_channels, {eps, affine, dtype}); InstanceNorm1d/2d/3d(num_features,
+  -- {eps, momentum, affine = false, track_running_stats = false}); LocalResponseNorm(size, {alpha, beta, k}).
+  nn.GroupNorm = class("GroupNorm", function(self, g, c, o)
+    o = o or {}
+    self.num_groups, self.num_channels, self.eps = g, c, o.eps or 1e-5
+    if c % g ~= 0 then raise("GroupNorm: num_channels must be divisible by num_groups") end
+    if o.affine ~= false then
+      self.weight = param(make(sk.ones, { c }, o.dtype))
+      self.bias = param(make(sk.zeros, { c }, o.dtype))
+    end
+  end, function(self, x) return sk.group_norm(x, self.num_groups, self.weight, self.bias, self.eps) end)
+  for n = 1, 3 do
+    local name = "InstanceNorm" .. n .. "d"
+    nn[name] = class(name, function(self, c, o)
+      o = o or {}
+      self.num_features, self.eps, self.momentum = c, o.eps or 1e-5, o.momentum or 0.1
+      if o.affine then
+        self.weight = param(make(sk.ones, { c }, o.dtype))
+        self.bias = param(make(sk.zeros, { c }, o.dtype))
+      end
+      if o.track_running_stats then
+        self.running_mean = make(sk.zeros, { c }, o.dtype)
+        self.running_var = make(sk.ones, { c }, o.dtype)
+      end
+    end, function(self, x)
+      return sk.instance_norm(x, self.weight, self.bias, self.running_mean, self.running_var,
+        self.training or not self.running_mean, self.momentum, self.eps, false)
+    end)
+  end
+  nn.LocalResponseNorm = class("LocalResponseNorm", function(self, size, o)
+    o = o or {}
+    self.size, self.alpha, self.beta, self.k = size, o.alpha or 1e-4, o.beta or 0.75, o.k or 1
+  end, function(self, x) return sk.local_response_norm(x, self.size, self.alpha, self.beta, self.k) end)
+
   nn.Dropout = class("Dropout", function(self, p) self.p = p or 0.5 end,
     function(self, x) return sk.dropout(x, self.p, self.training) end)
 

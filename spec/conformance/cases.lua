@@ -541,6 +541,18 @@ row { op = "native_batch_norm_backward", args = { T{4, 3, 5}, T{4, 3, 5}, T{3}, 
       true, 1e-5, { true, true, true } }, dtypes = { "float32", "float64" } }
 row { op = "native_batch_norm_backward", args = { T{4, 3}, T{4, 3}, NONE, T{3}, T({3}, { lo = 0.5, hi = 2 }), NONE, NONE,
       false, 1e-5, { true, false, true } }, dtypes = F32 }
+row { op = "group_norm", args = { T{2, 6, 3}, 3, T{6}, T{6} }, dtypes = { "float32", "float64", "bfloat16" } }
+row { op = "group_norm", args = { T{2, 6, 3}, 4 }, dtypes = F32, raises = "divisible by num_groups" }
+row { op = "native_group_norm", args = { T{2, 4, 3, 2}, NONE, T{4}, 2, 4, 6, 2, 1e-5 }, dtypes = { "float32", "float64" } }
+row { op = "instance_norm", args = { T{2, 3, 4}, T{3}, T{3}, T{3}, T({3}, { lo = 0.5, hi = 2 }), true, 0.1, 1e-5, false },
+      dtypes = { "float32", "float64" } }
+row { op = "instance_norm", args = { T{2, 3, 4}, NONE, NONE, NONE, NONE, false, 0.1, 1e-5, false }, dtypes = F32,
+      raises = "use_input_stats is false" }
+row { op = "local_response_norm", args = { T{2, 5, 3}, 3 }, dtypes = { "float32", "float64" } }
+row { op = "local_response_norm", args = { T{2, 5, 3, 2}, 4, 1e-2, 0.5, 2 }, dtypes = F32 }
+row { op = "local_response_norm", args = { T{2, 5}, 3 }, dtypes = F32, raises = "3D or higher" }
+row { op = "normalize", args = { T{3, 4} }, dtypes = { "float32", "float64" } }
+row { op = "normalize", args = { T{3, 4, layout = "transposed"}, 1, 0 }, dtypes = F32 }
 -- pooling
 local UNPOOL2, UNPOOL2_BAD = {}, {}
 for i = 0, 23 do UNPOOL2[i + 1] = ({ 0, 3, 9, 15 })[i % 4 + 1]; UNPOOL2_BAD[i + 1] = i == 23 and 16 or UNPOOL2[i + 1] end

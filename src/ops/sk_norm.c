@@ -1,0 +1,191 @@
+/*
+** sk_norm.c — normalization composites: native_group_norm and group_norm (rows of
+** native_layer_norm), instance_norm (native_batch_norm over [1, N·C, ...], PyTorch's way),
+** local_response_norm and normalize (torch.nn.functional's formulas)
+** They call only dispatched ops, so they run on every backend and record for autograd.
+** Ownership: arguments are borrowed; every temporary is released on every path.
+*/
+#include "sk_kernels.h"
+#include "sk_ops.h"
+#include "sk_error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define NT 12
+typedef struct Tmp { SkTensor *t[NT]; int n; } Tmp;
+static SkTensor **next(Tmp *tp) { return &tp->t[tp->n++]; }
+static int done(Tmp *tp, int rc) {
+  for (int i = 0; i < tp->n; i++) sk_tensor_release(tp->t[i]);
+  return rc;
+}
+/* The result: the last temporary, taken out of the tape. */
+static SkTensor *take_last(Tmp *tp) {
+  SkTensor *r = tp->t[tp->n - 1];
+  tp->t[tp->n - 1] = NULL;
+  return r;
+}
+
+/* t viewed as [1, C, 1...] over an input of ndim dims (a per-channel vector). */
+static int per_channel(SkTensor **out, const SkTensor *t, int ndim) {
+  int64_t shape[SK_MAX_DIMS];
+  for (int i = 0; i < ndim; i++) shape[i] = i == 1 ? t->numel : 1;
+  return sk_view(out, t, (SkIntList){shape, ndim});
+}
+
+/* {==== group_norm ==== */
+int sk_math_native_group_norm(SkTensor **result1, SkTensor **result2, SkTensor **result3, const SkTensor *input,
+                              const SkTensor *weight, const SkTensor *bias, int64_t N, int64_t C, int64_t HxW,
+                              int64_t group, double eps) {
+  char a[160], b[160];
+  if (group <= 0) return sk_error("Expected num_groups to be positive, but got num_groups=%lld", (long long)group);
+  if (input->ndim < 2 || input->sizes[0] != N || input->sizes[1] != C || input->numel != N * C * HxW)
+    return sk_error("Expected the input of size %s to be [N=%lld, C=%lld, ...] with HxW=%lld", 
+                    sk_shape_str(input->ndim, input->sizes, a, sizeof a), (long long)N, (long long)C, (long long)HxW);
+  if (C % group)
+    return sk_error("Expected number of channels in input to be divisible by num_groups, but got input of shape %s and "
+                    "num_groups=%lld", sk_shape_str(input->ndim, input->sizes, a, sizeof a), (long long)group);
+  const SkTensor *aff[2] = {weight, bias};
+  static const char *const names[2] = {"weight", "bias"};
+  for (int i = 0; i < 2; i++)
+    if (aff[i] && (aff[i]->ndim != 1 || aff[i]->numel != C))
+      return sk_error("Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %s "
+                      "and input of shape %s", names[i], names[i], sk_shape_str(aff[i]->ndim, aff[i]->sizes, a, sizeof a),
+                      sk_shape_str(input->ndim, input->sizes, b, sizeof b));
+  Tmp tp = {{NULL}, 0};
+  int64_t rows[3] = {N, group, (C / group) * HxW}, last[1] = {rows[2]}, ng[2] = {N, group};
+  SkTensor *y = NULL, *mean = NULL, *rstd = NULL;
+  int rc = sk_reshape(next(&tp), input, (SkIntList){rows, 3});
+  if (!rc) rc = sk_native_layer_norm(&y, &mean, &rstd, tp.t[0], (SkIntList){last, 1}, NULL, NULL, eps);
+  if (!rc) rc = sk_reshape(next(&tp), y, (SkIntList){input->sizes, input->ndim});
+  SkTensor *out = tp.t[tp.n - 1];
+  if (!rc && weight) {
+    SkTensor *w = NULL;
+    rc = per_channel(&w, weight, input->ndim);
+    if (!rc) rc = sk_mul(next(&tp), out, w);
+    sk_tensor_release(w);
+    out = tp.t[tp.n - 1];
+  }
+  if (!rc && bias) {
+    SkTensor *bv = NULL;
+    rc = per_channel(&bv, bias, input->ndim);
+    if (!rc) rc = sk_add(next(&tp), out, bv, sk_scalar_int(1));
+    sk_tensor_release(bv);
+  }
+  SkTensor *m2 = NULL, *r2 = NULL;
+  if (!rc) rc = sk_reshape(&m2, mean, (SkIntList){ng, 2});
+  if (!rc) rc = sk_reshape(&r2, rstd, (SkIntList){ng, 2});
+  sk_tensor_release(y);
+  sk_tensor_release(mean);
+  sk_tensor_release(rstd);
+  if (rc) {
+    sk_tensor_release(m2);
+    sk_tensor_release(r2);
+    return done(&tp, -1);
+  }
+  *result1 = take_last(&tp), *result2 = m2, *result3 = r2;
+  return done(&tp, 0);
+}
+
+int sk_math_group_norm(SkTensor **result, const SkTensor *input, int64_t num_groups, const SkTensor *weight,
+                       const SkTensor *bias, double eps, int cudnn_enabled) {
+  (void)cudnn_enabled;
+  if (input->ndim < 2)
+    return sk_error("Expected at least 2 dimensions for input tensor but received %d", input->ndim);
+  int64_t n = input->sizes[0], c = input->sizes[1], hw = sk_numel(input->ndim - 2, input->sizes + 2);
+  SkTensor *m = NULL, *r = NULL;
+  int rc = sk_native_group_norm(result, &m, &r, input, weight, bias, n, c, hw, num_groups, eps);
+  sk_tensor_release(m);
+  sk_tensor_release(r);
+  return rc;
+}
+/* }==== */
+
+/* {==== instance_norm: batch_norm over [1, N·C, ...] with the running statistics repeated N
+** times, then their mean over the batch written back (PyTorch's instance_norm) ==== */
+static int repeat_n(SkTensor **out, const SkTensor *t, int64_t n) {
+  if (!t) { *out = NULL; return 0; }
+  int64_t r[1] = {n};
+  return sk_repeat(out, t, (SkIntList){r, 1});
+}
+
+int sk_math_instance_norm(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias,
+                          const SkTensor *running_mean, const SkTensor *running_var, int use_input_stats,
+                          double momentum, double eps, int cudnn_enabled) {
+  (void)cudnn_enabled;
+  if (!use_input_stats && (!running_mean || !running_var))
+    return sk_error("Expected running_mean and running_var to be defined when use_input_stats is false");
+  if (input->ndim < 2)
+    return sk_error("Expected at least 2 dimensions for input tensor but received %d", input->ndim);
+  int64_t b = input->sizes[0], c = input->sizes[1], shape[SK_MAX_DIMS], bc[2] = {b, c};
+  for (int i = 0; i < input->ndim; i++) shape[i] = input->sizes[i];
+  shape[0] = 1, shape[1] = b * c;
+  SkTensor *w = NULL, *bi = NULL, *rm = NULL, *rv = NULL, *x = NULL, *y = NULL, *s1 = NULL, *s2 = NULL;
+  int rc = repeat_n(&w, weight, b);
+  if (!rc) rc = repeat_n(&bi, bias, b);
+  if (!rc) rc = repeat_n(&rm, running_mean, b);
+  if (!rc) rc = repeat_n(&rv, running_var, b);
+  if (!rc) rc = sk_reshape(&x, input, (SkIntList){shape, input->ndim});
+  if (!rc) rc = sk_native_batch_norm(&y, &s1, &s2, x, w, bi, rm, rv, use_input_stats, momentum, eps);
+  SkTensor *st[2] = {rm, rv};
+  SkTensor *dst[2] = {(SkTensor *)running_mean, (SkTensor *)running_var};
+  for (int i = 0; i < 2 && !rc; i++) {
+    if (!dst[i]) continue;
+    SkTensor *v = NULL, *mean = NULL;
+    rc = sk_view(&v, st[i], (SkIntList){bc, 2});
+    if (!rc) rc = sk_mean_dim(&mean, v, (SkIntList){(const int64_t[]){0}, 1}, 0, -1);
+    if (!rc) rc = sk_copy_(dst[i], mean, 0);
+    sk_tensor_release(v);
+    sk_tensor_release(mean);
+  }
+  if (!rc) rc = sk_reshape(result, y, (SkIntList){input->sizes, input->ndim});
+  SkTensor *all[] = {w, bi, rm, rv, x, y, s1, s2};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) sk_tensor_release(all[i]);
+  return rc;
+}
+/* }==== */
+
+/* {==== local_response_norm: x / (k + α·avg of x² over `size` neighbouring channels)^β; the
+** window is PyTorch's (size/2 before, (size-1)/2 after): a symmetric pool of size/2, keeping the
+** first C outputs ==== */
+int sk_math_local_response_norm(SkTensor **result, const SkTensor *input, int64_t size, double alpha, double beta,
+                                double k_) {
+  if (input->ndim < 3)
+    return sk_error("Expected 3D or higher dimensionality input (got %d dimensions)", input->ndim);
+  if (size <= 0) return sk_error("size must be positive, got %lld", (long long)size);
+  if (input->numel == 0) { *result = sk_tensor_retain((SkTensor *)input); return 0; }
+  Tmp tp = {{NULL}, 0};
+  int64_t c = input->sizes[1];
+  int rc = sk_mul(next(&tp), input, input);
+  if (!rc) rc = sk_unsqueeze(next(&tp), tp.t[0], 1);
+  if (!rc && input->ndim == 3) {
+    int64_t k[2] = {size, 1}, s[2] = {1, 1}, p[2] = {size / 2, 0};
+    rc = sk_avg_pool2d(next(&tp), tp.t[1], (SkIntList){k, 2}, (SkIntList){s, 2}, (SkIntList){p, 2}, 0, 1, (SkOptInt){0, 0});
+  } else if (!rc) {
+    int64_t v[5] = {input->sizes[0], 1, c, input->sizes[2], -1};
+    int64_t k[3] = {size, 1, 1}, s[3] = {1, 1, 1}, p[3] = {size / 2, 0, 0};
+    rc = sk_reshape(next(&tp), tp.t[1], (SkIntList){v, 5});
+    if (!rc) rc = sk_avg_pool3d(next(&tp), tp.t[2], (SkIntList){k, 3}, (SkIntList){s, 3}, (SkIntList){p, 3}, 0, 1, (SkOptInt){0, 0});
+  }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_narrow(next(&tp), p_, 2, 0, c); }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_squeeze_dim(next(&tp), p_, 1); }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_reshape(next(&tp), p_, (SkIntList){input->sizes, input->ndim}); }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_mul_Scalar(next(&tp), p_, sk_scalar_float(alpha)); }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_add_Scalar(next(&tp), p_, sk_scalar_float(k_), sk_scalar_int(1)); }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_pow_Tensor_Scalar(next(&tp), p_, sk_scalar_float(beta)); }
+  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_div(next(&tp), input, p_); }
+  if (!rc) *result = take_last(&tp);
+  return done(&tp, rc);
+}
+/* }==== */
+
+/* {==== normalize: x / max(‖x‖_p over dim, eps) ==== */
+int sk_math_normalize(SkTensor **result, const SkTensor *input, double p, int64_t dim, double eps) {
+  Tmp tp = {{NULL}, 0};
+  int rc = sk_norm_ScalarOpt_dim(next(&tp), input, sk_scalar_float(p), (SkIntList){&dim, 1}, 1);
+  if (!rc) rc = sk_clamp_min(next(&tp), tp.t[0], sk_scalar_float(eps));
+  if (!rc) rc = sk_div(next(&tp), input, tp.t[1]);
+  if (!rc) *result = take_last(&tp);
+  return done(&tp, rc);
+}
+/* }==== */
