@@ -305,9 +305,9 @@ int sk_cpu_native_batch_norm(SkTensor **result1, SkTensor **result2, SkTensor **
                              int training, double momentum, double eps) {
   SkTensor *r[3] = {NULL, NULL, NULL};
   if (sk_meta_kernel_native_batch_norm(&r[0], &r[1], &r[2], input, weight, bias, running_mean, running_var, training,
-                                       momentum, eps) ||
-      floats_only(input, "batch_norm"))
+                                       momentum, eps))
     return -1;
+  if (floats_only(input, "batch_norm")) { release(r, 3); return -1; }
   int rc = 0;
   for (int i = 0; i < 3 && !rc; i++) {
     SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
@@ -360,9 +360,9 @@ int sk_cpu_native_batch_norm_backward(SkTensor **result1, SkTensor **result2, Sk
                                       SkIntList output_mask) {
   SkTensor *r[3] = {NULL, NULL, NULL};
   if (sk_meta_kernel_native_batch_norm_backward(&r[0], &r[1], &r[2], grad_out, input, weight, running_mean, running_var,
-                                                save_mean, save_invstd, train, eps, output_mask) ||
-      floats_only(input, "batch_norm_backward"))
+                                                save_mean, save_invstd, train, eps, output_mask))
     return -1;
+  if (floats_only(input, "batch_norm_backward")) { release(r, 3); return -1; }
   int rc = 0;
   for (int i = 0; i < 3 && !rc; i++) {
     if (!r[i]) continue;

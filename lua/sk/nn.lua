@@ -396,6 +396,30 @@ return function(sk, core)
   activation("Sigmoid", function(_, x) return x:sigmoid() end)
   activation("Softmax", function(self, x) return sk.softmax(x, self.arg or -1) end)
   activation("LogSoftmax", function(self, x) return sk.log_softmax(x, self.arg or -1) end)
+  activation("Softmin", function(self, x) return sk.softmin(x, self.arg or -1) end)
+  activation("LeakyReLU", function(self, x) return sk.leaky_relu(x, self.arg or 0.01) end)
+  activation("CELU", function(self, x) return sk.celu(x, self.arg or 1) end)
+  activation("Softshrink", function(self, x) return sk.softshrink(x, self.arg or 0.5) end)
+  activation("Hardshrink", function(self, x) return sk.hardshrink(x, self.arg or 0.5) end)
+  activation("GLU", function(self, x) return sk.glu(x, self.arg or -1) end)
+  for name, op in pairs({ SELU = "selu", ReLU6 = "relu6", Hardswish = "hardswish", Hardsigmoid = "hardsigmoid",
+                          Softsign = "softsign", Tanhshrink = "tanhshrink", LogSigmoid = "log_sigmoid", Mish = "mish" }) do
+    activation(name, function(_, x) return sk[op](x) end)
+  end
+  -- two-argument activations: ELU(alpha), Hardtanh(min, max), Softplus(beta, threshold), Threshold(t, v)
+  local function activation2(name, fn, d1, d2)
+    nn[name] = class(name, function(self, a, b) self.a, self.b = a or d1, b or d2 end, fn)
+  end
+  activation2("ELU", function(self, x) return sk.elu(x, self.a) end, 1)
+  activation2("Hardtanh", function(self, x) return sk.hardtanh(x, self.a, self.b) end, -1, 1)
+  activation2("Softplus", function(self, x) return sk.softplus(x, self.a, self.b) end, 1, 20)
+  activation2("Threshold", function(self, x) return sk.threshold(x, self.a, self.b) end)
+  activation2("RReLU", function(self, x) return sk.rrelu(x, self.a, self.b, self.training) end, 1 / 8, 1 / 3)
+  -- PReLU(num_parameters = 1, {init = 0.25}): a learnable slope, one or one per channel
+  nn.PReLU = class("PReLU", function(self, n, o)
+    o = o or {}
+    self.weight = param(make(sk.empty, { n or 1 }, o.dtype):fill_(o.init or 0.25))
+  end, function(self, x) return sk.prelu(x, self.weight) end)
   -- }====
 
   -- {==== Losses ====

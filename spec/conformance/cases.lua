@@ -553,6 +553,28 @@ row { op = "local_response_norm", args = { T{2, 5, 3, 2}, 4, 1e-2, 0.5, 2 }, dty
 row { op = "local_response_norm", args = { T{2, 5}, 3 }, dtypes = F32, raises = "3D or higher" }
 row { op = "normalize", args = { T{3, 4} }, dtypes = { "float32", "float64" } }
 row { op = "normalize", args = { T{3, 4, layout = "transposed"}, 1, 0 }, dtypes = F32 }
+-- activations (composites over pointwise ops)
+local ACTS = {
+  { "leaky_relu", { 0.2 }, true }, { "elu", { 1.5, 2, 0.5 }, true }, { "selu", {}, true }, { "celu", { 0.7 }, true },
+  { "hardtanh", { -0.5, 0.5 }, true }, { "relu6", {}, true }, { "hardswish", {}, true }, { "hardsigmoid", {}, true },
+  { "softplus", { 2, 1 } }, { "softsign", {} }, { "softshrink", { 0.3 } }, { "hardshrink", { 0.3 } }, { "tanhshrink", {} },
+  { "threshold", { 0.1, -2 }, true }, { "log_sigmoid", {} }, { "mish", {}, true }, { "rrelu", { 0.1, 0.3, false }, true },
+}
+for _, a in ipairs(ACTS) do
+  local args = { T{2, 3} }
+  for _, v in ipairs(a[2]) do args[#args + 1] = v end
+  row { op = a[1], args = args, dtypes = FLOATS, variants = a[3] and { "functional", "method", "inplace" } or FN_M }
+  local nc = { T{3, 2, layout = "transposed"} }
+  for _, v in ipairs(a[2]) do nc[#nc + 1] = v end
+  row { op = a[1], args = nc, dtypes = F32 }
+end
+row { op = "glu", args = { T{2, 4} }, dtypes = FLOATS }
+row { op = "glu", args = { T{4, 3}, 0 }, dtypes = F32 }
+row { op = "glu", args = { T{2, 3} }, dtypes = F32, raises = "Halving dimension must be even" }
+row { op = "prelu", args = { T{2, 3, 2}, T{3} }, dtypes = { "float32", "float64" }, variants = FN_M }
+row { op = "prelu", args = { T{2, 3}, T{1} }, dtypes = F32 }
+row { op = "prelu", args = { T{2, 3}, T{2} }, dtypes = F32, raises = "Mismatch of parameter numbers" }
+row { op = "softmin", args = { T{2, 3}, 1 }, dtypes = FLOATS }
 -- pooling
 local UNPOOL2, UNPOOL2_BAD = {}, {}
 for i = 0, 23 do UNPOOL2[i + 1] = ({ 0, 3, 9, 15 })[i % 4 + 1]; UNPOOL2_BAD[i + 1] = i == 23 and 16 or UNPOOL2[i + 1] end

@@ -7,6 +7,8 @@
 #include "sk_ops.h"
 #include "sk_error.h"
 
+#include <stdio.h>
+
 /* A Scalar overload: `w` is the scalar as a wrapped-number tensor (it takes part
 ** in type promotion as PyTorch's does), `call` the Tensor overload using it. */
 #define SK_SCALAR_OVERLOAD(signature, scalar, call) \
@@ -26,5 +28,50 @@ static inline int sk_check_pow_scalar_exponent(const SkTensor *self, SkScalar ex
     return sk_error("Integers to negative integer powers are not allowed.");
   return 0;
 }
+
+/* {==== A tape of temporaries for composites written as expressions ====
+** Each step takes tensors (from the tape or borrowed) and returns its result, kept on the
+** tape. Once a step fails, later steps return NULL without calling anything — except a step
+** whose operands were being computed when the failure happened (a nested step's caller),
+** which fails on its NULL operand: the tape keeps the first error's message and raises it
+** again when freed. sk_tape_take hands one result out; sk_tape_free releases the rest. */
+#define SK_TAPE_N 48
+typedef struct SkTape { SkTensor *t[SK_TAPE_N]; int n, rc; char msg[512]; } SkTape;
+static inline SkTensor *sk_tape_keep(SkTape *tp, int rc, SkTensor *r) {
+  if (rc || tp->n == SK_TAPE_N) {
+    sk_tensor_release(r);
+    if (!tp->rc) {
+      tp->rc = rc ? rc : sk_error("composite: out of temporaries");
+      snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+    }
+    return NULL;
+  }
+  return tp->t[tp->n++] = r;
+}
+/* A step: `call` stores into r (declared here; nested steps shadow it) and returns a status. */
+#define SK_TAPE_STEP(tp, call)                                                                \
+  ((tp)->rc ? NULL : (__extension__({                                                         \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wshadow\"")            \
+    SkTensor *r = NULL;                                                                       \
+    int rc_ = (call);                                                                         \
+    _Pragma("GCC diagnostic pop")                                                             \
+    sk_tape_keep((tp), rc_, r);                                                               \
+  })))
+static inline SkTensor *sk_tape_take(SkTape *tp, SkTensor *t) {
+  for (int i = 0; i < tp->n; i++) if (tp->t[i] == t) { tp->t[i] = NULL; return t; }
+  return sk_tensor_retain(t);
+}
+static inline int sk_tape_free(SkTape *tp) {
+  for (int i = 0; i < tp->n; i++) sk_tensor_release(tp->t[i]);
+  if (tp->rc) return sk_error("%s", tp->msg);
+  return 0;
+}
+/* A Scalar as a wrapped-number tensor on the tape (an operand of where, maximum...). */
+static inline SkTensor *sk_tape_number(SkTape *tp, SkScalar s) {
+  if (tp->rc) return NULL;
+  SkTensor *w = sk_tensor_wrap_number(s);
+  return sk_tape_keep(tp, w ? 0 : -1, w);
+}
+/* }==== */
 
 #endif
