@@ -10,6 +10,7 @@
 */
 #include "sk_conv.h"
 #include "sk_cpu_dnnl.h"
+#include "sk_cpu_util.h"
 #include "sk_kernels.h"
 #include "sk_parallel.h"
 #include "sk_error.h"
@@ -175,20 +176,6 @@ static SkDType compute_dtype(SkDType t) {
   return sk_dtype_is_floating(t) ? SK_DTYPE_FLOAT32 : SK_DTYPE_INT64;
 }
 
-/* t contiguous in dtype ct: t itself (borrowed) or a converted copy (owned, in *keep). */
-static const SkTensor *operand(const SkTensor *t, SkDType ct, SkTensor **keep) {
-  if (!t) return NULL;
-  if (t->dtype == ct && sk_tensor_is_contiguous(t)) return t;
-  if (!(*keep = sk_tensor_empty(t->ndim, t->sizes, ct, t->device)) || sk_copy_cpu(*keep, t)) return NULL;
-  return *keep;
-}
-
-/* Where a pass writes: out itself when it is contiguous in ct, else a new tensor. */
-static SkTensor *target(SkTensor *out, SkDType ct, SkTensor **keep) {
-  if (out->dtype == ct && sk_tensor_is_contiguous(out)) return out;
-  return *keep = sk_tensor_empty(out->ndim, out->sizes, ct, out->device);
-}
-
 /* Per-channel loops over a contiguous [N, C, plane] tensor of the compute dtype: o += bias
 ** (a transposed convolution's), and the sum over N and the plane (the bias's gradient). */
 #define CHANNEL_LOOPS(sfx, T, AT)                                                               \
@@ -221,10 +208,10 @@ static void add_bias(SkTensor *o, const SkTensor *b) {
 static int sum_channels(SkTensor *out, const SkTensor *g) {
   SkDType ct = compute_dtype(g->dtype);
   SkTensor *kg = NULL, *ko = NULL;
-  const SkTensor *x = operand(g, ct, &kg);
-  SkTensor *o = target(out, ct, &ko);
-  int rc = -1;
-  if (x && o) {
+  int rc = 0;
+  const SkTensor *x = sk_cpu_operand(g, ct, &kg, &rc);
+  SkTensor *o = sk_cpu_target(out, ct, &ko, &rc);
+  if (!rc) {
     int64_t n = x->sizes[0], c = x->sizes[1], p = plane_of(x);
     if (ct == SK_DTYPE_FLOAT32) sum_channels_f32(sk_tensor_data(x), sk_tensor_data(o), n, c, p);
     else if (ct == SK_DTYPE_FLOAT64) sum_channels_f64(sk_tensor_data(x), sk_tensor_data(o), n, c, p);
@@ -252,10 +239,11 @@ static int pass_into(SkConvPass pass, const SkConvGeom *g, SkTensor *out, const 
                      const SkTensor *bias) {
   SkDType ct = compute_dtype(r1->dtype);
   SkTensor *k1 = NULL, *k2 = NULL, *kb = NULL, *ko = NULL;
-  const SkTensor *x1 = operand(r1, ct, &k1), *x2 = operand(r2, ct, &k2), *xb = operand(bias, ct, &kb);
-  SkTensor *o = target(out, ct, &ko);
-  int rc = -1;
-  if (x1 && x2 && (xb || !bias) && o) {
+  int rc = 0;
+  const SkTensor *x1 = sk_cpu_operand(r1, ct, &k1, &rc), *x2 = sk_cpu_operand(r2, ct, &k2, &rc);
+  const SkTensor *xb = sk_cpu_operand(bias, ct, &kb, &rc);
+  SkTensor *o = sk_cpu_target(out, ct, &ko, &rc);
+  if (!rc) {
     if (pass == SK_CONV_FWD) rc = pass_run(pass, g, x1, x2, o, xb);          /* r1 a, r2 w */
     else if (pass == SK_CONV_DATA) {                                          /* r1 b, r2 w */
       rc = pass_run(pass, g, o, x2, x1, NULL);
@@ -307,12 +295,7 @@ int sk_cpu_convolution_backward(SkTensor **result1, SkTensor **result2, SkTensor
   int64_t sizes[2 + SK_CONV_MAX_SPATIAL];
   if (sk_conv_check(&g, input, weight, NULL, none, stride, padding, dilation, transposed, output_padding, groups, sizes))
     goto fail;
-  for (int i = 0; i < 3; i++) {
-    if (!r[i]) continue;
-    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
-    sk_tensor_release(r[i]);
-    if (!(r[i] = t)) goto fail;
-  }
+  if (sk_cpu_from_meta(r, 3)) goto fail;
   /* non-transposed: input is a, grad_output b; transposed: grad_output is a, input b */
   const SkTensor *a = transposed ? grad_output : input, *b = transposed ? input : grad_output;
   if (r[0] && r[0]->numel) {

@@ -121,20 +121,6 @@ NORM_LOOPS(f32, float, float)
 NORM_LOOPS(f64, double, double)
 
 /* {==== Operands ==== */
-/* t contiguous in dtype ct: t itself (borrowed) or a converted copy (owned, in *keep); NULL stays NULL. */
-static const SkTensor *operand(const SkTensor *t, SkDType ct, SkTensor **keep, int *rc) {
-  if (!t || *rc) return NULL;
-  if (t->dtype == ct && sk_tensor_is_contiguous(t)) return t;
-  if (!(*keep = sk_tensor_empty(t->ndim, t->sizes, ct, t->device)) || sk_copy_cpu(*keep, t)) { *rc = -1; return NULL; }
-  return *keep;
-}
-/* Where a kernel writes: out itself when it is contiguous in ct, else a new tensor. */
-static SkTensor *target(SkTensor *out, SkDType ct, SkTensor **keep, int *rc) {
-  if (!out || *rc) return NULL;
-  if (out->dtype == ct && sk_tensor_is_contiguous(out)) return out;
-  if (!(*keep = sk_tensor_empty(out->ndim, out->sizes, ct, out->device))) *rc = -1;
-  return *keep;
-}
 static int write_back(int rc, SkTensor *out, SkTensor *tmp) { return !rc && tmp ? sk_copy_cpu(out, tmp) : rc; }
 static void release(SkTensor **ts, int n) { for (int i = 0; i < n; i++) sk_tensor_release(ts[i]); }
 /* }==== */
@@ -150,8 +136,8 @@ int sk_cpu_native_layer_norm_out(const SkMeta *m, const SkTensor *input, SkIntLi
   c.n = sk_numel(normalized_shape.n, normalized_shape.data);
   c.m = sk_numel(input->ndim - normalized_shape.n, input->sizes);
   c.eps = eps;
-  const SkTensor *x = operand(input, ct, &k[0], &rc), *w = operand(weight, ct, &k[1], &rc), *b = operand(bias, ct, &k[2], &rc);
-  SkTensor *y = target(out0, ct, &k[3], &rc), *mean = target(out1, ct, &k[4], &rc), *rstd = target(out2, ct, &k[5], &rc);
+  const SkTensor *x = sk_cpu_operand(input, ct, &k[0], &rc), *w = sk_cpu_operand(weight, ct, &k[1], &rc), *b = sk_cpu_operand(bias, ct, &k[2], &rc);
+  SkTensor *y = sk_cpu_target(out0, ct, &k[3], &rc), *mean = sk_cpu_target(out1, ct, &k[4], &rc), *rstd = sk_cpu_target(out2, ct, &k[5], &rc);
   if (!rc && c.m > 0) {
     c.x = sk_tensor_data(x), c.w = w ? sk_tensor_data(w) : NULL, c.b = b ? sk_tensor_data(b) : NULL;
     c.y = sk_tensor_data(y), c.ymean = sk_tensor_data(mean), c.yrstd = sk_tensor_data(rstd);
@@ -173,21 +159,15 @@ int sk_cpu_native_layer_norm_backward(SkTensor **result1, SkTensor **result2, Sk
   if (sk_meta_kernel_native_layer_norm_backward(&r[0], &r[1], &r[2], grad_out, input, normalized_shape, mean, rstd,
                                                 weight, bias, output_mask))
     return -1;
-  int rc = 0;
-  for (int i = 0; i < 3 && !rc; i++) {
-    if (!r[i]) continue;
-    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
-    sk_tensor_release(r[i]);
-    if (!(r[i] = t)) rc = -1;
-  }
+  int rc = sk_cpu_from_meta(r, 3);
   SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
   SkTensor *k[10] = {NULL};
   Norm c = {0};
   c.n = sk_numel(normalized_shape.n, normalized_shape.data);
   c.m = sk_numel(input->ndim - normalized_shape.n, input->sizes);
-  const SkTensor *x = operand(input, ct, &k[0], &rc), *g = operand(grad_out, ct, &k[1], &rc);
-  const SkTensor *mu = operand(mean, ct, &k[2], &rc), *rs = operand(rstd, ct, &k[3], &rc), *w = operand(weight, ct, &k[4], &rc);
-  SkTensor *gi = target(r[0], ct, &k[5], &rc), *gw = target(r[1], ct, &k[6], &rc), *gb = target(r[2], ct, &k[7], &rc);
+  const SkTensor *x = sk_cpu_operand(input, ct, &k[0], &rc), *g = sk_cpu_operand(grad_out, ct, &k[1], &rc);
+  const SkTensor *mu = sk_cpu_operand(mean, ct, &k[2], &rc), *rs = sk_cpu_operand(rstd, ct, &k[3], &rc), *w = sk_cpu_operand(weight, ct, &k[4], &rc);
+  SkTensor *gi = sk_cpu_target(r[0], ct, &k[5], &rc), *gw = sk_cpu_target(r[1], ct, &k[6], &rc), *gb = sk_cpu_target(r[2], ct, &k[7], &rc);
   if (!rc) {
     c.x = sk_tensor_data(x), c.g = sk_tensor_data(g), c.mean = sk_tensor_data(mu), c.rstd = sk_tensor_data(rs);
     c.w = w ? sk_tensor_data(w) : NULL;
@@ -308,20 +288,15 @@ int sk_cpu_native_batch_norm(SkTensor **result1, SkTensor **result2, SkTensor **
                                        momentum, eps))
     return -1;
   if (floats_only(input, "batch_norm")) { release(r, 3); return -1; }
-  int rc = 0;
-  for (int i = 0; i < 3 && !rc; i++) {
-    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
-    sk_tensor_release(r[i]);
-    if (!(r[i] = t)) rc = -1;
-  }
+  int rc = sk_cpu_from_meta(r, 3);
   SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
   SkTensor *k[5] = {NULL};
   Bn c = {0};
   bn_geometry(&c, input);
   double *stats = rc ? NULL : calloc((size_t)(2 * c.c + 1), sizeof *stats);
   if (!rc && !stats) rc = sk_error("out of memory");
-  const SkTensor *x = operand(input, ct, &k[0], &rc), *w = operand(weight, ct, &k[1], &rc), *b = operand(bias, ct, &k[2], &rc);
-  SkTensor *y = target(r[0], ct, &k[3], &rc);
+  const SkTensor *x = sk_cpu_operand(input, ct, &k[0], &rc), *w = sk_cpu_operand(weight, ct, &k[1], &rc), *b = sk_cpu_operand(bias, ct, &k[2], &rc);
+  SkTensor *y = sk_cpu_target(r[0], ct, &k[3], &rc);
   if (!rc) {
     c.x = sk_tensor_data(x), c.w = w ? sk_tensor_data(w) : NULL, c.b = b ? sk_tensor_data(b) : NULL, c.y = sk_tensor_data(y);
     c.mean = stats, c.invstd = stats + c.c;
@@ -363,21 +338,15 @@ int sk_cpu_native_batch_norm_backward(SkTensor **result1, SkTensor **result2, Sk
                                                 save_mean, save_invstd, train, eps, output_mask))
     return -1;
   if (floats_only(input, "batch_norm_backward")) { release(r, 3); return -1; }
-  int rc = 0;
-  for (int i = 0; i < 3 && !rc; i++) {
-    if (!r[i]) continue;
-    SkTensor *t = sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, SK_CPU);
-    sk_tensor_release(r[i]);
-    if (!(r[i] = t)) rc = -1;
-  }
+  int rc = sk_cpu_from_meta(r, 3);
   SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
   SkTensor *k[4] = {NULL};
   Bn c = {0};
   bn_geometry(&c, input);
   double *stats = rc ? NULL : calloc((size_t)(4 * c.c + 1), sizeof *stats);
   if (!rc && !stats) rc = sk_error("out of memory");
-  const SkTensor *x = operand(input, ct, &k[0], &rc), *g = operand(grad_out, ct, &k[1], &rc), *w = operand(weight, ct, &k[2], &rc);
-  SkTensor *gi = target(r[0], ct, &k[3], &rc);
+  const SkTensor *x = sk_cpu_operand(input, ct, &k[0], &rc), *g = sk_cpu_operand(grad_out, ct, &k[1], &rc), *w = sk_cpu_operand(weight, ct, &k[2], &rc);
+  SkTensor *gi = sk_cpu_target(r[0], ct, &k[3], &rc);
   if (!rc) {
     c.x = sk_tensor_data(x), c.g = sk_tensor_data(g), c.w = w ? sk_tensor_data(w) : NULL;
     c.y = gi ? sk_tensor_data(gi) : NULL;

@@ -206,19 +206,6 @@ static void run_planes(void *ctx, int64_t lo, int64_t hi) {
 }
 
 /* {==== Operands ==== */
-static const SkTensor *operand(const SkTensor *t, SkDType ct, SkTensor **keep, int *rc) {
-  if (*rc) return NULL;
-  if (t->dtype == ct && sk_tensor_is_contiguous(t)) return t;
-  if (!(*keep = sk_tensor_empty(t->ndim, t->sizes, ct, t->device)) || sk_copy_cpu(*keep, t)) { *rc = -1; return NULL; }
-  return *keep;
-}
-static SkTensor *target(SkTensor *out, SkDType ct, SkTensor **keep, int *rc) {
-  if (!out || *rc) return NULL;
-  if (out->dtype == ct && sk_tensor_is_contiguous(out)) return out;
-  if (!(*keep = sk_tensor_empty(out->ndim, out->sizes, ct, out->device))) *rc = -1;
-  return *keep;
-}
-
 /* An index outside [0, n): the first one, for the message. */
 static int bad_index(const SkTensor *ind, int64_t n, int64_t *bad) {
   const int64_t *p = sk_tensor_data(ind);
@@ -239,12 +226,12 @@ static int run(Pass pass, const SkPoolGeom *g, const SkTensor *src, SkTensor *ds
   SkDType ct = compute_dtype(src->dtype);
   SkTensor *k[3] = {NULL, NULL, NULL};
   int rc = 0;
-  const SkTensor *x = operand(src, ct, &k[0], &rc);
-  SkTensor *y = target(dst, ct, &k[1], &rc);
+  const SkTensor *x = sk_cpu_operand(src, ct, &k[0], &rc);
+  SkTensor *y = sk_cpu_target(dst, ct, &k[1], &rc);
   SkTensor *ind = NULL;
   if (indices) {
-    if (pass == MAX_BWD) ind = (SkTensor *)operand(indices, SK_DTYPE_INT64, &k[2], &rc);
-    else ind = target(indices, SK_DTYPE_INT64, &k[2], &rc);
+    if (pass == MAX_BWD) ind = (SkTensor *)sk_cpu_operand(indices, SK_DTYPE_INT64, &k[2], &rc);
+    else ind = sk_cpu_target(indices, SK_DTYPE_INT64, &k[2], &rc);
   }
   if (!rc) {
     Pool c;
@@ -277,7 +264,7 @@ static int scatter_backward(const SkPoolGeom *g, const SkTensor *grad_output, co
   int64_t bad, n = g->in[0] * g->in[1] * g->in[2];
   SkTensor *ci = NULL;
   int rc = 0;
-  const SkTensor *ind = operand(indices, SK_DTYPE_INT64, &ci, &rc);
+  const SkTensor *ind = sk_cpu_operand(indices, SK_DTYPE_INT64, &ci, &rc);
   if (!rc && bad_index(ind, n, &bad))
     rc = sk_error("%s: index %lld in indices is out of range for input planes of %lld elements", op, (long long)bad, (long long)n);
   if (!rc) rc = run(MAX_BWD, g, grad_output, grad_input, (SkTensor *)ind);
@@ -378,8 +365,8 @@ static int unpool(const SkTensor *self, const SkTensor *indices, SkIntList outpu
   int64_t planes = sk_numel(self->ndim - nsp, self->sizes), bad;
   SkTensor *kx = NULL, *ki = NULL, *ko = NULL;
   int rc = 0;
-  const SkTensor *x = operand(self, self->dtype, &kx, &rc), *ind = operand(indices, SK_DTYPE_INT64, &ki, &rc);
-  SkTensor *o = target(out, self->dtype, &ko, &rc);
+  const SkTensor *x = sk_cpu_operand(self, self->dtype, &kx, &rc), *ind = sk_cpu_operand(indices, SK_DTYPE_INT64, &ki, &rc);
+  SkTensor *o = sk_cpu_target(out, self->dtype, &ko, &rc);
   if (!rc && bad_index(ind, plane_out, &bad)) {
     if (nsp == 2)
       rc = sk_error("Found an invalid max index: %lld (output volumes are of size %lldx%lld)", (long long)bad,

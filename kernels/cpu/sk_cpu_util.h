@@ -190,4 +190,34 @@ static inline int sk_cpu_any_zero(const SkTensor *t) {
 }
 /* }==== */
 
+/* {==== Operands of kernels that read contiguous data in a compute dtype ====
+** sk_cpu_operand: t itself (borrowed) when contiguous in ct, else a converted copy (owned, left
+** in *keep); NULL stays NULL. sk_cpu_target: where a kernel writes, out itself or a new
+** tensor in *keep to copy back. Both do nothing once *rc is set, and set it on failure. */
+static inline const SkTensor *sk_cpu_operand(const SkTensor *t, SkDType ct, SkTensor **keep, int *rc) {
+  if (!t || *rc) return NULL;
+  if (t->dtype == ct && sk_tensor_is_contiguous(t)) return t;
+  if (!(*keep = sk_tensor_empty(t->ndim, t->sizes, ct, t->device)) || sk_copy_cpu(*keep, t)) { *rc = -1; return NULL; }
+  return *keep;
+}
+static inline SkTensor *sk_cpu_target(SkTensor *out, SkDType ct, SkTensor **keep, int *rc) {
+  if (!out || *rc) return NULL;
+  if (out->dtype == ct && sk_tensor_is_contiguous(out)) return out;
+  if (!(*keep = sk_tensor_empty(out->ndim, out->sizes, ct, out->device))) *rc = -1;
+  return *keep;
+}
+/* An unstructured kernel's results shaped by its Meta kernel: each (NULL stays NULL) becomes
+** an empty CPU tensor of the same sizes and dtype. Returns -1 when one cannot be made. */
+static inline int sk_cpu_from_meta(SkTensor **r, int n) {
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    if (!r[i]) continue;
+    SkTensor *t = rc ? NULL : sk_tensor_empty(r[i]->ndim, r[i]->sizes, r[i]->dtype, sk_device(SK_DEVICE_CPU, 0));
+    sk_tensor_release(r[i]);
+    if (!(r[i] = t)) rc = -1;
+  }
+  return rc;
+}
+/* }==== */
+
 #endif
