@@ -128,15 +128,20 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
             if (pass == MAX_FWD) { /* dilated window, positions outside the input skipped */           \
               T best = LOW;                                                                   \
               int64_t bi = -1;                                                                         \
-              for (int64_t k0 = 0; k0 < g->k[0]; k0++) {                                               \
+              /* each dim's window clipped to the input first (a kernel may be far larger) */         \
+              int64_t ks[3], ke[3];                                                                    \
+              for (int a = 0; a < 3; a++) {                                                            \
+                int64_t st = oo[a] * g->s[a] - g->p[a];                                                \
+                ks[a] = st < 0 ? (-st + g->d[a] - 1) / g->d[a] : 0;                                    \
+                ke[a] = st >= g->in[a] ? 0 : (g->in[a] - 1 - st) / g->d[a] + 1;                       \
+                if (ke[a] > g->k[a]) ke[a] = g->k[a];                                                  \
+              }                                                                                        \
+              for (int64_t k0 = ks[0]; k0 < ke[0]; k0++) {                                             \
                 int64_t i0 = o0 * g->s[0] - g->p[0] + k0 * g->d[0];                                    \
-                if (i0 < 0 || i0 >= g->in[0]) continue;                                                \
-                for (int64_t k1 = 0; k1 < g->k[1]; k1++) {                                             \
+                for (int64_t k1 = ks[1]; k1 < ke[1]; k1++) {                                           \
                   int64_t i1 = o1 * g->s[1] - g->p[1] + k1 * g->d[1];                                  \
-                  if (i1 < 0 || i1 >= g->in[1]) continue;                                              \
-                  for (int64_t k2 = 0; k2 < g->k[2]; k2++) {                                           \
+                  for (int64_t k2 = ks[2]; k2 < ke[2]; k2++) {                                         \
                     int64_t i2 = o2 * g->s[2] - g->p[2] + k2 * g->d[2];                                \
-                    if (i2 < 0 || i2 >= g->in[2]) continue;                                            \
                     int64_t f = FLAT(g, i0, i1, i2);                                                   \
                     T v = x[f];                                                                        \
                     if (bi < 0) bi = f;                                                                \
@@ -241,9 +246,11 @@ static int run(Pass pass, const SkPoolGeom *g, const SkTensor *src, SkTensor *ds
     c.x = sk_tensor_data(x), c.y = sk_tensor_data(y), c.ind = ind ? sk_tensor_data(ind) : NULL;
     int bwd = pass == MAX_BWD || pass == AVG_BWD || pass == AAVG_BWD;
     if (bwd) memset(c.y, 0, (size_t)y->numel * sk_dtype_size(ct));
-    int64_t win = pass == MAX_FWD || pass == AVG_FWD || pass == AVG_BWD ? g->k[0] * g->k[1] * g->k[2]
-                : pass == MAX_BWD ? 1 : (c.inv + c.outv - 1) / (c.outv ? c.outv : 1) + 1;
-    int64_t work = c.outv * win, grain = work > 0 ? SK_GRAIN / work : g->planes;
+    /* the work of one plane, in double: a kernel may be far larger than the input it is clipped to */
+    double win = pass == MAX_FWD || pass == AVG_FWD || pass == AVG_BWD ? (double)g->k[0] * (double)g->k[1] * (double)g->k[2]
+               : pass == MAX_BWD ? 1 : (double)c.inv / (double)(c.outv ? c.outv : 1) + 1;
+    double work = (double)c.outv * win;
+    int64_t grain = work >= SK_GRAIN ? 1 : work > 0 ? (int64_t)(SK_GRAIN / work) : g->planes;
     Task t = {&c, pass, ct};
     if (g->planes > 0 && c.outv > 0) sk_parallel_for(0, g->planes, grain < 1 ? 1 : grain, run_planes, &t);
     if (k[1]) rc = sk_copy_cpu(dst, k[1]);

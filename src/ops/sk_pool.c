@@ -440,8 +440,8 @@ int sk_math_max_unpool1d(SkTensor **result, const SkTensor *self, const SkTensor
 static int lp_pool(SkTensor **result, const SkTensor *self, double p, SkIntList kernel_size, SkIntList stride,
                    int ceil_mode, int nsp) {
   SkTensor *t[7] = {NULL};
-  int64_t kvol = 1;
-  for (int i = 0; i < nsp; i++) kvol *= kernel_size.data && kernel_size.n ? kernel_size.data[kernel_size.n == 1 ? 0 : i] : 1;
+  double kvol = 1; /* in double: the kernel sizes are checked by avg_pool, after this */
+  for (int i = 0; i < nsp; i++) kvol *= kernel_size.data && kernel_size.n ? (double)kernel_size.data[kernel_size.n == 1 ? 0 : i] : 1;
   static const int64_t zero[2] = {0, 0};
   int rc = sk_pow_Tensor_Scalar(&t[0], self, sk_scalar_float(p));
   if (!rc) rc = nsp == 1 ? sk_avg_pool1d(&t[1], t[0], kernel_size, stride, (SkIntList){zero, 1}, ceil_mode, 1)
@@ -450,7 +450,7 @@ static int lp_pool(SkTensor **result, const SkTensor *self, double p, SkIntList 
   if (!rc) rc = sk_abs(&t[3], t[1]);
   if (!rc) rc = sk_relu_(t[3]);
   if (!rc) rc = sk_mul(&t[4], t[2], t[3]);
-  if (!rc) rc = sk_mul_Scalar(&t[5], t[4], sk_scalar_int(kvol));
+  if (!rc) rc = sk_mul_Scalar(&t[5], t[4], sk_scalar_float(kvol));
   if (!rc) rc = sk_pow_Tensor_Scalar(&t[6], t[5], sk_scalar_float(1.0 / p));
   if (!rc) { *result = t[6]; t[6] = NULL; }
   for (int i = 0; i < 7; i++) sk_tensor_release(t[i]);
