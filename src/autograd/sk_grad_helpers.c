@@ -4,6 +4,7 @@
 ** Each keeps its temporaries in a small array released on every path.
 */
 #include "sk_grad_helpers.h"
+#include "sk_composite_util.h"
 #include "sk_error.h"
 #include "sk_ops.h"
 
@@ -892,36 +893,26 @@ int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, 
 ** µ and σ⁻¹ = rstd per row, g = grad_out, γ the weight (NULL: ones), ggI, ggW, ggB the gradients
 ** of native_layer_norm_backward's results (each may be NULL). A tape holds the temporaries: each
 ** step takes operands from it and adds its result, or does nothing once a step failed. */
-#define TAPE 128
-typedef struct Tape { SkTensor *t[TAPE]; int n, rc; } Tape;
-static SkTensor *tape_keep(Tape *tp, int rc, SkTensor *r) {
-  if (rc || tp->n == TAPE) {
-    sk_tensor_release(r);
-    if (!tp->rc) tp->rc = rc ? rc : sk_error("layer_norm_double_backward: out of temporaries");
-    return NULL;
-  }
-  return tp->t[tp->n++] = r;
-}
 #define TAPE_OP(name, args, call)                          \
   static SkTensor *name args {                             \
     SkTensor *r = NULL;                                    \
     if (tp->rc) return NULL;                               \
     int rc_ = call; /* before r is read */                 \
-    return tape_keep(tp, rc_, r);                          \
+    return sk_tape_keep(tp, rc_, r);                       \
   }
-TAPE_OP(t_mul, (Tape *tp, const SkTensor *a, const SkTensor *b), sk_mul(&r, a, b))
-TAPE_OP(t_add, (Tape *tp, const SkTensor *a, const SkTensor *b), sk_add(&r, a, b, sk_scalar_int(1)))
-TAPE_OP(t_sub, (Tape *tp, const SkTensor *a, const SkTensor *b), sk_sub(&r, a, b, sk_scalar_int(1)))
-TAPE_OP(t_scale, (Tape *tp, const SkTensor *a, double s), sk_mul_Scalar(&r, a, sk_scalar_float(s)))
-TAPE_OP(t_sum1, (Tape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){1}, 1}, 1, -1))
-TAPE_OP(t_sum0, (Tape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){0}, 1}, 0, -1))
-TAPE_OP(t_reshape, (Tape *tp, const SkTensor *a, int n, const int64_t *s), sk_reshape(&r, a, (SkIntList){s, n}))
-TAPE_OP(t_expand, (Tape *tp, const SkTensor *a, int n, const int64_t *s), sk_expand(&r, a, (SkIntList){s, n}, 0))
+TAPE_OP(t_mul, (SkTape *tp, const SkTensor *a, const SkTensor *b), sk_mul(&r, a, b))
+TAPE_OP(t_add, (SkTape *tp, const SkTensor *a, const SkTensor *b), sk_add(&r, a, b, sk_scalar_int(1)))
+TAPE_OP(t_sub, (SkTape *tp, const SkTensor *a, const SkTensor *b), sk_sub(&r, a, b, sk_scalar_int(1)))
+TAPE_OP(t_scale, (SkTape *tp, const SkTensor *a, double s), sk_mul_Scalar(&r, a, sk_scalar_float(s)))
+TAPE_OP(t_sum1, (SkTape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){1}, 1}, 1, -1))
+TAPE_OP(t_sum0, (SkTape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){0}, 1}, 0, -1))
+TAPE_OP(t_reshape, (SkTape *tp, const SkTensor *a, int n, const int64_t *s), sk_reshape(&r, a, (SkIntList){s, n}))
+TAPE_OP(t_expand, (SkTape *tp, const SkTensor *a, int n, const int64_t *s), sk_expand(&r, a, (SkIntList){s, n}, 0))
 /* a + b, where a may be NULL (nothing yet) */
-static SkTensor *t_acc(Tape *tp, SkTensor *a, SkTensor *b) { return a ? t_add(tp, a, b) : b; }
+static SkTensor *t_acc(SkTape *tp, SkTensor *a, SkTensor *b) { return a ? t_add(tp, a, b) : b; }
 
 /* PyTorch's first_bwd_fn_grad_input: (γ·σ⁻¹/N)·(N·g - Σg - (x-µ)·σ⁻²·Σ g·(x-µ)), γ NULL: 1. */
-static SkTensor *first_bwd(Tape *tp, const SkTensor *g, const SkTensor *gamma, const SkTensor *s1, const SkTensor *s2,
+static SkTensor *first_bwd(SkTape *tp, const SkTensor *g, const SkTensor *gamma, const SkTensor *s1, const SkTensor *s2,
                            const SkTensor *xmu, double n) {
   SkTensor *h0 = t_scale(tp, gamma ? t_mul(tp, gamma, s1) : s1, 1 / n);
   SkTensor *h1 = t_sub(tp, t_sub(tp, t_scale(tp, g, n), t_sum1(tp, g)), t_mul(tp, t_mul(tp, xmu, s2), t_sum1(tp, t_mul(tp, g, xmu))));
@@ -934,7 +925,7 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
                                        SkIntList mask) {
   SkTensor **res = calloc(4, sizeof *res);
   if (!res) return sk_error("out of memory");
-  Tape tape = {{NULL}, 0, 0}, *tp = &tape;
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int axis = input->ndim - normalized_shape.n;
   int64_t M = sk_numel(axis, input->sizes), N = sk_numel(normalized_shape.n, normalized_shape.data);
   double n = (double)N;
@@ -974,11 +965,8 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
     if (ggb) ggO = t_acc(tp, ggO, ggb);
     if (ggO) ggO = t_reshape(tp, t_expand(tp, ggO, 2, mn), input->ndim, input->sizes);
   }
-  int rc = tp->rc;
-  if (!rc) {
-    res[0] = sk_tensor_retain(ggO), res[1] = sk_tensor_retain(gI), res[2] = sk_tensor_retain(gG);
-  }
-  for (int i = 0; i < tp->n; i++) sk_tensor_release(tp->t[i]);
+  if (!tp->rc) res[0] = sk_tensor_retain(ggO), res[1] = sk_tensor_retain(gI), res[2] = sk_tensor_retain(gG);
+  int rc = sk_tape_free(tp);
   out->data = res;
   out->n = 3;
   if (rc) sk_tensorlist_free(out);

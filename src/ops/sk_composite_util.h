@@ -35,7 +35,7 @@ static inline int sk_check_pow_scalar_exponent(const SkTensor *self, SkScalar ex
 ** whose operands were being computed when the failure happened (a nested step's caller),
 ** which fails on its NULL operand: the tape keeps the first error's message and raises it
 ** again when freed. sk_tape_take hands one result out; sk_tape_free releases the rest. */
-#define SK_TAPE_N 48
+#define SK_TAPE_N 128 /* layer_norm_double_backward keeps about 80 */
 typedef struct SkTape { SkTensor *t[SK_TAPE_N]; int n, rc; char msg[512]; } SkTape;
 static inline SkTensor *sk_tape_keep(SkTape *tp, int rc, SkTensor *r) {
   if (rc || tp->n == SK_TAPE_N) {
