@@ -270,7 +270,7 @@ typedef struct AsStridedNode { SkNode base; Geometry view, root; } AsStridedNode
 
 static int as_strided_apply(SkNode *n, SkTensor *const *grads, SkTensor **out) {
   AsStridedNode *a = (AsStridedNode *)n;
-  SkTensor *g = grads[0], *buf, *slice;
+  SkTensor *g = grads[0], *buf = NULL, *slice = NULL;
   if (!g) return 0;
   if (base_buffer(&a->root, &a->view, g, &buf, &slice)) return -1;
   int rc = sk_copy_(slice, g, 0);
@@ -299,7 +299,7 @@ typedef struct CopySlicesNode { SkNode base; Geometry view, root; SkNode *fn; Sk
 
 static int copy_slices_apply(SkNode *n, SkTensor *const *grads, SkTensor **out) {
   CopySlicesNode *c = (CopySlicesNode *)n;
-  SkTensor *g = grads[0], *buf, *slice, *gs = NULL;
+  SkTensor *g = grads[0], *buf = NULL, *slice = NULL, *gs = NULL;
   if (!g) return 0;
   if (c->fn->released)
     return sk_error("Trying to backward through the graph a second time (or directly access saved tensors after they "

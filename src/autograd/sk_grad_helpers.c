@@ -608,6 +608,64 @@ int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList size
   RegionArgs r = {dim, start, length, 1, {0, 0}, {0, 0}};
   return into_region(out, grad, sizes, narrow_region, &r);
 }
+
+/* The gradient of a view with geometry (sizes, strides, offset) over self's storage, for any
+** geometry (PyTorch's as_strided_backward): grad is summed into a flat buffer spanning both
+** geometries at the storage positions it covers, and self's elements are gathered from it.
+** Where self's own elements overlap (an expanded self), each position's sum is split evenly
+** among the elements sharing it. Written with ops, so it records under create_graph. */
+static int strided_grad(SkTensor **out, const SkTensor *grad, const SkTensor *self, int nd, const int64_t *sizes,
+                        const int64_t *strides, int64_t offset) {
+  int64_t lo_in = 0, hi_in = -1, lo_out = 0, hi_out = -1;
+  if (self->numel && sk_span(self->ndim, self->sizes, self->strides, self->offset, &lo_in, &hi_in)) return -1;
+  if (grad->numel && sk_span(nd, sizes, strides, offset, &lo_out, &hi_out)) return -1;
+  if (!self->numel || !grad->numel)
+    return sk_new_zeros(out, grad, (SkIntList){self->sizes, self->ndim}, -1, -1, NONE_DEVICE, -1);
+  int64_t lo = lo_in < lo_out ? lo_in : lo_out, hi = hi_in > hi_out ? hi_in : hi_out, flat_n = -1, m = hi - lo + 1;
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+#define T(call) SK_TAPE_STEP(tp, call)
+  SkTensor *pos = T(sk_arange(&r, sk_scalar_int(m), SK_DTYPE_INT64, -1, grad->device, -1));
+  SkTensor *iout = T(sk_reshape(&r, T(sk_as_strided(&r, pos, ((SkIntList){sizes, nd}), ((SkIntList){strides, nd}),
+                                                     ((SkOptInt){1, offset - lo}))), ((SkIntList){&flat_n, 1})));
+  SkTensor *iin = T(sk_reshape(&r, T(sk_as_strided(&r, pos, ((SkIntList){self->sizes, self->ndim}),
+                                                    ((SkIntList){self->strides, self->ndim}), ((SkOptInt){1, self->offset - lo}))),
+                               ((SkIntList){&flat_n, 1})));
+  SkTensor *flat = T(sk_new_zeros(&r, grad, ((SkIntList){&m, 1}), -1, -1, NONE_DEVICE, -1));
+  flat = T(sk_scatter_add(&r, flat, 0, iout, T(sk_reshape(&r, grad, ((SkIntList){&flat_n, 1})))));
+  if (sk_tensor_has_internal_overlap(self)) {
+    SkTensor *count = T(sk_new_zeros(&r, grad, ((SkIntList){&m, 1}), -1, -1, NONE_DEVICE, -1));
+    SkTensor *ones = T(sk_new_ones(&r, grad, ((SkIntList){&self->numel, 1}), -1, -1, NONE_DEVICE, -1));
+    count = T(sk_clamp_min(&r, T(sk_scatter_add(&r, count, 0, iin, ones)), sk_scalar_int(1)));
+    flat = T(sk_div(&r, flat, count));
+  }
+  SkTensor *g = T(sk_reshape(&r, T(sk_index_select(&r, flat, 0, iin)), ((SkIntList){self->sizes, self->ndim})));
+#undef T
+  if (!tp->rc) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+
+int sk_grad_as_strided_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkIntList size,
+                                SkIntList stride, SkOptInt storage_offset) {
+  return strided_grad(out, grad, self, size.n, size.data, stride.data, storage_offset.has ? storage_offset.v : self->offset);
+}
+
+/* Tensor.unfold is a view of self: its geometry, read off the view itself */
+int sk_grad_unfold_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dimension, int64_t size,
+                            int64_t step) {
+  SkTensor *v = NULL;
+  if (sk_unfold(&v, self, dimension, size, step)) return -1;
+  int rc = strided_grad(out, grad, self, v->ndim, v->sizes, v->strides, v->offset);
+  sk_tensor_release(v);
+  return rc;
+}
+
+/* constant_pad_nd's adjoint: the same op with every pad negated (a pad becomes a crop) */
+int sk_grad_constant_pad_nd_backward(SkTensor **out, const SkTensor *grad, SkIntList pad) {
+  int64_t neg[2 * SK_MAX_DIMS];
+  if (pad.n > 2 * SK_MAX_DIMS) return sk_error("constant_pad_nd_backward: %d pads, at most %d", pad.n, 2 * SK_MAX_DIMS);
+  for (int i = 0; i < pad.n; i++) neg[i] = -pad.data[i];
+  return sk_constant_pad_nd(out, grad, (SkIntList){neg, pad.n}, sk_scalar_int(0));
+}
 /* }==== */
 
 /* {==== Softmax ==== */

@@ -49,6 +49,9 @@ int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIn
 int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index);
 int sk_grad_slice_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, SkOptInt start, SkOptInt end, int64_t step);
 int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t start, int64_t length);
+int sk_grad_constant_pad_nd_backward(SkTensor **out, const SkTensor *grad, SkIntList pad);
+int sk_grad_as_strided_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkIntList size, SkIntList stride, SkOptInt storage_offset);
+int sk_grad_unfold_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, int64_t dimension, int64_t size, int64_t step);
 int sk_grad_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim, const SkTensor *output);
 int sk_grad_log_softmax_backward_data_grad_output(SkTensor **out, const SkTensor *grad, const SkTensor *output, int64_t dim);
 int sk_grad_log_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim, const SkTensor *output);

@@ -24,7 +24,7 @@ static const char *const memory_formats[] = {"contiguous_format", "preserve_form
 static const struct { const char *expected, *list_expected; const char *const *names; } types[] = {
   [SK_T_TENSOR] = {"a tensor", "a list of tensors", NULL},
   [SK_T_INT] = {"an integer", "an integer or a list of integers", NULL},
-  [SK_T_FLOAT] = {"a number", "a list of numbers", NULL},
+  [SK_T_FLOAT] = {"a number", "a number or a list of numbers", NULL},
   [SK_T_BOOL] = {"a boolean", "a list of booleans", NULL},
   [SK_T_STR] = {"a string", NULL, NULL},
   [SK_T_SCALAR] = {"a number or boolean", NULL, NULL},
@@ -90,6 +90,12 @@ static int read_list(lua_State *L, int idx, int last, const SkArg *a, SkStack *s
     for (int i = idx; i <= stop && n < LSK_MAX_LIST && lua_int(L, i, &v[n]); i++) n++;
     if (n == 0) return 0;
     return sk_push_intlist(s, v, n) ? -1 : n;
+  }
+  if (lt == LUA_TNUMBER && a->type == SK_T_FLOAT) { /* float[N] x: N copies of x (float[]: one) */
+    double d[LSK_MAX_LIST];
+    int n = a->list_size > 1 && a->list_size <= LSK_MAX_LIST ? a->list_size : 1;
+    for (int i = 0; i < n; i++) d[i] = lua_tonumber(L, idx);
+    return sk_push_doublelist(s, d, n) ? -1 : 1;
   }
   if (lt != LUA_TTABLE) return 0;
   lua_Unsigned n = lua_rawlen(L, idx);

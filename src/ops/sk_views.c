@@ -309,3 +309,50 @@ int sk_default_slice(SkTensor **result, const SkTensor *self, int64_t dim, SkOpt
   return make_view(result, self, self->ndim, sizes, strides, offset);
 }
 /* }==== */
+
+/* {==== as_strided and unfold: any geometry over self's storage ==== */
+/* sizes/strides/offset as given; sk_tensor_alias refuses what reaches outside the storage
+** (PyTorch's setStorage check). Negative strides are refused, as PyTorch's. */
+int sk_default_as_strided(SkTensor **result, const SkTensor *self, SkIntList size, SkIntList stride,
+                          SkOptInt storage_offset) {
+  char buf[256];
+  if (size.n != stride.n)
+    return sk_error("as_strided: mismatch in length of strides and shape (size has %d entries, stride %d)", size.n,
+                    stride.n);
+  if (size.n > SK_MAX_DIMS) return sk_error("as_strided: argument 'size' has %d dimensions, but tensors have at most %d", size.n, SK_MAX_DIMS);
+  for (int d = 0; d < size.n; d++) {
+    if (size.data[d] < 0) return sk_error("as_strided: negative size %lld at dimension %d (argument 'size')", (long long)size.data[d], d);
+    if (stride.data[d] < 0)
+      return sk_error("as_strided: Negative strides are not supported at the moment, got strides: %s",
+                      sk_shape_str(stride.n, stride.data, buf, sizeof buf));
+  }
+  int64_t offset = storage_offset.has ? storage_offset.v : self->offset;
+  if (offset < 0) return sk_error("as_strided: Tensor: invalid storage offset %lld", (long long)offset);
+  return make_view(result, self, size.n, size.data, stride.data, offset);
+}
+
+/* Tensor.unfold: dim d becomes the count of windows of `size` elements `step` apart, and a
+** last dim of `size` walks one window (a 0-dim self is one dim of size 1). */
+int sk_default_unfold(SkTensor **result, const SkTensor *self, int64_t dimension, int64_t size, int64_t step) {
+  int64_t d = 0, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  int nd = self->ndim;
+  if (nd && sk_wrap_dim(dimension, nd, "dimension", &d)) return -1;
+  if (!nd && dimension != 0 && dimension != -1)
+    return sk_error("Dimension out of range (expected to be in range of [-1, 0], but got %lld)", (long long)dimension);
+  if (nd >= SK_MAX_DIMS) return sk_error("unfold: the result would have %d dimensions, at most %d are supported", nd + 1, SK_MAX_DIMS);
+  int64_t n = nd ? self->sizes[d] : 1, st = nd ? self->strides[d] : 1;
+  if (size > n) return sk_error("maximum size for tensor at dimension %lld is %lld but size is %lld", (long long)d, (long long)n, (long long)size);
+  if (size < 0) return sk_error("size is %lld but must be >= 0", (long long)size);
+  if (step <= 0) return sk_error("step is %lld but must be > 0", (long long)step);
+  memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)nd);
+  memcpy(strides, self->strides, sizeof(int64_t) * (size_t)nd);
+  sizes[nd] = size;
+  strides[nd] = st;
+  if (nd) {
+    sizes[d] = (n - size) / step + 1;
+    /* step·stride fits when there are 2+ windows (inside the storage); else it is never used */
+    if (sk_mul_overflow(st, step, &strides[d])) strides[d] = st;
+  }
+  return make_view(result, self, nd + 1, sizes, strides, self->offset);
+}
+/* }==== */

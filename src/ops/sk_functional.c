@@ -1,0 +1,195 @@
+/*
+** sk_functional.c — torch.nn.functional composites: linear, bilinear, one_hot, pixel_shuffle,
+** pixel_unshuffle, scaled_dot_product_attention
+** Each is PyTorch's definition over dispatched ops, so it runs on every backend, Meta included,
+** and records for autograd through its pieces.
+*/
+#include "sk_kernels.h"
+#include "sk_composite_util.h"
+
+#include <math.h>
+#include <string.h>
+
+#define T(call) SK_TAPE_STEP(tp, call)
+#define TAPE_BEGIN SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape
+#define TAPE_END(y)                                     \
+  do {                                                  \
+    SkTensor *y_ = (y);                                 \
+    if (!tp->rc) *result = sk_tape_take(tp, y_);        \
+    return sk_tape_free(tp);                            \
+  } while (0)
+#define LIST(...) ((SkIntList){(const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
+
+/* {==== linear and bilinear ==== */
+/* y = input·weightᵀ + bias; a 2-d input with a bias is one addmm, as PyTorch's */
+int sk_math_linear(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias) {
+  TAPE_BEGIN;
+  SkTensor *wt = weight->ndim == 2 ? T(sk_t(&r, weight)) : (SkTensor *)weight;
+  if (input->ndim == 2 && bias && wt)
+    TAPE_END(T(sk_addmm(&r, bias, input, wt, sk_scalar_int(1), sk_scalar_int(1))));
+  SkTensor *y = T(sk_matmul(&r, input, wt));
+  TAPE_END(bias ? T(sk_add(&r, y, bias, sk_scalar_int(1))) : y);
+}
+
+/* y[..., k] = Σ_ij x1[..., i]·weight[k, i, j]·x2[..., j] + bias[k]: the batch dims flattened to B,
+** x1 (B, I) · weight as (I, K·J) gives (B, K, J), and a bmm with x2 as (B, J, 1) sums over j. */
+int sk_math_bilinear(SkTensor **result, const SkTensor *input1, const SkTensor *input2, const SkTensor *weight,
+                     const SkTensor *bias) {
+  if (input1->ndim != input2->ndim)
+    return sk_error("bilinear(): input dimensions do not match: got %d and %d", input1->ndim, input2->ndim);
+  if (input1->ndim == 0) return sk_error("bilinear(): argument 'input1' must have at least one dimension");
+  for (int d = 0; d < input1->ndim - 1; d++)
+    if (input1->sizes[d] != input2->sizes[d])
+      return sk_error("bilinear(): input batch dimensions do not match at dim %d: got %lld and %lld", d,
+                      (long long)input1->sizes[d], (long long)input2->sizes[d]);
+  if (weight->ndim != 3) return sk_error("bilinear(): argument 'weight' must be 3-dimensional, got %d dims", weight->ndim);
+  int last = input1->ndim - 1;
+  if (input1->sizes[last] != weight->sizes[1])
+    return sk_error("bilinear(): input1 size does not match weight size: got %lld but expected %lld",
+                    (long long)input1->sizes[last], (long long)weight->sizes[1]);
+  if (input2->sizes[last] != weight->sizes[2])
+    return sk_error("bilinear(): input2 size does not match weight size: got %lld but expected %lld",
+                    (long long)input2->sizes[last], (long long)weight->sizes[2]);
+  if (bias && (bias->ndim != 1 || bias->sizes[0] != weight->sizes[0]))
+    return sk_error("bilinear(): bias size does not match weight size: got %lld but expected %lld",
+                    (long long)(bias->ndim ? bias->sizes[bias->ndim - 1] : 1), (long long)weight->sizes[0]);
+  int64_t K = weight->sizes[0], I = weight->sizes[1], J = weight->sizes[2];
+  int64_t B = 1, out[SK_MAX_DIMS];
+  for (int d = 0; d < last; d++) B *= out[d] = input1->sizes[d]; /* a partial numel of input1: fits */
+  out[last] = K;
+  TAPE_BEGIN;
+  SkTensor *w = T(sk_reshape(&r, T(sk_permute(&r, weight, LIST(1, 0, 2))), LIST(I, K * J)));
+  SkTensor *t = T(sk_reshape(&r, T(sk_mm(&r, T(sk_reshape(&r, input1, LIST(B, I))), w)), LIST(B, K, J)));
+  SkTensor *y = T(sk_reshape(&r, T(sk_bmm(&r, t, T(sk_reshape(&r, input2, LIST(B, J, 1))))), ((SkIntList){out, last + 1})));
+  TAPE_END(bias ? T(sk_add(&r, y, bias, sk_scalar_int(1))) : y);
+}
+/* }==== */
+
+/* {==== one_hot ==== */
+/* The value of a 0-dim tensor (read on the CPU) */
+static int item_int(const SkTensor *t, int64_t *v) {
+  SkTensor *c = NULL;
+  if (sk_to_device(&c, t, SK_CPU, -1, 0, 0, -1)) return -1;
+  *v = sk_load_int64(sk_tensor_data(c), c->dtype);
+  sk_tensor_release(c);
+  return 0;
+}
+
+/* zeros(self.shape + [C]) with 1 at each value, int64. The values are checked (read back);
+** a meta tensor has none, so it needs num_classes and is not checked. */
+int sk_math_one_hot(SkTensor **result, const SkTensor *self, int64_t num_classes) {
+  if (self->dtype != SK_DTYPE_INT64) return sk_error("one_hot is only applicable to index tensor. (argument 'self' has dtype %s, expected int64)", sk_dtype_name(self->dtype));
+  if (num_classes < -1) return sk_error("one_hot: num_classes must be -1 (inferred) or at least 0, got %lld", (long long)num_classes);
+  if (self->ndim >= SK_MAX_DIMS) return sk_error("one_hot: the result would have %d dimensions, at most %d are supported", self->ndim + 1, SK_MAX_DIMS);
+  int meta = self->device.type == SK_DEVICE_META;
+  if (num_classes == -1 && meta) return sk_error("one_hot: a meta tensor has no values to infer num_classes from: pass num_classes");
+  if (num_classes == -1 && self->numel == 0) return sk_error("Can not infer total number of classes from empty tensor.");
+  if (!meta && self->numel) {
+    SkTensor *lo = NULL, *hi = NULL;
+    int64_t vlo = 0, vhi = 0;
+    int rc = sk_min(&lo, self);
+    if (!rc) rc = sk_max(&hi, self);
+    if (!rc) rc = item_int(lo, &vlo);
+    if (!rc) rc = item_int(hi, &vhi);
+    sk_tensor_release(lo);
+    sk_tensor_release(hi);
+    if (rc) return -1;
+    if (vlo < 0) return sk_error("Class values must be non-negative.");
+    if (num_classes == -1) num_classes = vhi + 1;
+    else if (vhi >= num_classes) return sk_error("Class values must be smaller than num_classes.");
+  }
+  int64_t sizes[SK_MAX_DIMS];
+  memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->ndim);
+  sizes[self->ndim] = num_classes;
+  TAPE_BEGIN;
+  SkTensor *z = T(sk_new_zeros(&r, self, ((SkIntList){sizes, self->ndim + 1}), -1, -1, sk_device(-1, 0), -1));
+  if (z && self->numel) z = T(sk_scatter_value(&r, z, self->ndim, T(sk_unsqueeze(&r, self, self->ndim)), sk_scalar_int(1)));
+  TAPE_END(z);
+}
+/* }==== */
+
+/* {==== pixel_shuffle and pixel_unshuffle ==== */
+/* (*, C·r², H, W) -> (*, C, H·r, W·r): split C into (C, r, r), interleave with H and W */
+static int shuffle(SkTensor **result, const SkTensor *self, int64_t f, int down) {
+  const char *op = down ? "pixel_unshuffle" : "pixel_shuffle";
+  if (self->ndim < 3)
+    return sk_error("%s expects input to have at least 3 dimensions, but got input with %d dimension(s)", op, self->ndim);
+  if (f <= 0) return sk_error("%s expects a positive %s, but got %lld", op, down ? "downscale_factor" : "upscale_factor", (long long)f);
+  int n = self->ndim, b = n - 3;
+  int64_t c = self->sizes[n - 3], h = self->sizes[n - 2], w = self->sizes[n - 1];
+  if (f > 3037000499LL) return sk_error("%s: factor %lld is too large", op, (long long)f); /* f² fits */
+  if (!down && c % (f * f))
+    return sk_error("pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                    "upscale_factor, but input.size(-3)=%lld is not divisible by %lld", (long long)c, (long long)(f * f));
+  if (down && h % f)
+    return sk_error("pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=%lld is "
+                    "not divisible by %lld", (long long)h, (long long)f);
+  if (down && w % f)
+    return sk_error("pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=%lld is "
+                    "not divisible by %lld", (long long)w, (long long)f);
+  if (b + 5 > SK_MAX_DIMS) return sk_error("%s: the input has too many batch dims (%d, at most %d)", op, b, SK_MAX_DIMS - 5);
+  int64_t split[SK_MAX_DIMS], perm[SK_MAX_DIMS], out[SK_MAX_DIMS];
+  for (int d = 0; d < b; d++) split[d] = out[d] = self->sizes[d], perm[d] = d;
+  if (!down) { /* (C', r, r, H, W) -> (C', H, r, W, r) */
+    int64_t s[5] = {c / (f * f), f, f, h, w}, p[5] = {0, 3, 1, 4, 2}, o[3] = {c / (f * f), h * f, w * f};
+    for (int i = 0; i < 5; i++) split[b + i] = s[i], perm[b + i] = b + p[i];
+    for (int i = 0; i < 3; i++) out[b + i] = o[i];
+  } else { /* (C, H', r, W', r) -> (C, r, r, H', W') */
+    int64_t s[5] = {c, h / f, f, w / f, f}, p[5] = {0, 2, 4, 1, 3}, o[3] = {c * f * f, h / f, w / f};
+    for (int i = 0; i < 5; i++) split[b + i] = s[i], perm[b + i] = b + p[i];
+    for (int i = 0; i < 3; i++) out[b + i] = o[i];
+  }
+  if (down && c > INT64_MAX / f / f) return sk_error("pixel_unshuffle: the output channel count overflows");
+  TAPE_BEGIN;
+  SkTensor *v = T(sk_permute(&r, T(sk_reshape(&r, self, ((SkIntList){split, b + 5}))), ((SkIntList){perm, b + 5})));
+  TAPE_END(T(sk_reshape(&r, v, ((SkIntList){out, b + 3}))));
+}
+int sk_math_pixel_shuffle(SkTensor **result, const SkTensor *self, int64_t upscale_factor) {
+  return shuffle(result, self, upscale_factor, 0);
+}
+int sk_math_pixel_unshuffle(SkTensor **result, const SkTensor *self, int64_t downscale_factor) {
+  return shuffle(result, self, downscale_factor, 1);
+}
+/* }==== */
+
+/* {==== scaled_dot_product_attention ==== */
+/* softmax(q·kᵀ·scale + mask)·v over (..., L, E), (..., S, E), (..., S, Ev). A bool mask keeps
+** the True positions (the others get -inf), a float mask is added; is_causal keeps j <= i.
+** scale defaults to 1/√E. A row with every position masked gives NaN, as PyTorch's. */
+int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *query, const SkTensor *key,
+                                         const SkTensor *value, const SkTensor *attn_mask, double dropout_p,
+                                         int is_causal, SkOptDouble scale) {
+  const char *op = "scaled_dot_product_attention";
+  if (query->ndim < 2 || key->ndim < 2 || value->ndim < 2)
+    return sk_error("%s: query, key and value must have at least 2 dims (got %d, %d and %d)", op, query->ndim, key->ndim,
+                    value->ndim);
+  int64_t L = query->sizes[query->ndim - 2], E = query->sizes[query->ndim - 1], S = key->sizes[key->ndim - 2];
+  if (key->sizes[key->ndim - 1] != E)
+    return sk_error("%s: the last dim of key (%lld) must match the last dim of query (%lld)", op,
+                    (long long)key->sizes[key->ndim - 1], (long long)E);
+  if (value->sizes[value->ndim - 2] != S)
+    return sk_error("%s: value's sequence dim (size %lld, dim -2) must match key's (%lld)", op,
+                    (long long)value->sizes[value->ndim - 2], (long long)S);
+  if (attn_mask && is_causal) return sk_error("%s: Explicit attn_mask should not be set when is_causal=True", op);
+  if (dropout_p < 0 || dropout_p > 1) return sk_error("%s: dropout_p must be in [0, 1], got %g", op, dropout_p);
+  if (attn_mask && attn_mask->dtype != SK_DTYPE_BOOL && attn_mask->dtype != query->dtype)
+    return sk_error("%s: attn_mask must be bool or of query's dtype (%s), got %s", op, sk_dtype_name(query->dtype),
+                    sk_dtype_name(attn_mask->dtype));
+  double s = scale.has ? scale.v : 1 / sqrt((double)(E > 0 ? E : 1));
+  TAPE_BEGIN;
+  SkTensor *att = T(sk_mul_Scalar(&r, T(sk_matmul(&r, query, T(sk_transpose_int(&r, key, -2, -1)))), sk_scalar_float(s)));
+  SkTensor *keep = NULL;
+  if (is_causal) {
+    SkTensor *ones = T(sk_ones(&r, LIST(L, S), SK_DTYPE_BOOL, -1, query->device, -1));
+    keep = T(sk_tril(&r, ones, 0));
+  } else if (attn_mask && attn_mask->dtype == SK_DTYPE_BOOL) {
+    keep = (SkTensor *)attn_mask;
+  } else if (attn_mask) {
+    att = T(sk_add(&r, att, attn_mask, sk_scalar_int(1)));
+  }
+  if (keep) att = T(sk_masked_fill_Scalar(&r, att, T(sk_logical_not(&r, keep)), sk_scalar_float(-INFINITY)));
+  att = T(sk_softmax_int(&r, att, -1, -1));
+  if (dropout_p > 0) att = T(sk_dropout(&r, att, dropout_p, 1));
+  TAPE_END(T(sk_matmul(&r, att, value)));
+}
+/* }==== */
