@@ -392,7 +392,7 @@ int sk_math_multilabel_margin_loss(SkTensor **result, const SkTensor *self, cons
   SkTensor *bad = y ? T(sk_logical_or(&r, T(sk_lt_Scalar(&r, y, sk_scalar_int(-1))), T(sk_ge_Scalar(&r, y, sk_scalar_int(dim))))) : NULL;
   if (any_true(tp, bad)) {
     sk_tape_free(tp);
-    return sk_error("argument 'target': values must lie in [-1, %lld)", (long long)dim);
+    return sk_error("argument #2 'target' is out of range");
   }
   /* valid[n, j]: j comes before the first -1 */
   SkTensor *valid = T(sk_cumprod(&r, T(sk_ne_Scalar(&r, y, sk_scalar_int(-1))), 1, SK_DTYPE_INT64));
