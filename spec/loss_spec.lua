@@ -439,12 +439,13 @@ end)
 -- {==== Dtypes, Meta shapes, errors ====
 describe("losses on Meta tensors", function()
   it("give the CPU's shapes and dtypes", function()
+    -- a tensor of shape and dtype (float32 by default): int64 class indices 0, floats in (0.25, 0.75)
     local function make(dev)
       return function(shape, dtype)
-        if dev == "meta" then return h.meta(shape, dtype or "float32") end
-        local t = sk.rand(shape, { dtype = (dtype == nil or dtype == "float32" or dtype == "float64") and (dtype or "float32") or "float32" })
+        dtype = dtype or "float32"
+        if dev == "meta" then return h.meta(shape, dtype) end
         if dtype == "int64" then return sk.zeros(shape, { dtype = "int64" }) end
-        return t * 0.5 + 0.25
+        return sk.rand(shape, { dtype = dtype }) * 0.5 + 0.25
       end
     end
     local cases = {
