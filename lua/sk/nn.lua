@@ -422,24 +422,52 @@ return function(sk, core)
   end, function(self, x) return sk.prelu(x, self.weight) end)
   -- }====
 
-  -- {==== Losses ====
-  local function loss(name, fn)
+  -- {==== Losses and distances ====
+  -- One op each: the module keeps the op's options (PyTorch's defaults; an absent default is
+  -- the op's own) from an options table, e.g. nn.SmoothL1Loss{ beta = 0.5, reduction = "sum" },
+  -- as fields, and its forward passes its inputs and them on: m(input, target, ...).
+  local R = { "reduction", "mean" }
+  local LOSSES = {
+    { "MSELoss", "mse_loss", { R } },
+    { "NLLLoss", "nll_loss", { { "weight" }, R, { "ignore_index", -100 } } },
+    { "CrossEntropyLoss", "cross_entropy", { { "weight" }, R, { "ignore_index", -100 }, { "label_smoothing", 0 } } },
+    { "BCELoss", "binary_cross_entropy", { { "weight" }, R } },
+    { "BCEWithLogitsLoss", "binary_cross_entropy_with_logits", { { "weight" }, R, { "pos_weight" } } },
+    { "L1Loss", "l1_loss", { R } },
+    { "SmoothL1Loss", "smooth_l1_loss", { R, { "beta", 1 } } },
+    { "HuberLoss", "huber_loss", { R, { "delta", 1 } } },
+    { "KLDivLoss", "kl_div", { R, { "log_target", false } } },
+    { "PoissonNLLLoss", "poisson_nll_loss", { { "log_input", true }, { "full", false }, { "eps", 1e-8 }, R } },
+    { "GaussianNLLLoss", "gaussian_nll_loss", { { "full", false }, { "eps", 1e-6 }, R } },
+    { "MarginRankingLoss", "margin_ranking_loss", { { "margin", 0 }, R } },
+    { "HingeEmbeddingLoss", "hinge_embedding_loss", { { "margin", 1 }, R } },
+    { "SoftMarginLoss", "soft_margin_loss", { R } },
+    { "MultiLabelSoftMarginLoss", "multilabel_soft_margin_loss", { { "weight" }, R } },
+    { "MultiMarginLoss", "multi_margin_loss", { { "p", 1 }, { "margin", 1 }, { "weight" }, R } },
+    { "MultiLabelMarginLoss", "multilabel_margin_loss", { R } },
+    { "CosineEmbeddingLoss", "cosine_embedding_loss", { { "margin", 0 }, R } },
+    { "TripletMarginLoss", "triplet_margin_loss", { { "margin", 1 }, { "p", 2 }, { "eps", 1e-6 }, { "swap", false }, R } },
+    { "CTCLoss", "ctc_loss", { { "blank", 0 }, R, { "zero_infinity", false } } },
+    { "CosineSimilarity", "cosine_similarity", { { "dim", 1 }, { "eps", 1e-8 } } },
+    { "PairwiseDistance", "pairwise_distance", { { "p", 2 }, { "eps", 1e-6 }, { "keepdim", false } } },
+  }
+  for _, l in ipairs(LOSSES) do
+    local name, op, options = l[1], l[2], l[3]
     nn[name] = class(name, function(self, opts)
       opts = opts or {}
-      self.reduction = opts.reduction or "mean"
-      self.weight = opts.weight
-      self.ignore_index = opts.ignore_index or -100
-      self.label_smoothing = opts.label_smoothing or 0
-    end, fn)
+      for _, o in ipairs(options) do
+        local v = opts[o[1]]
+        if v == nil then v = o[2] end
+        self[o[1]] = v
+      end
+    end, function(self, ...)
+      local kw, fields = {}, rawget(self, "_fields")
+      for _, o in ipairs(options) do kw[o[1]] = fields[o[1]] end
+      local args = table.pack(...)
+      args[args.n + 1] = kw
+      return sk[op](table.unpack(args, 1, args.n + 1))
+    end)
   end
-  loss("MSELoss", function(self, a, b) return sk.mse_loss(a, b, self.reduction) end)
-  loss("NLLLoss", function(self, a, t)
-    return sk.nll_loss(a, t, { weight = self.weight, reduction = self.reduction, ignore_index = self.ignore_index })
-  end)
-  loss("CrossEntropyLoss", function(self, a, t)
-    return sk.cross_entropy(a, t, { weight = self.weight, reduction = self.reduction, ignore_index = self.ignore_index,
-                                    label_smoothing = self.label_smoothing })
-  end)
   -- }====
 
   nn.Module = class("Module", nil, nil)

@@ -666,6 +666,105 @@ for _, red in ipairs { "none", "sum", "bogus" } do
         raises = red == "bogus" and "not a valid value" or nil }
 end
 row { op = "mse_loss", args = { T{2, 3}, T{4} }, dtypes = F32, raises = "not broadcastable" }
+-- losses and distances (composites; _ctc_loss on its CPU kernel)
+local PROB = T({2, 3}, { lo = 0.05, hi = 0.95 })
+local SIGN3 = T({3}, { values = { 1, -1, 1 } })
+local SIGN23 = T({2, 3}, { values = { 1, -1, 1, -1, -1, 1 } })
+local F64 = { "float32", "float64" }
+local VALUE_ERR = { meta = "the error depends on values" }
+row { op = "binary_cross_entropy", args = { PROB, PROB }, dtypes = F64 }
+for _, red in ipairs { "none", "sum" } do
+  row { op = "binary_cross_entropy", args = { PROB, PROB }, kw = { weight = T{3}, reduction = red }, dtypes = F32 }
+end
+row { op = "binary_cross_entropy", args = { T({2}, { values = { 0, 1 } }), T({2}, { values = { 1, 0 } }) }, dtypes = F64 }
+row { op = "binary_cross_entropy", args = { PROB, T{2, 1} }, dtypes = F32, raises = "is deprecated" }
+row { op = "binary_cross_entropy", args = { T({2, 3}, { lo = 1.5, hi = 2 }), PROB }, dtypes = F32, raises = "between 0 and 1",
+      skip = VALUE_ERR }
+row { op = "binary_cross_entropy", args = { PROB, PROB }, dtypes = { "int64", "float16" }, raises = "not implemented for" }
+row { op = "binary_cross_entropy_backward", args = { T{2, 3}, PROB, PROB }, dtypes = F64 }
+row { op = "binary_cross_entropy_backward", args = { T{}, PROB, PROB }, kw = { weight = T{3} }, dtypes = F32 }
+row { op = "binary_cross_entropy_with_logits", args = { T{2, 3}, PROB }, dtypes = FLOATS }
+row { op = "binary_cross_entropy_with_logits", args = { T{2, 3, layout = "transposed"}, T{2, 3} },
+      kw = { weight = T{3}, pos_weight = T{3}, reduction = "none" }, dtypes = F64 }
+row { op = "binary_cross_entropy_with_logits", args = { T{2, 3}, T{3} }, dtypes = F32, raises = "must be the same as input size" }
+row { op = "l1_loss", args = { T{2, 3}, T{2, 3} }, dtypes = FLOATS }
+row { op = "l1_loss", args = { T{2, 3}, T{3} }, kw = { reduction = "sum" }, dtypes = NUM }
+row { op = "l1_loss", args = { T{2, 3}, T{2, 3} }, dtypes = INT32, raises = "could not infer output dtype" }
+for _, op in ipairs { "smooth_l1_loss", "huber_loss" } do
+  row { op = op, args = { T{2, 3}, T{2, 3} }, dtypes = FLOATS }
+  row { op = op, args = { T{2, 3, layout = "sliced"}, T{3} }, kw = { reduction = "none", [op == "huber_loss" and "delta" or "beta"] = 0.3 },
+        dtypes = F64 }
+  row { op = op, args = { T{2, 3}, T{2, 3} }, kw = { [op == "huber_loss" and "delta" or "beta"] = -1 }, dtypes = F32,
+        raises = "does not support" }
+  row { op = op, args = { T{2, 3}, T{2, 3} }, dtypes = INT32, raises = "not implemented for 'Int'" }
+end
+row { op = "smooth_l1_loss", args = { T{2, 3}, T{2, 3} }, kw = { beta = 0 }, dtypes = F32 }
+row { op = "kl_div", args = { T{2, 3}, PROB }, dtypes = FLOATS }
+row { op = "kl_div", args = { T{2, 3}, T{2, 3} }, kw = { reduction = "batchmean", log_target = true }, dtypes = F64 }
+row { op = "kl_div", args = { T{2, 3}, PROB }, kw = { reduction = "none" }, dtypes = F32 }
+row { op = "kl_div", args = { T{2, 3}, PROB }, dtypes = { "int64" }, raises = "Integral inputs not supported" }
+row { op = "poisson_nll_loss", args = { T{2, 3}, T({2, 3}, { lo = 0, hi = 4 }) }, dtypes = FLOATS }
+row { op = "poisson_nll_loss", args = { PROB, T({2, 3}, { lo = 0, hi = 4 }), false, true, 1e-6, "none" }, dtypes = F64 }
+row { op = "gaussian_nll_loss", args = { T{2, 3}, T{2, 3}, T({2, 3}, { lo = 0.1, hi = 2 }) }, dtypes = F64 }
+row { op = "gaussian_nll_loss", args = { T{2, 3}, T{2, 3}, T({2}, { lo = 0.1, hi = 2 }) }, kw = { full = true, reduction = "sum" },
+      dtypes = F32 }
+row { op = "gaussian_nll_loss", args = { T{2, 3}, T{2, 3}, T{2, 2} }, dtypes = F32, raises = "var is of incorrect size" }
+row { op = "gaussian_nll_loss", args = { T{2, 3}, T{2, 3}, T({2, 1}, { lo = -2, hi = -1 }) }, dtypes = F32,
+      raises = "var has negative", skip = VALUE_ERR }
+row { op = "margin_ranking_loss", args = { T{3}, T{3}, SIGN3 }, kw = { margin = 0.2 }, dtypes = FLOATS }
+row { op = "margin_ranking_loss", args = { T{3}, T{3}, T{1, 3} }, dtypes = F32, raises = "should have same dimension" }
+row { op = "hinge_embedding_loss", args = { T{2, 3}, SIGN23 }, dtypes = FLOATS }
+row { op = "hinge_embedding_loss", args = { T{2, 3}, SIGN23, 0.5, "none" }, dtypes = { "int32", "float64" } }
+row { op = "soft_margin_loss", args = { T{2, 3}, SIGN23 }, dtypes = FLOATS }
+row { op = "multilabel_soft_margin_loss", args = { T{2, 3}, PROB }, kw = { weight = T{3} }, dtypes = F64 }
+row { op = "multilabel_soft_margin_loss", args = { T{3}, PROB }, kw = { reduction = "none" }, dtypes = F32 }
+row { op = "multi_margin_loss", args = { T{3, 4}, I({3}, 4) }, dtypes = F64 }
+row { op = "multi_margin_loss", args = { T{3, 4}, I({3}, 4) }, kw = { p = 2, margin = 0.5, weight = T{4}, reduction = "none" }, dtypes = F32 }
+row { op = "multi_margin_loss", args = { T{4}, I({}, 4) }, kw = { reduction = "none" }, dtypes = F32 }
+row { op = "multi_margin_loss", args = { T{3, 4}, T({3}, { dtype = "int64", values = { 0, 4, 1 } }) }, dtypes = F32,
+      raises = "target out of range", skip = VALUE_ERR }
+row { op = "multi_margin_loss", args = { T{3, 4}, I({2}, 4) }, dtypes = F32, raises = "inconsistent target size" }
+row { op = "multilabel_margin_loss", args = { T{2, 4}, T({2, 4}, { dtype = "int64", values = { 3, 0, -1, 1, 1, 2, 0, 3 } }) },
+      dtypes = F64 }
+row { op = "multilabel_margin_loss", args = { T{4}, T({4}, { dtype = "int64", values = { 2, -1, 0, 0 } }), "none" }, dtypes = F32 }
+row { op = "multilabel_margin_loss", args = { T{2, 4}, I({2}, 4) }, dtypes = F32, raises = "inconsistent size" }
+row { op = "cosine_embedding_loss", args = { T{2, 3}, T{2, 3}, T({2}, { values = { 1, -1 } }) }, kw = { margin = 0.1 }, dtypes = FLOATS }
+row { op = "cosine_embedding_loss", args = { T{3}, T{3}, T({}, { lo = -1, hi = -1 }) }, dtypes = F64 }
+row { op = "cosine_embedding_loss", args = { T{2, 3}, T{2, 3}, T{} }, dtypes = F32, raises = "0D target tensor expects 1D" }
+row { op = "triplet_margin_loss", args = { T{2, 3}, T{2, 3}, T{2, 3} }, dtypes = FLOATS }
+row { op = "triplet_margin_loss", args = { T{2, 3}, T{2, 3}, T{2, 3, layout = "transposed"} },
+      kw = { p = 1, swap = true, reduction = "none" }, dtypes = F64 }
+row { op = "triplet_margin_loss", args = { T{2, 3}, T{2, 3}, T{3} }, dtypes = F32, raises = "same dimension" }
+row { op = "cosine_similarity", args = { T{2, 3}, T{2, 3} }, dtypes = FLOATS }
+row { op = "cosine_similarity", args = { T{2, 3, layout = "transposed"}, T{3} }, kw = { dim = -1 }, dtypes = F64 }
+row { op = "cosine_similarity", args = { T{2, 3}, T{2, 3} }, dtypes = INT32, raises = "expected common dtype to be floating point" }
+row { op = "pairwise_distance", args = { T{2, 3}, T{2, 3} }, dtypes = FLOATS }
+row { op = "pairwise_distance", args = { T{2, 3}, T{3} }, kw = { p = 1, keepdim = true }, dtypes = F64 }
+row { op = "pdist", args = { T{4, 3} }, dtypes = F64 }
+row { op = "pdist", args = { T{4, 3, layout = "sliced"}, 1 }, dtypes = F32 }
+row { op = "pdist", args = { T{4} }, dtypes = F32, raises = "pdist only supports 2D tensors" }
+row { op = "cdist", args = { T{3, 4}, T{2, 4} }, dtypes = F64 }
+row { op = "cdist", args = { T{2, 30, 4}, T{5, 4} }, dtypes = F32 } -- the matmul form
+row { op = "cdist", args = { T{3, 4}, T{2, 4}, 1.5 }, dtypes = F32 }
+row { op = "cdist", args = { T{3, 4}, T{2, 3} }, dtypes = F32, raises = "must have the same number of columns" }
+row { op = "cdist", args = { T{3, 4}, T{2, 4}, 2, 3 }, dtypes = F32, raises = "possible modes" }
+local CTC_TG = T({2, 3}, { dtype = "int64", values = { 1, 2, 2, 3, 1, 0 } })
+row { op = "ctc_loss", args = { T{5, 2, 4}, CTC_TG, { 5, 4 }, { 3, 2 } }, dtypes = F64 }
+row { op = "ctc_loss", args = { T{5, 2, 4}, T({5}, { dtype = "int64", values = { 1, 2, 2, 3, 1 } }), { 5, 2 }, { 3, 2 } },
+      kw = { reduction = "none", zero_infinity = true }, dtypes = F32 }
+row { op = "ctc_loss", args = { T{5, 4}, T({3}, { dtype = "int64", values = { 1, 2, 2 } }), { 5 }, { 3 } }, kw = { reduction = "sum" },
+      dtypes = F32 }
+row { op = "ctc_loss", args = { T{5, 2, 4}, CTC_TG, T({2}, { dtype = "int64", values = { 5, 4 } }), T({2}, { dtype = "int64", values = { 3, 2 } }) },
+      dtypes = F32, skip = { meta = "the lengths are read as numbers" } }
+row { op = "ctc_loss", args = { T{5, 2, 4}, CTC_TG, { 6, 4 }, { 3, 2 } }, dtypes = F32, raises = "input_lengths to have value at most 5" }
+row { op = "ctc_loss", args = { T{5, 2, 4}, CTC_TG, { 5, 4 }, { 3, 2 } }, kw = { blank = 4 }, dtypes = F32, raises = "blank must be in label range" }
+row { op = "_ctc_loss", args = { T{5, 2, 4}, CTC_TG, { 5, 4 }, { 3, 2 } }, dtypes = F64 }
+row { op = "_ctc_loss", args = { T{5, 2, 4}, T({2, 3}, { dtype = "int32", values = { 1, 2, 2, 3, 1, 0 } }), { 3, 4 }, { 1, 2 } }, dtypes = F32 }
+row { op = "_ctc_loss", args = { T{5, 2, 4}, T({2, 3}, { dtype = "int64", values = { 1, 2, 9, 3, 1, 0 } }), { 5, 4 }, { 3, 2 } },
+      dtypes = F32, raises = "out of range", skip = VALUE_ERR }
+row { op = "_ctc_loss_backward", args = { T{2}, T{3, 2, 4}, CTC_TG, { 3, 2 }, { 1, 2 }, T{2}, T{2, 3, 5}, 0 }, dtypes = F64 }
+row { op = "_ctc_loss_backward", args = { T{2}, T{3, 2, 4}, CTC_TG, { 3, 2 }, { 1, 2 }, T{2}, T{2, 3, 4}, 0 }, dtypes = F32,
+      raises = "expected log_alpha of size" }
 -- convolution: float32 on oneDNN, the other dtypes on sk's loops; transposed, grouped, strided
 local CONV_DTYPES = { "float32", "float64", "float16", "bfloat16", "int32", "int64" }
 row { op = "convolution", args = { T{2, 4, 5, 5}, T{6, 2, 3, 3}, T{6}, { 2, 1 }, { 1, 1 }, { 1, 2 }, false, { 0, 0 }, 2 },

@@ -1061,3 +1061,18 @@ int sk_grad_adaptive_avg_pool_double_backward(SkTensor **out, const SkTensor *gr
   return dim == 2 ? sk__adaptive_avg_pool2d(out, grad, os) : sk__adaptive_avg_pool3d(out, grad, os);
 }
 /* }==== */
+
+/* PyTorch's binary_cross_entropy_target_backward: grad·(log(1 - x) - log(x))·weight (/ numel for
+** "mean"); unclamped, so an input of 0 or 1 gives an infinite gradient, as PyTorch's does. */
+int sk_grad_binary_cross_entropy_target_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self,
+                                                 const SkTensor *target, const SkTensor *weight, const char *reduction) {
+  int64_t red = 0;
+  if (sk_reduction_of(reduction, &red)) return -1;
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  SkTensor *l1 = SK_TAPE_STEP(tp, sk_log1p(&r, SK_TAPE_STEP(tp, sk_neg(&r, self))));
+  SkTensor *g = SK_TAPE_STEP(tp, sk_mul(&r, SK_TAPE_STEP(tp, sk_sub(&r, l1, SK_TAPE_STEP(tp, sk_log(&r, self)), sk_scalar_int(1))), grad));
+  if (weight) g = SK_TAPE_STEP(tp, sk_mul(&r, g, weight));
+  if (red == SK_REDUCTION_MEAN) g = SK_TAPE_STEP(tp, sk_div_Scalar(&r, g, sk_scalar_int(target->numel)));
+  if (!tp->rc) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}

@@ -66,6 +66,7 @@ int sk_grad_index_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes
 int sk_grad_index_put_self_backward(SkTensor **out, const SkTensor *grad, SkTensorList indices, int accumulate);
 int sk_grad_masked_select_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *mask);
 int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target, const SkTensor *weight, int64_t reduction, int64_t ignore_index, const SkTensor *total_weight);
+int sk_grad_binary_cross_entropy_target_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target, const SkTensor *weight, const char *reduction);
 /* convolution_backward's own gradients, for grad_output, input, weight (NULL where mask is 0). */
 int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggb, const SkTensor *grad_output, const SkTensor *weight, const SkTensor *input, SkIntList stride, SkIntList padding, SkIntList dilation, int transposed, SkIntList output_padding, int64_t groups, SkIntList mask);
 /* native_layer_norm_backward's own gradients, for grad_out, input, weight (NULL where mask is 0). */

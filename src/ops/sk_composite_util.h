@@ -8,6 +8,7 @@
 #include "sk_error.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* A Scalar overload: `w` is the scalar as a wrapped-number tensor (it takes part
 ** in type promotion as PyTorch's does), `call` the Tensor overload using it. */
@@ -28,6 +29,19 @@ static inline int sk_check_pow_scalar_exponent(const SkTensor *self, SkScalar ex
     return sk_error("Integers to negative integer powers are not allowed.");
   return 0;
 }
+
+/* {==== Loss reductions ====
+** The losses take reduction as a string (sk's choice; PyTorch's C++ schemas take an int
+** enum): "mean" (also NULL) | "sum" | "none", PyTorch's enum values. */
+enum { SK_REDUCTION_NONE, SK_REDUCTION_MEAN, SK_REDUCTION_SUM };
+static inline int sk_reduction_of(const char *s, int64_t *r) {
+  if (!s || strcmp(s, "mean") == 0) *r = SK_REDUCTION_MEAN;
+  else if (strcmp(s, "sum") == 0) *r = SK_REDUCTION_SUM;
+  else if (strcmp(s, "none") == 0) *r = SK_REDUCTION_NONE;
+  else return sk_error("argument 'reduction': %s is not a valid value for reduction (expected 'none', 'mean' or 'sum')", s);
+  return 0;
+}
+/* }==== */
 
 /* {==== A tape of temporaries for composites written as expressions ====
 ** Each step takes tensors (from the tape or borrowed) and returns its result, kept on the

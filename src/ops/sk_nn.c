@@ -5,14 +5,14 @@
 ** functions are here, their CPU kernels in sk_cpu_softmax.c); everything else
 ** is a composite over the dispatched API, so it runs on every backend that
 ** has those ops, Meta included.
-** Losses take reduction as a string, "mean" | "sum" | "none" (sk's choice:
-** PyTorch's C++ schemas take an int enum); nll_loss_forward keeps PyTorch's
-** int (0 none, 1 mean, 2 sum).
+** Losses take reduction as a string, "mean" | "sum" | "none" (sk_reduction_of in
+** sk_composite_util.h); nll_loss_forward keeps PyTorch's int (0 none, 1 mean, 2 sum).
 ** Ownership: arguments are borrowed; every temporary is released on every
 ** path; a result is stored only on success.
 */
 #include "sk_kernels.h"
 #include "sk_ops.h"
+#include "sk_composite_util.h"
 #include "sk_error.h"
 
 #include <math.h>
@@ -22,15 +22,6 @@
 static const int64_t no_dims[1] = {0}; /* data of an empty (not None) int list */
 #define NO_DEVICE sk_device(-1, 0)
 
-enum { REDUCTION_NONE, REDUCTION_MEAN, REDUCTION_SUM };
-
-static int reduction_of(const char *s, int64_t *r) {
-  if (!s || strcmp(s, "mean") == 0) *r = REDUCTION_MEAN;
-  else if (strcmp(s, "sum") == 0) *r = REDUCTION_SUM;
-  else if (strcmp(s, "none") == 0) *r = REDUCTION_NONE;
-  else return sk_error("argument 'reduction': %s is not a valid value for reduction (expected 'none', 'mean' or 'sum')", s);
-  return 0;
-}
 
 /* Releases up to 8 temporaries (NULL allowed), then passes rc through. */
 static int release_all(int rc, int n, SkTensor **ts) {
@@ -326,7 +317,7 @@ int sk_meta_nll_loss_forward_output(SkMeta *m, const SkTensor *self, const SkTen
   if (weight && (weight->ndim != 1 || weight->numel != nc))
     return sk_error("weight tensor should be defined either for all %lld classes or no classes but got weight tensor "
                     "of shape: %s", (long long)nc, sk_shape_str(weight->ndim, weight->sizes, a, sizeof a));
-  int rc = reduction == REDUCTION_NONE && self->ndim == 2 ? sk_meta_set_output(m, 0, 1, self->sizes, NULL, self->dtype)
+  int rc = reduction == SK_REDUCTION_NONE && self->ndim == 2 ? sk_meta_set_output(m, 0, 1, self->sizes, NULL, self->dtype)
                                                           : sk_meta_set_output(m, 0, 0, no_dims, NULL, self->dtype);
   return rc ? rc : sk_meta_set_output(m, 1, 0, no_dims, NULL, self->dtype);
 }
@@ -362,7 +353,7 @@ static int nll_nd(const SkTensor *self, const SkTensor *target, const SkTensor *
   if (!rc) rc = sk_reshape(&x2, p, (SkIntList){flat, 2});
   if (!rc) rc = sk_reshape(&t1, target, (SkIntList){flat1, 1});
   if (!rc) rc = sk_nll_loss_forward(&o, &tw, x2, t1, weight, red, ignore);
-  if (!rc && red == REDUCTION_NONE) rc = sk_reshape(result, o, (SkIntList){out_shape, nd - 1});
+  if (!rc && red == SK_REDUCTION_NONE) rc = sk_reshape(result, o, (SkIntList){out_shape, nd - 1});
   else if (!rc) *result = sk_tensor_retain(o);
   if (!rc && total_weight) *total_weight = sk_tensor_retain(tw);
   return RELEASE(rc, p, x2, t1, o, tw);
@@ -370,8 +361,8 @@ static int nll_nd(const SkTensor *self, const SkTensor *target, const SkTensor *
 
 int sk_math_nll_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
                      const char *reduction, int64_t ignore_index) {
-  int64_t red = 0; /* set by reduction_of on success */
-  if (reduction_of(reduction, &red)) return -1;
+  int64_t red = 0; /* set by sk_reduction_of on success */
+  if (sk_reduction_of(reduction, &red)) return -1;
   return nll_nd(self, target, weight, red, ignore_index, result, NULL);
 }
 /* }==== */
@@ -406,10 +397,10 @@ static int ce_prob_target(SkTensor **result, const SkTensor *logp, const SkTenso
   if (!rc && weight) rc = sk_mul(&pw, prod, w);
   const SkTensor *terms = pw ? pw : prod;
   int64_t cd = class_dim;
-  if (!rc && red == REDUCTION_NONE) rc = sk_sum_dim_IntList(&s, terms, (SkIntList){&cd, 1}, 0, -1);
+  if (!rc && red == SK_REDUCTION_NONE) rc = sk_sum_dim_IntList(&s, terms, (SkIntList){&cd, 1}, 0, -1);
   else if (!rc) rc = sk_sum(&s, terms, -1);
-  if (!rc) rc = sk_neg(red == REDUCTION_MEAN ? &neg : result, s);
-  if (!rc && red == REDUCTION_MEAN) /* over the elements other than classes; NaN when there are none */
+  if (!rc) rc = sk_neg(red == SK_REDUCTION_MEAN ? &neg : result, s);
+  if (!rc && red == SK_REDUCTION_MEAN) /* over the elements other than classes; NaN when there are none */
     rc = sk_div_Scalar(result, neg, sk_scalar_float(logp->numel ? (double)(logp->numel / nc) : NAN));
   return RELEASE(rc, t, w, prod, pw, s, neg);
 }
@@ -430,9 +421,9 @@ static int ce_smoothed(SkTensor **result, const SkTensor *logp, const SkTensor *
     rc = -1;
   if (!rc) rc = sk_eq(&mask, target, ig);
   if (!rc) rc = sk_where_self(&kept, mask, zero, smooth);
-  if (!rc && red == REDUCTION_NONE) ret = sk_tensor_retain(kept);
-  else if (!rc) rc = sk_sum(red == REDUCTION_MEAN ? &tot : &ret, kept, -1);
-  if (!rc && red == REDUCTION_MEAN) rc = sk_div(&ret, tot, tw);
+  if (!rc && red == SK_REDUCTION_NONE) ret = sk_tensor_retain(kept);
+  else if (!rc) rc = sk_sum(red == SK_REDUCTION_MEAN ? &tot : &ret, kept, -1);
+  if (!rc && red == SK_REDUCTION_MEAN) rc = sk_div(&ret, tot, tw);
   if (!rc) rc = sk_mul_Scalar(&a, nll, sk_scalar_float(1 - smoothing));
   if (!rc) rc = sk_mul_Scalar(&b, ret, sk_scalar_float(smoothing / (double)nc));
   if (!rc) rc = sk_add(result, a, b, sk_scalar_int(1));
@@ -442,8 +433,8 @@ static int ce_smoothed(SkTensor **result, const SkTensor *logp, const SkTensor *
 
 int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTensor *target, const SkTensor *weight,
                           const char *reduction, int64_t ignore_index, double label_smoothing) {
-  int64_t red = 0; /* set by reduction_of on success */
-  if (reduction_of(reduction, &red)) return -1;
+  int64_t red = 0; /* set by sk_reduction_of on success */
+  if (sk_reduction_of(reduction, &red)) return -1;
   int class_dim = self->ndim == 1 ? 0 : 1;
   int probs = sk_tensor_same_shape(self, target);
   if (probs && !sk_dtype_is_floating(target->dtype))
@@ -461,16 +452,16 @@ int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTenso
 
 /* {==== mse_loss ==== */
 int sk_math_mse_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const char *reduction) {
-  int64_t red = 0; /* set by reduction_of on success */
-  if (reduction_of(reduction, &red)) return -1;
+  int64_t red = 0; /* set by sk_reduction_of on success */
+  if (sk_reduction_of(reduction, &red)) return -1;
   const SkTensor *both[2] = {self, target};
   SkDType dt = sk_result_type(2, both);
   if (!sk_dtype_is_floating(dt)) return sk_error("\"mse_cpu\" not implemented for '%s'", sk_dtype_torch_name(dt));
   SkTensor *d = NULL, *sq = NULL;
   int rc = sk_sub(&d, self, target, sk_scalar_int(1));
-  if (!rc) rc = sk_mul(red == REDUCTION_NONE ? result : &sq, d, d);
-  if (!rc && red == REDUCTION_MEAN) rc = sk_mean(result, sq, -1);
-  if (!rc && red == REDUCTION_SUM) rc = sk_sum(result, sq, -1);
+  if (!rc) rc = sk_mul(red == SK_REDUCTION_NONE ? result : &sq, d, d);
+  if (!rc && red == SK_REDUCTION_MEAN) rc = sk_mean(result, sq, -1);
+  if (!rc && red == SK_REDUCTION_SUM) rc = sk_sum(result, sq, -1);
   return RELEASE(rc, d, sq);
 }
 /* }==== */
