@@ -182,11 +182,20 @@ return function(sk, core)
       self.bias = param(make(sk.empty, { o }, opts.dtype))
       init.uniform_(self.bias, -b, b)
     end
-  end, function(self, x)
-    if x:dim() == 2 and self.bias then return sk.addmm(self.bias, x, self.weight:t()) end
-    local y = x:matmul(self.weight:t())
-    return self.bias and y + self.bias or y
-  end)
+  end, function(self, x) return sk.linear(x, self.weight, self.bias) end)
+
+  -- Bilinear(in1, in2, out, {bias, dtype}): weight (out, in1, in2), both drawn from U(-1/√in1, 1/√in1)
+  nn.Bilinear = class("Bilinear", function(self, i1, i2, o, opts)
+    opts = opts or {}
+    self.in1_features, self.in2_features, self.out_features = i1, i2, o
+    local b = 1 / math.sqrt(i1)
+    self.weight = param(make(sk.empty, { o, i1, i2 }, opts.dtype))
+    init.uniform_(self.weight, -b, b)
+    if opts.bias ~= false then
+      self.bias = param(make(sk.empty, { o }, opts.dtype))
+      init.uniform_(self.bias, -b, b)
+    end
+  end, function(self, x1, x2) return sk.bilinear(x1, x2, self.weight, self.bias) end)
 
   nn.Embedding = class("Embedding", function(self, n, d, opts)
     opts = opts or {}
@@ -216,11 +225,28 @@ return function(sk, core)
       local groups = opts.groups or 1
       if i % groups ~= 0 then raise(name .. ": in_channels must be divisible by groups") end
       if o % groups ~= 0 then raise(name .. ": out_channels must be divisible by groups") end
-      if opts.padding_mode and opts.padding_mode ~= "zeros" then
-        raise(name .. ": padding_mode '" .. tostring(opts.padding_mode) .. "' is not supported (only 'zeros')")
+      local mode = opts.padding_mode or "zeros"
+      if mode ~= "zeros" and mode ~= "reflect" and mode ~= "replicate" and mode ~= "circular" then
+        raise(name .. ": padding_mode must be one of 'zeros', 'reflect', 'replicate' or 'circular', but got padding_mode='"
+          .. tostring(mode) .. "'")
       end
+      if transposed and mode ~= "zeros" then raise(name .. ': Only "zeros" padding mode is supported for ' .. name) end
       local ks = type(k) == "table" and k or {}
       if type(k) ~= "table" then for d = 1, n do ks[d] = k end end
+      self.padding_mode = mode
+      if mode ~= "zeros" then -- F.pad's (left, right) pairs from the last dim, then an unpadded conv
+        local p, dil, pads = opts.padding or 0, opts.dilation or 1, {}
+        for d = n, 1, -1 do
+          local l, r
+          if p == "valid" then l, r = 0, 0
+          elseif p == "same" then
+            local total = (type(dil) == "table" and dil[d] or dil) * (ks[d] - 1)
+            l = total // 2; r = total - l
+          else l = type(p) == "table" and p[d] or p; r = l end
+          pads[#pads + 1], pads[#pads + 2] = l, r
+        end
+        self.mode_pads = pads
+      end
       self.in_channels, self.out_channels, self.kernel_size = i, o, ks
       self.stride, self.padding, self.dilation = opts.stride or 1, opts.padding or 0, opts.dilation or 1
       self.groups, self.output_padding = groups, opts.output_padding or 0
@@ -237,6 +263,10 @@ return function(sk, core)
       if transposed then
         return sk["conv_transpose" .. n .. "d"](x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
           self.groups, self.dilation)
+      end
+      if self.mode_pads then
+        return sk["conv" .. n .. "d"](sk.pad(x, self.mode_pads, self.padding_mode), self.weight, self.bias, self.stride, 0,
+          self.dilation, self.groups)
       end
       return sk["conv" .. n .. "d"](x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
     end)
@@ -370,6 +400,62 @@ return function(sk, core)
     o = o or {}
     self.size, self.alpha, self.beta, self.k = size, o.alpha or 1e-4, o.beta or 0.75, o.k or 1
   end, function(self, x) return sk.local_response_norm(x, self.size, self.alpha, self.beta, self.k) end)
+
+  -- {==== Shaping layers ====
+  -- Padding: ZeroPad1d/2d/3d(padding), ConstantPad1d/2d/3d(padding, value), ReflectionPad, ReplicationPad
+  -- and CircularPad 1d/2d/3d(padding): an int pads both sides of each of the last n dims.
+  local function pads_of(p, n)
+    if type(p) == "table" then return p end
+    local t = {}
+    for i = 1, 2 * n do t[i] = p end
+    return t
+  end
+  for n = 1, 3 do
+    for _, c in ipairs({ { "Zero", "constant" }, { "Constant", "constant" }, { "Reflection", "reflect" },
+                         { "Replication", "replicate" }, { "Circular", "circular" } }) do
+      local name = c[1] .. "Pad" .. n .. "d"
+      nn[name] = class(name, function(self, p, value)
+        self.padding, self.value = pads_of(p, n), c[1] == "Constant" and value or nil
+      end, function(self, x)
+        if c[2] == "constant" then return sk.pad(x, self.padding, "constant", self.value or 0) end
+        return sk.pad(x, self.padding, c[2])
+      end)
+    end
+  end
+  -- Upsample({size =, scale_factor =, mode = "nearest", align_corners =, recompute_scale_factor =}),
+  -- UpsamplingNearest2d and UpsamplingBilinear2d (align_corners = true), as PyTorch's
+  nn.Upsample = class("Upsample", function(self, o)
+    o = o or {}
+    self.size, self.scale_factor, self.mode = o.size, o.scale_factor, o.mode or "nearest"
+    self.align_corners, self.recompute_scale_factor = o.align_corners, o.recompute_scale_factor
+  end, function(self, x)
+    return sk.interpolate(x, { size = self.size, scale_factor = self.scale_factor, mode = self.mode,
+      align_corners = self.align_corners, recompute_scale_factor = self.recompute_scale_factor })
+  end)
+  for _, c in ipairs({ { "UpsamplingNearest2d", "nearest" }, { "UpsamplingBilinear2d", "bilinear" } }) do
+    nn[c[1]] = class(c[1], function(self, o)
+      o = o or {}
+      self.size, self.scale_factor = o.size, o.scale_factor
+    end, function(self, x)
+      return sk.interpolate(x, { size = self.size, scale_factor = self.scale_factor, mode = c[2],
+        align_corners = c[2] == "bilinear" or nil })
+    end)
+  end
+  -- Unfold(kernel_size, {dilation, padding, stride}) and Fold(output_size, kernel_size, {...}): im2col, col2im
+  nn.Unfold = class("Unfold", function(self, k, o)
+    o = o or {}
+    self.kernel_size, self.dilation, self.padding, self.stride = k, o.dilation or 1, o.padding or 0, o.stride or 1
+  end, function(self, x) return sk.im2col(x, self.kernel_size, self.dilation, self.padding, self.stride) end)
+  nn.Fold = class("Fold", function(self, size, k, o)
+    o = o or {}
+    self.output_size, self.kernel_size = size, k
+    self.dilation, self.padding, self.stride = o.dilation or 1, o.padding or 0, o.stride or 1
+  end, function(self, x) return sk.col2im(x, self.output_size, self.kernel_size, self.dilation, self.padding, self.stride) end)
+  nn.PixelShuffle = class("PixelShuffle", function(self, r) self.upscale_factor = r end,
+    function(self, x) return sk.pixel_shuffle(x, self.upscale_factor) end)
+  nn.PixelUnshuffle = class("PixelUnshuffle", function(self, r) self.downscale_factor = r end,
+    function(self, x) return sk.pixel_unshuffle(x, self.downscale_factor) end)
+  -- }====
 
   nn.Dropout = class("Dropout", function(self, p) self.p = p or 0.5 end,
     function(self, x) return sk.dropout(x, self.p, self.training) end)

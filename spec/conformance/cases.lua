@@ -575,6 +575,75 @@ row { op = "prelu", args = { T{2, 3, 2}, T{3} }, dtypes = { "float32", "float64"
 row { op = "prelu", args = { T{2, 3}, T{1} }, dtypes = F32 }
 row { op = "prelu", args = { T{2, 3}, T{2} }, dtypes = F32, raises = "Mismatch of parameter numbers" }
 row { op = "softmin", args = { T{2, 3}, 1 }, dtypes = FLOATS }
+-- padding, resampling, im2col, views and the functional composites
+local PAD_DT = { "float32", "float64", "bfloat16", "int64", "bool" }
+row { op = "constant_pad_nd", args = { T{2, 3, 4}, { 1, 2, -1, 1 }, 3 }, dtypes = PAD_DT }
+row { op = "constant_pad_nd", args = { T{2, 3, layout = "transposed"}, { 0, 1, 2, 0 } }, dtypes = F32 }
+row { op = "constant_pad_nd", args = { T{2, 3}, { -2, -2 } }, dtypes = F32, raises = "negative output size" }
+row { op = "constant_pad_nd", args = { T{2, 3}, { 1 } }, dtypes = F32, raises = "must be even" }
+row { op = "pad", args = { T{2, 3, 5}, { 2, 1 }, "reflect" }, dtypes = PAD_DT }
+row { op = "pad", args = { T{1, 2, 3, 4}, { 1, 2, 2, 0 }, "replicate" }, dtypes = PAD_DT }
+row { op = "pad", args = { T{1, 2, 3, 4, 3}, { 1, 1, 0, 2, 2, 1 }, "circular" }, dtypes = F32 }
+row { op = "pad", args = { T{2, 3, 4}, { 1, 1 }, "constant", 2.5 }, dtypes = F32 }
+row { op = "pad", args = { T{2, 3, 3}, { 3, 0 }, "reflect" }, dtypes = F32, raises = "Padding size should be less than" }
+row { op = "pad", args = { T{2, 3, 3}, { 4, 0 }, "circular" }, dtypes = F32, raises = "wrapping around more than once" }
+row { op = "pad", args = { T{2, 3}, { 1, 1 }, "wrap" }, dtypes = F32, raises = "Unrecognised padding mode" }
+row { op = "pad", args = { T{3}, { 1, 1 }, "reflect" }, dtypes = F32, raises = "non-constant padding" }
+for k, n in ipairs({ "1d", "2d", "3d" }) do
+  local shape, pads = { 2, 3 }, {}
+  for i = 1, k do shape[#shape + 1] = 3 + i; pads[2 * i - 1], pads[2 * i] = i, 2 end
+  row { op = "reflection_pad" .. n, args = { T(shape), pads }, dtypes = F32 }
+  row { op = "replication_pad" .. n, args = { T(shape), pads }, dtypes = F32 }
+end
+row { op = "_pad_circular", args = { T{2, 3, 4}, { 2, -1 } }, dtypes = F32 }
+row { op = "upsample_nearest1d", args = { T{2, 3, 5}, { 8 } }, dtypes = { "float32", "float64", "int64", "uint8" } }
+row { op = "upsample_nearest2d", args = { T{2, 3, 4, 5}, { 3, 7 }, 0.7, 1.5 }, dtypes = F32 }
+row { op = "upsample_nearest3d", args = { T{1, 2, 2, 3, 4}, { 3, 3, 2 } }, dtypes = F32 }
+row { op = "_upsample_nearest_exact1d", args = { T{2, 3, 5}, { 3 } }, dtypes = F32 }
+row { op = "_upsample_nearest_exact2d", args = { T{2, 3, 4, 5}, { 6, 4 } }, dtypes = F32 }
+row { op = "_upsample_nearest_exact3d", args = { T{1, 2, 2, 3, 4}, { 3, 3, 2 } }, dtypes = F32 }
+row { op = "upsample_linear1d", args = { T{2, 3, 5}, { 8 }, false }, dtypes = { "float32", "float64", "bfloat16" } }
+row { op = "upsample_bilinear2d", args = { T{2, 3, 4, 5}, { 6, 3 }, true }, dtypes = { "float32", "float64" } }
+row { op = "upsample_bicubic2d", args = { T{2, 3, 4, 5}, { 6, 3 }, false }, dtypes = { "float32", "float64" } }
+row { op = "upsample_trilinear3d", args = { T{1, 2, 2, 3, 4}, { 3, 5, 2 }, false }, dtypes = F32 }
+row { op = "upsample_bilinear2d", args = { T{2, 3, 4, 5}, { 6, 3 }, true }, dtypes = { "int64" }, raises = "floating point" }
+row { op = "upsample_linear1d", args = { T{2, 3, 5}, { 0 }, false }, dtypes = F32, raises = "should be greater than 0" }
+row { op = "interpolate", args = { T{2, 3, 4, 5} }, kw = { scale_factor = 1.5, mode = "bilinear" }, dtypes = F32 }
+row { op = "interpolate", args = { T{2, 3, 6, 5} }, kw = { size = { 3, 2 }, mode = "area" }, dtypes = F32 }
+row { op = "interpolate", args = { T{2, 3, 5} }, kw = { size = 7, mode = "linear", align_corners = true }, dtypes = F32 }
+row { op = "interpolate", args = { T{2, 3, 5} }, kw = { size = 7, scale_factor = 2 }, dtypes = F32, raises = "only one of size or scale_factor" }
+row { op = "interpolate", args = { T{2, 3, 5} }, kw = { size = 7, mode = "bilinear" }, dtypes = F32, raises = "bilinear mode needs 4D input" }
+row { op = "im2col", args = { T{2, 3, 5, 6}, { 2, 3 }, { 1, 2 }, { 1, 0 }, { 2, 1 } }, dtypes = { "float32", "float64", "int64" } }
+row { op = "im2col", args = { T{3, 4, 4}, 2, 1, 0, 1 }, dtypes = F32 }
+row { op = "im2col", args = { T{1, 2, 4, 4}, 5, 1, 0, 1 }, dtypes = F32, raises = "must be at least one" }
+row { op = "col2im", args = { T{2, 12, 6}, { 5, 6 }, { 2, 3 }, { 1, 2 }, { 1, 0 }, { 2, 1 } }, dtypes = { "float32", "float64" } }
+row { op = "col2im", args = { T{8, 9}, { 4, 4 }, 2, 1, 0, 1 }, dtypes = F32 }
+row { op = "col2im", args = { T{1, 8, 8}, { 4, 4 }, 2, 1, 0, 1 }, dtypes = F32, raises = "calculated number of sliding blocks" }
+row { op = "as_strided", args = { T{10}, { 3, 3 }, { 1, 2 }, 1 }, dtypes = ALL, variants = FN_M }
+row { op = "as_strided", args = { T{3, 4}, { 2, 2 }, { 4, 1 } }, dtypes = F32 }
+row { op = "as_strided", args = { T{3, 4}, { 4, 4 }, { 4, 1 } }, dtypes = F32, raises = "outside its storage" }
+row { op = "as_strided", args = { T{3, 4}, { 2 }, { -1 } }, dtypes = F32, raises = "Negative strides" }
+row { op = "unfold", args = { T{2, 7, 3}, 1, 3, 2 }, dtypes = ALL, variants = { "method" } }
+row { op = "unfold", args = { T{2, 3}, 1, 4, 1 }, dtypes = F32, variants = { "method" }, raises = "maximum size for tensor at dimension 1 is 3" }
+row { op = "linear", args = { T{2, 3}, T{4, 3}, T{4} }, dtypes = { "float32", "float64", "bfloat16" } }
+row { op = "linear", args = { T{2, 5, 3}, T{4, 3} }, dtypes = { "float32", "int64" } }
+row { op = "linear", args = { T{2, 3}, T{4, 5} }, dtypes = F32, raises = "cannot be multiplied" }
+row { op = "bilinear", args = { T{4, 3}, T{4, 2}, T{5, 3, 2}, T{5} }, dtypes = { "float32", "float64" } }
+row { op = "bilinear", args = { T{2, 4, 3}, T{2, 4, 2}, T{5, 3, 2} }, dtypes = F32 }
+row { op = "bilinear", args = { T{4, 3}, T{4, 2}, T{5, 2, 2} }, dtypes = F32, raises = "input1 size does not match weight size" }
+row { op = "one_hot", args = { I({2, 3}, 4), 5 }, dtypes = { "int64" } }
+row { op = "one_hot", args = { T({4}, { dtype = "int64", values = { 0, 2, 1, 2 } }) }, dtypes = { "int64" }, skip = { meta = "infers num_classes from the values" } }
+row { op = "one_hot", args = { T({2}, { dtype = "int64", values = { 0, 5 } }), 3 }, dtypes = { "int64" }, raises = "smaller than num_classes", skip = { meta = "the error depends on values" } }
+row { op = "one_hot", args = { T{2} }, dtypes = F32, raises = "only applicable to index tensor" }
+row { op = "pixel_shuffle", args = { T{2, 8, 3, 2}, 2 }, dtypes = ALL }
+row { op = "pixel_unshuffle", args = { T{2, 2, 4, 6}, 2 }, dtypes = ALL }
+row { op = "pixel_shuffle", args = { T{2, 6, 3, 2}, 2 }, dtypes = F32, raises = "divisible by the square of upscale_factor" }
+row { op = "pixel_unshuffle", args = { T{2, 2, 5, 6}, 2 }, dtypes = F32, raises = "expects height to be divisible" }
+row { op = "scaled_dot_product_attention", args = { T{2, 3, 4, 8}, T{2, 3, 5, 8}, T{2, 3, 5, 6} }, dtypes = { "float32", "float64" } }
+row { op = "scaled_dot_product_attention", args = { T{2, 4, 8}, T{2, 4, 8}, T{2, 4, 8} }, kw = { is_causal = true }, dtypes = F32 }
+row { op = "scaled_dot_product_attention", args = { T{2, 4, 8}, T{2, 5, 8}, T{2, 5, 8}, Mk{4, 5} }, dtypes = F32 }
+row { op = "scaled_dot_product_attention", args = { T{2, 4, 8}, T{2, 5, 8}, T{2, 5, 8}, T{4, 5} }, kw = { scale = 0.5 }, dtypes = F32 }
+row { op = "scaled_dot_product_attention", args = { T{2, 4, 8}, T{2, 5, 7}, T{2, 5, 8} }, dtypes = F32, raises = "must match the last dim of query" }
 -- pooling
 local UNPOOL2, UNPOOL2_BAD = {}, {}
 for i = 0, 23 do UNPOOL2[i + 1] = ({ 0, 3, 9, 15 })[i % 4 + 1]; UNPOOL2_BAD[i + 1] = i == 23 and 16 or UNPOOL2[i + 1] end
