@@ -288,6 +288,12 @@ local ROWS = {
   { "Tensor.unfold of a transposed tensor", function(a) return a:t():unfold(0, 2, 1) end, { { 3, 4 } } },
   { "linear", function(x, w, b) return sk.linear(x, w, b) end, { { 2, 5, 3 }, { 4, 3 }, { 4 } } },
   { "bilinear", function(x, y, w, b) return sk.bilinear(x, y, w, b) end, { { 3, 2 }, { 3, 4 }, { 5, 2, 4 }, { 5 } }, gg = true },
+  { "embedding_bag sum with per_sample_weights", function(w, p)
+      return (sk.embedding_bag(w, sk.tensor({ 0, 3, 2, 3, 1 }), sk.tensor({ 0, 2, 2 }), false, 0, false, p)) end, { { 4, 3 }, { 5 } } },
+  { "embedding_bag mean, padding_idx", function(w)
+      return (sk.embedding_bag(w, sk.tensor({ 0, 3, 2, 3, 1 }), sk.tensor({ 0, 2 }), false, 1, false, nil, false, 3)) end, { { 4, 3 } } },
+  { "embedding_bag max", function(w)
+      return (sk.embedding_bag(w, sk.tensor({ 0, 3, 2, 3, 1 }), sk.tensor({ 0, 3 }), false, 2)) end, { { 4, 3 } }, distinct = true },
   { "pixel_shuffle", function(x) return sk.pixel_shuffle(x, 2) end, { { 1, 8, 2, 3 } } },
   { "pixel_unshuffle", function(x) return sk.pixel_unshuffle(x, 2) end, { { 1, 2, 4, 2 } } },
   { "scaled_dot_product_attention causal", function(q, k, v) return sk.scaled_dot_product_attention(q, k, v, { is_causal = true }) end,

@@ -362,4 +362,52 @@ describe("functional composites", function()
     local ok, err = pcall(sk.scaled_dot_product_attention, q, k, v, mask, 0, true)
     assert.truthy(err:find("Explicit attn_mask should not be set when is_causal=True", 1, true), err)
   end)
+
+  it("embedding_bag sums, averages or maxes each bag's rows (padding rows left out, empty bags 0)", function()
+    local w = filled({ 5, 2 }, function(k) return (k * 7) % 11 - 5 end) -- rows {-5,2} {-2,5} {1,-3} {4,0} {-4,3}
+    local wv = w:totable()
+    local idx, off = sk.tensor({ 0, 3, 2, 3, 1, 4 }), sk.tensor({ 0, 2, 2 })
+    local bags = { { 0, 3 }, {}, { 2, 3, 1, 4 } }
+    local function reduce(rows, how)
+      if #rows == 0 then return { 0, 0 } end
+      local r = {}
+      for c = 1, 2 do
+        local acc = how == "max" and -math.huge or 0
+        for _, i in ipairs(rows) do acc = how == "max" and math.max(acc, wv[i + 1][c]) or acc + wv[i + 1][c] end
+        r[c] = how == "mean" and acc / #rows or acc
+      end
+      return r
+    end
+    for mode, how in ipairs({ "sum", "mean", "max" }) do
+      local out, o2b, size = sk.embedding_bag(w, idx, off, false, mode - 1)
+      local want, wantp = {}, {}
+      for b, rows in ipairs(bags) do
+        want[b] = reduce(rows, how)
+        local kept = {}
+        for _, i in ipairs(rows) do if i ~= 3 then kept[#kept + 1] = i end end
+        wantp[b] = reduce(kept, how)
+      end
+      assert.same(want, out:totable())
+      assert.same({ 0, 0, 2, 2, 2, 2 }, o2b:totable())
+      assert.same({ 2, 0, 4 }, size:totable())
+      h.assert_close((sk.embedding_bag(w, idx, off, false, mode - 1, false, nil, false, 3)):totable(), wantp, 1e-15)
+    end
+    local _, _, _, mi = sk.embedding_bag(w, idx, off, false, 2)
+    assert.same({ { 3, 0 }, { 0, 0 }, { 3, 1 } }, mi:totable()) -- the rows the maxima came from
+    local p = sk.tensor({ 2, 1, 0.5, 1, 1, -1 }, { dtype = "float64" })
+    assert.same({ { -6, 4 }, { 0, 0 }, { 6.5, 0.5 } }, (sk.embedding_bag(w, idx, off, false, 0, false, p)):totable())
+    -- include_last_offset: the last offset ends the last bag; an nn.EmbeddingBag over a 2-d input is bags of its rows
+    assert.same({ { -1, 2 }, { 5, -3 } }, (sk.embedding_bag(w, idx, sk.tensor({ 0, 2, 4 }), false, 0, false, nil, true)):totable())
+    local m = sk.nn.EmbeddingBag(5, 2, { mode = "sum" })
+    m.weight = w
+    assert.same({ { -1, 2 }, { 5, -3 }, { -6, 8 } }, m(idx:reshape({ 3, 2 })):totable())
+    for _, c in ipairs({ { sk.tensor({ 0, 3, 2 }), "offsets must be non-decreasing, but offsets[2] = 2 is less than offsets[1] = 3" },
+                         { sk.tensor({ 0, 9 }), "offsets[-1] can not be greater than input's length 6 but got offsets[-1] of 9" } }) do
+      local ok, err = pcall(sk.embedding_bag, w, idx, c[1])
+      assert.is_false(ok)
+      assert.truthy(err:find(c[2], 1, true), err)
+    end
+    local ok, err = pcall(sk.embedding_bag, w, sk.tensor({ 0, 5 }), sk.tensor({ 0 }))
+    assert.truthy(err:find("index 5 is out of range for weight of 5 rows", 1, true), err)
+  end)
 end)

@@ -206,6 +206,29 @@ return function(sk, core)
     if opts.padding_idx then sk.no_grad(function() self.weight:select(0, opts.padding_idx):zero_() end) end
   end, function(self, idx) return sk.embedding(self.weight, idx, self.padding_idx or -1) end)
 
+  -- EmbeddingBag(n, d, {mode = "mean", padding_idx, include_last_offset, dtype}): forward(input,
+  -- offsets, per_sample_weights) with a 1-d input and offsets, or a 2-d input of equal bags
+  local BAG_MODES = { sum = 0, mean = 1, max = 2 }
+  nn.EmbeddingBag = class("EmbeddingBag", function(self, n, d, opts)
+    opts = opts or {}
+    self.num_embeddings, self.embedding_dim, self.mode = n, d, opts.mode or "mean"
+    if not BAG_MODES[self.mode] then raise("EmbeddingBag: mode must be 'sum', 'mean' or 'max', got '" .. tostring(self.mode) .. "'") end
+    self.padding_idx, self.include_last_offset = opts.padding_idx, opts.include_last_offset or false
+    self.weight = param(make(sk.empty, { n, d }, opts.dtype))
+    init.normal_(self.weight)
+    if opts.padding_idx then sk.no_grad(function() self.weight:select(0, opts.padding_idx):zero_() end) end
+  end, function(self, input, offsets, psw)
+    if input:dim() == 2 then
+      if offsets then raise("EmbeddingBag: if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences.") end
+      local b, l = input:shape()[1], input:shape()[2]
+      offsets = sk.arange(0, b * l, math.max(l, 1), { dtype = "int64", device = input:device() })
+      if l == 0 then offsets = sk.zeros({ b }, { dtype = "int64", device = input:device() }) end
+      input = input:reshape({ -1 })
+    elseif not offsets then raise("EmbeddingBag: offsets has to be a 1D Tensor but got None") end
+    return (sk.embedding_bag(self.weight, input, offsets, false, BAG_MODES[self.mode], false, psw, self.include_last_offset,
+      self.padding_idx))
+  end)
+
   nn.LayerNorm = class("LayerNorm", function(self, shape, opts)
     opts = opts or {}
     self.normalized_shape = type(shape) == "table" and shape or { shape }

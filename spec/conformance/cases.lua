@@ -639,6 +639,19 @@ row { op = "pixel_shuffle", args = { T{2, 8, 3, 2}, 2 }, dtypes = ALL }
 row { op = "pixel_unshuffle", args = { T{2, 2, 4, 6}, 2 }, dtypes = ALL }
 row { op = "pixel_shuffle", args = { T{2, 6, 3, 2}, 2 }, dtypes = F32, raises = "divisible by the square of upscale_factor" }
 row { op = "pixel_unshuffle", args = { T{2, 2, 5, 6}, 2 }, dtypes = F32, raises = "expects height to be divisible" }
+local BAG_I = T({6}, { dtype = "int64", values = { 0, 3, 2, 3, 1, 4 } })
+local BAG_O = T({3}, { dtype = "int64", values = { 0, 2, 2 } })
+local NOMETA = { meta = "the bags depend on the offsets' values" }
+for mode = 0, 2 do
+  row { op = "embedding_bag", args = { T{5, 3}, BAG_I, BAG_O, false, mode }, dtypes = { "float32", "float64" }, skip = NOMETA,
+        outs = { "output", "offset2bag", "bag_size", "max_indices" } }
+  row { op = "embedding_bag", args = { T{5, 3}, BAG_I, BAG_O, false, mode, false, NONE, false, 3 }, dtypes = F32, skip = NOMETA }
+end
+row { op = "embedding_bag", args = { T{5, 3}, BAG_I, BAG_O, false, 0, false, T{6}, true }, dtypes = F32, skip = NOMETA }
+row { op = "embedding_bag", args = { T{5, 3}, BAG_I, T({2}, { dtype = "int64", values = { 1, 2 } }) }, dtypes = F32,
+      raises = "offsets[0] has to be 0", skip = NOMETA }
+row { op = "embedding_bag", args = { T{5, 3}, BAG_I, BAG_O, false, 1, false, T{6} }, dtypes = F32,
+      raises = "per_sample_weights only supported with mode='sum'", skip = NOMETA }
 row { op = "scaled_dot_product_attention", args = { T{2, 3, 4, 8}, T{2, 3, 5, 8}, T{2, 3, 5, 6} }, dtypes = { "float32", "float64" } }
 row { op = "scaled_dot_product_attention", args = { T{2, 4, 8}, T{2, 4, 8}, T{2, 4, 8} }, kw = { is_causal = true }, dtypes = F32 }
 row { op = "scaled_dot_product_attention", args = { T{2, 4, 8}, T{2, 5, 8}, T{2, 5, 8}, Mk{4, 5} }, dtypes = F32 }

@@ -8,6 +8,7 @@
 #include "sk_composite_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define T(call) SK_TAPE_STEP(tp, call)
@@ -191,5 +192,185 @@ int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *quer
   att = T(sk_softmax_int(&r, att, -1, -1));
   if (dropout_p > 0) att = T(sk_dropout(&r, att, dropout_p, 1));
   TAPE_END(T(sk_matmul(&r, att, value)));
+}
+/* }==== */
+
+/* {==== embedding_bag ==== */
+/* An int64 host array as a tensor on dev, kept on the tape */
+static SkTensor *host_ints(SkTape *tp, const int64_t *v, int64_t n, SkDevice dev) {
+  if (tp->rc) return NULL;
+  SkTensor *h = sk_tensor_empty(1, &n, SK_DTYPE_INT64, SK_CPU);
+  if (!h) return sk_tape_keep(tp, -1, NULL);
+  if (n) memcpy(sk_tensor_data(h), v, sizeof(int64_t) * (size_t)n);
+  sk_tape_keep(tp, 0, h);
+  return T(sk_to_device(&r, h, dev, -1, 0, 0, -1));
+}
+
+/* A 1-d integer tensor's values on the host (malloc'd; n + 1 slots) */
+static int64_t *read_ints(const SkTensor *t, const char *what) {
+  if (t->device.type == SK_DEVICE_META) return sk_error("embedding_bag: argument '%s' is a meta tensor: its values are needed", what), NULL;
+  SkTensor *c = NULL;
+  if (sk_to_device(&c, t, SK_CPU, SK_DTYPE_INT64, 0, 0, -1)) return NULL;
+  SkTensor *k = NULL;
+  if (sk_contiguous(&k, c, 0)) { sk_tensor_release(c); return NULL; }
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)(t->numel + 1));
+  if (v) memcpy(v, sk_tensor_data(k), sizeof(int64_t) * (size_t)t->numel);
+  else sk_error("embedding_bag: out of memory");
+  sk_tensor_release(c);
+  sk_tensor_release(k);
+  return v;
+}
+
+/* Bags of rows of weight: bag b is indices[offsets[b] : offsets[b+1]] (the last runs to the end,
+** or include_last_offset makes the last offset the end), reduced by mode 0 sum (each row times
+** its per_sample_weight), 1 mean, 2 max; rows at padding_idx are left out, an empty bag is 0.
+** Results (output, offset2bag, bag_size, max_indices): max_indices are the weight rows each max
+** came from (0 for an empty bag, as PyTorch's CPU kernel), and empty outside max mode. */
+int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, SkTensor **bag_size,
+                                      SkTensor **max_indices, const SkTensor *weight, const SkTensor *indices,
+                                      const SkTensor *offsets, int scale_grad_by_freq, int64_t mode, int sparse,
+                                      const SkTensor *per_sample_weights, int include_last_offset, SkOptInt padding_idx) {
+  (void)scale_grad_by_freq, (void)sparse;
+  const char *op = "embedding_bag";
+  if (mode < 0 || mode > 2) return sk_error("%s: mode must be 0 (sum), 1 (mean) or 2 (max), got %lld", op, (long long)mode);
+  if (weight->ndim != 2) return sk_error("%s: 'weight' must be 2-D (argument 'weight' is %dD)", op, weight->ndim);
+  for (int i = 0; i < 2; i++) {
+    const SkTensor *t = i ? offsets : indices;
+    if (t->dtype != SK_DTYPE_INT64 && t->dtype != SK_DTYPE_INT32)
+      return sk_error("Expected tensor for argument #%d '%s' to have one of the following scalar types: Long, Int; but got "
+                      "%s instead (while checking arguments for embedding_bag)", i + 1, i ? "offsets" : "indices",
+                      sk_dtype_name(t->dtype));
+    if (t->ndim != 1) return sk_error("%s: argument '%s' must be 1-D, got %d dims", op, i ? "offsets" : "indices", t->ndim);
+  }
+  if (per_sample_weights) {
+    if (mode != 0) return sk_error("embedding_bag: per_sample_weights only supported with mode='sum'");
+    if (per_sample_weights->ndim != 1 || per_sample_weights->numel != indices->numel)
+      return sk_error("%s: per_sample_weights must be 1-D with one weight per index (%lld), got shape of %lld elements", op,
+                      (long long)indices->numel, (long long)per_sample_weights->numel);
+    if (per_sample_weights->dtype != weight->dtype)
+      return sk_error("%s: per_sample_weights (%s) must have weight's dtype (%s)", op, sk_dtype_name(per_sample_weights->dtype),
+                      sk_dtype_name(weight->dtype));
+  }
+  int64_t rows = weight->sizes[0], dim = weight->sizes[1], n = indices->numel, pad = -1;
+  if (padding_idx.has) {
+    pad = padding_idx.v < 0 ? padding_idx.v + rows : padding_idx.v;
+    if (pad < 0 || pad >= rows)
+      return sk_error("%s: padding_idx must be within the number of embeddings (%lld), got %lld", op, (long long)rows,
+                      (long long)padding_idx.v);
+  }
+  int64_t nb = offsets->numel - (include_last_offset && offsets->numel ? 1 : 0);
+  int64_t *off = read_ints(offsets, "offsets"), *idx = NULL, *bag = NULL, *cnt = NULL;
+  if (!off) return -1;
+  int rc = 0;
+  if (offsets->numel && off[0] != 0)
+    rc = sk_error("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, "
+                  "got %lld", (long long)off[0]);
+  for (int64_t b = 1; !rc && b < offsets->numel; b++)
+    if (off[b] < off[b - 1])
+      rc = sk_error("%s: offsets must be non-decreasing, but offsets[%lld] = %lld is less than offsets[%lld] = %lld", op,
+                    (long long)b, (long long)off[b], (long long)(b - 1), (long long)off[b - 1]);
+  if (!rc && offsets->numel && off[offsets->numel - 1] > n)
+    rc = sk_error("offsets[-1] can not be greater than input's length %lld but got offsets[-1] of %lld", (long long)n,
+                  (long long)off[offsets->numel - 1]);
+  if (!rc) { /* idx: the values (range-checked), bag: each position's bag, cnt: each bag's kept rows */
+    idx = read_ints(indices, "indices");
+    bag = malloc(sizeof(int64_t) * (size_t)(n + 1));
+    cnt = calloc((size_t)(nb + 1), sizeof(int64_t));
+    if (!idx) rc = -1;
+    else if (!bag || !cnt) rc = sk_error("%s: out of memory", op);
+  }
+  for (int64_t b = 0; !rc && b < nb; b++) {
+    int64_t e = b + 1 < offsets->numel ? off[b + 1] : n;
+    for (int64_t i = off[b]; i < e; i++) bag[i] = b, cnt[b] += idx[i] != pad;
+  }
+  for (int64_t i = 0; !rc && i < n; i++) {
+    if (idx[i] < 0 || idx[i] >= rows)
+      rc = sk_error("%s: index %lld is out of range for weight of %lld rows (argument 'indices', position %lld)", op,
+                    (long long)idx[i], (long long)rows, (long long)i);
+  }
+  /* the positions past the last offset belong to no bag under include_last_offset: dropped */
+  int64_t used = !nb ? 0 : include_last_offset ? off[offsets->numel - 1] : n;
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  if (rc) tp->rc = -1, snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+  SkDevice dev = weight->device;
+  SkTensor *out = NULL, *maxi = NULL;
+  if (!tp->rc && mode == 2) { /* bag by bag: the max of its kept rows, and which row */
+    SkTensor **vals = malloc(sizeof *vals * (size_t)(nb + 1)), **ids = malloc(sizeof *ids * (size_t)(nb + 1));
+    if (!vals || !ids) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+    for (int64_t b = 0; b < nb && !tp->rc; b++) {
+      int64_t e = b + 1 < offsets->numel ? off[b + 1] : n, k = 0;
+      for (int64_t i = off[b]; i < e; i++) if (idx[i] != pad) bag[off[b] + k++] = idx[i]; /* reuses bag's slots */
+      if (!k) {
+        vals[b] = T(sk_new_zeros(&r, weight, ((SkIntList){&dim, 1}), -1, -1, sk_device(-1, 0), -1));
+        ids[b] = T(sk_zeros(&r, ((SkIntList){&dim, 1}), SK_DTYPE_INT64, -1, dev, -1));
+        continue;
+      }
+      SkTensor *sel = host_ints(tp, bag + off[b], k, dev), *v = NULL, *w = NULL;
+      SkTensor *g = T(sk_index_select(&r, weight, 0, sel));
+      if (g && sk_max_dim(&v, &w, g, 0, 0)) tp->rc = -1, snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+      sk_tape_keep(tp, 0, v), sk_tape_keep(tp, 0, w);
+      vals[b] = v;
+      ids[b] = T(sk_index_select(&r, sel, 0, w));
+    }
+    if (!tp->rc && nb) {
+      out = T(sk_stack(&r, ((SkTensorList){(SkTensor *const *)vals, (int)nb}), 0));
+      maxi = T(sk_stack(&r, ((SkTensorList){(SkTensor *const *)ids, (int)nb}), 0));
+    } else if (!tp->rc) {
+      int64_t z[2] = {0, dim};
+      out = T(sk_new_zeros(&r, weight, ((SkIntList){z, 2}), -1, -1, sk_device(-1, 0), -1));
+      maxi = T(sk_zeros(&r, ((SkIntList){z, 2}), SK_DTYPE_INT64, -1, dev, -1));
+    }
+    free(vals), free(ids);
+    if (!tp->rc) { /* bag[] was overwritten: recompute each position's bag */
+      for (int64_t b = 0; b < nb; b++) {
+        int64_t e = b + 1 < offsets->numel ? off[b + 1] : n;
+        for (int64_t i = off[b]; i < e; i++) bag[i] = b;
+      }
+    }
+  } else if (!tp->rc) { /* sum or mean: every row scaled (0 at padding), scatter-added into its bag */
+    SkTensor *ind = T(sk_narrow(&r, indices, 0, 0, used));
+    SkTensor *g = T(sk_index_select(&r, weight, 0, ind));
+    SkTensor *w = per_sample_weights ? T(sk_narrow(&r, per_sample_weights, 0, 0, used)) : NULL;
+    if (pad >= 0) {
+      SkTensor *keep = T(sk_to_dtype(&r, T(sk_ne_Scalar(&r, ind, sk_scalar_int(pad))), weight->dtype, 0, 0, -1));
+      w = w ? T(sk_mul(&r, w, keep)) : keep;
+    }
+    if (w) g = T(sk_mul(&r, g, T(sk_unsqueeze(&r, w, 1))));
+    int64_t bd[2] = {nb, dim}, ud[2] = {used, dim};
+    SkTensor *where = T(sk_expand(&r, T(sk_unsqueeze(&r, host_ints(tp, bag, used, dev), 1)), ((SkIntList){ud, 2}), 0));
+    out = T(sk_scatter_add(&r, T(sk_new_zeros(&r, weight, ((SkIntList){bd, 2}), -1, -1, sk_device(-1, 0), -1)), 0, where, g));
+    if (mode == 1) {
+      double *inv = malloc(sizeof(double) * (size_t)(nb + 1));
+      if (!inv) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+      for (int64_t b = 0; inv && b < nb; b++) inv[b] = cnt[b] ? 1.0 / (double)cnt[b] : 0;
+      if (inv && !tp->rc) {
+        SkTensor *h = sk_tensor_empty(1, &nb, SK_DTYPE_FLOAT64, SK_CPU);
+        if (h && nb) memcpy(sk_tensor_data(h), inv, sizeof(double) * (size_t)nb);
+        sk_tape_keep(tp, h ? 0 : -1, h);
+        SkTensor *s = T(sk_to_device(&r, h, dev, weight->dtype, 0, 0, -1));
+        out = T(sk_mul(&r, out, T(sk_unsqueeze(&r, s, 1))));
+      }
+      free(inv);
+    }
+    int64_t zero = 0;
+    maxi = T(sk_zeros(&r, ((SkIntList){&zero, 1}), SK_DTYPE_INT64, -1, dev, -1));
+  }
+  SkTensor *o2b = host_ints(tp, bag, used, dev), *bs = host_ints(tp, cnt, nb, dev);
+  free(off), free(idx), free(bag), free(cnt);
+  if (!tp->rc) {
+    *output = sk_tape_take(tp, out);
+    *offset2bag = sk_tape_take(tp, o2b);
+    *bag_size = sk_tape_take(tp, bs);
+    *max_indices = sk_tape_take(tp, maxi);
+  }
+  return sk_tape_free(tp);
+}
+
+int sk_math_embedding_bag(SkTensor **output, SkTensor **offset2bag, SkTensor **bag_size, SkTensor **max_indices,
+                          const SkTensor *weight, const SkTensor *indices, const SkTensor *offsets, int scale_grad_by_freq,
+                          int64_t mode, int sparse, const SkTensor *per_sample_weights, int include_last_offset) {
+  return sk_math_embedding_bag_padding_idx(output, offset2bag, bag_size, max_indices, weight, indices, offsets,
+                                           scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset,
+                                           (SkOptInt){0, 0});
 }
 /* }==== */
