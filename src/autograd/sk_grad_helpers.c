@@ -593,6 +593,16 @@ static int narrow_region(SkTensor **v, const SkTensor *z, const void *p) {
   return sk_narrow(v, z, r->dim, r->a, r->b);
 }
 
+static int diagonal_region(SkTensor **v, const SkTensor *z, const void *p) {
+  const RegionArgs *r = p; /* a: offset, b: dim1, step: dim2 */
+  return sk_diagonal(v, z, r->a, r->b, r->step);
+}
+
+int sk_grad_diagonal_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  RegionArgs r = {0, offset, dim1, dim2, {0, 0}, {0, 0}};
+  return into_region(out, grad, sizes, diagonal_region, &r);
+}
+
 int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index) {
   RegionArgs r = {dim, index, 0, 1, {0, 0}, {0, 0}};
   return into_region(out, grad, sizes, select_region, &r);

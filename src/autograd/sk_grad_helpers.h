@@ -48,6 +48,7 @@ int sk_grad_diag_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes,
 int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIntList sizes);
 int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index);
 int sk_grad_slice_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, SkOptInt start, SkOptInt end, int64_t step);
+int sk_grad_diagonal_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t offset, int64_t dim1, int64_t dim2);
 int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t start, int64_t length);
 int sk_grad_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim, const SkTensor *output);
 int sk_grad_log_softmax_backward_data_grad_output(SkTensor **out, const SkTensor *grad, const SkTensor *output, int64_t dim);
