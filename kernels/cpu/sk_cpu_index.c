@@ -17,6 +17,7 @@
 #include "sk_cpu_walk.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* {==== Index checks ==== */
 /* An int64 CPU copy of an integer index tensor (or the tensor itself retained). */
@@ -767,5 +768,92 @@ int sk_cpu_index_put_(SkTensor *self, SkTensorList indices, const SkTensor *valu
   }
   plan_free(&p);
   return 0;
+}
+/* }==== */
+
+/* {==== searchsorted: a binary search per value ==== */
+/* PyTorch's cus_lower_bound / cus_upper_bound: the first position whose boundary is not
+** below (left) / not at or below (right) the value, with its comparisons, so a NaN value
+** lands at the end and NaN boundaries count as below everything. Boundaries and values
+** are contiguous copies in their promoted dtype; integers compare as int64, others as
+** double. */
+typedef struct {
+  const char *bd, *val;
+  const int64_t *sorter;
+  char *out;
+  SkDType dt, odt;
+  size_t z;
+  int64_t m, k, rows1d; /* boundary row length, values per row, 1: one boundary row for all */
+  int right, isint;
+} SearchCtx;
+
+static int64_t search_one(const SearchCtx *c, const char *row, const int64_t *srow, int64_t i) {
+  int64_t lo = 0, hi = c->m;
+  const char *vp = c->val + i * (int64_t)c->z;
+  if (c->isint) {
+    int64_t v = sk_load_int64(vp, c->dt);
+    while (lo < hi) {
+      int64_t mid = lo + ((hi - lo) >> 1), at = srow ? srow[mid] : mid;
+      int64_t b = sk_load_int64(row + at * (int64_t)c->z, c->dt);
+      if (c->right ? !(b > v) : !(b >= v)) lo = mid + 1;
+      else hi = mid;
+    }
+  } else {
+    double v = sk_load_double(vp, c->dt);
+    while (lo < hi) {
+      int64_t mid = lo + ((hi - lo) >> 1), at = srow ? srow[mid] : mid;
+      double b = sk_load_double(row + at * (int64_t)c->z, c->dt);
+      if (c->right ? !(b > v) : !(b >= v)) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return lo;
+}
+
+static void search_range(void *ctx, int64_t begin, int64_t end) {
+  const SearchCtx *c = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t r = c->rows1d ? 0 : i / c->k;
+    int64_t pos = search_one(c, c->bd + r * c->m * (int64_t)c->z, c->sorter ? c->sorter + r * c->m : NULL, i);
+    if (c->odt == SK_DTYPE_INT32) ((int32_t *)c->out)[i] = (int32_t)pos;
+    else ((int64_t *)c->out)[i] = pos;
+  }
+}
+
+/* t as a contiguous CPU tensor of dtype dt: itself (retained) or a copy */
+static SkTensor *contiguous_as(const SkTensor *t, SkDType dt) {
+  if (t->dtype == dt && sk_tensor_is_contiguous(t)) return sk_tensor_retain((SkTensor *)t);
+  SkTensor *c = sk_tensor_empty(t->ndim, t->sizes, dt, SK_CPU);
+  if (c && sk_copy_cpu(c, t)) { sk_tensor_release(c); return NULL; }
+  return c;
+}
+
+int sk_cpu_searchsorted_out(const SkMeta *m, const SkTensor *sorted_sequence, const SkTensor *self, int out_int32, int right,
+                            const char *side, const SkTensor *sorter, SkTensor *out) {
+  (void)m, (void)out_int32;
+  if (side) right = strcmp(side, "right") == 0;
+  const SkTensor *pair[2] = {sorted_sequence, self};
+  SkDType dt = sk_result_type(2, pair);
+  SkTensor *bd = contiguous_as(sorted_sequence, dt), *val = contiguous_as(self, dt);
+  SkTensor *so = sorter ? contiguous_as(sorter, SK_DTYPE_INT64) : NULL;
+  SkTensor *o = sk_tensor_is_contiguous(out) ? sk_tensor_retain(out) : sk_tensor_empty(out->ndim, out->sizes, out->dtype, SK_CPU);
+  int rc = bd && val && o && (!sorter || so) ? 0 : -1;
+  int64_t mlen = sorted_sequence->sizes[sorted_sequence->ndim - 1];
+  if (!rc && so) { /* every sorter entry must name a boundary of its row */
+    const int64_t *s = sk_tensor_data(so);
+    for (int64_t i = 0; i < so->numel && !rc; i++)
+      if (s[i] < 0 || s[i] >= mlen) rc = sk_error("torch.searchsorted(): sorter index out of range");
+  }
+  if (!rc && self->numel > 0) {
+    SearchCtx c = {sk_tensor_data(bd), sk_tensor_data(val), so ? sk_tensor_data(so) : NULL, sk_tensor_data(o), dt, out->dtype,
+                   sk_dtype_size(dt), mlen, self->ndim ? self->sizes[self->ndim - 1] : 1, sorted_sequence->ndim == 1, right,
+                   !sk_dtype_is_floating(dt)};
+    if (mlen == 0) c.rows1d = 1; /* every position is 0: no row is read */
+    int64_t grain = SK_GRAIN / (mlen > 1 ? 64 - __builtin_clzll((unsigned long long)mlen) : 1);
+    sk_parallel_for(0, self->numel, grain > 0 ? grain : 1, search_range, &c);
+    if (o != out) rc = sk_copy_cpu(out, o);
+  }
+  sk_tensor_release(bd), sk_tensor_release(val), sk_tensor_release(so), sk_tensor_release(o);
+  return rc;
 }
 /* }==== */
