@@ -425,21 +425,30 @@ int sk_math_isin_Tensor_Tensor_out(const SkTensor *elements, const SkTensor *tes
   SK_OUT_FROM(sk_isin_Tensor_Tensor(&r, elements, test_elements, assume_unique, invert), out);
 }
 
-int sk_math_isin_Tensor_Scalar(SkTensor **result, const SkTensor *elements, SkScalar test_element, int assume_unique, int invert) {
-  SkTensor *w = sk_tensor_wrap_number(test_element);
+/* the scalar as a 0-dim tensor on `like`'s device, of the dtype its wrapped number would
+** promote to with `like` (PyTorch's wrapped_scalar_tensor) */
+static int scalar_like(SkTensor **r, SkScalar s, const SkTensor *like) {
+  SkTensor *w = sk_tensor_wrap_number(s);
   if (!w) return -1;
+  const SkTensor *pair[2] = {like, w};
+  SkDType dt = like->dtype == SK_DTYPE_BOOL && s.kind != SK_SCALAR_BOOL ? w->dtype : sk_result_type(2, pair);
+  sk_tensor_release(w);
+  return sk_full(r, (SkIntList){NULL, 0}, s, (int)dt, -1, like->device, -1);
+}
+
+int sk_math_isin_Tensor_Scalar(SkTensor **result, const SkTensor *elements, SkScalar test_element, int assume_unique, int invert) {
+  SkTensor *w = NULL;
+  if (scalar_like(&w, test_element, elements)) return -1;
   int rc = sk_isin_Tensor_Tensor(result, elements, w, assume_unique, invert);
   sk_tensor_release(w);
   return rc;
 }
 
 int sk_math_isin_Scalar_Tensor(SkTensor **result, SkScalar element, const SkTensor *test_elements, int assume_unique, int invert) {
-  SkTensor *w = sk_tensor_scalar(element, element.kind == SK_SCALAR_FLOAT ? SK_DTYPE_FLOAT32 : SK_DTYPE_INT64), *c = NULL;
-  if (!w) return -1;
-  int rc = sk_to_device(&c, w, test_elements->device, -1, 0, 0, -1);
+  SkTensor *w = NULL;
+  if (scalar_like(&w, element, test_elements)) return -1;
+  int rc = sk_isin_Tensor_Tensor(result, w, test_elements, assume_unique, invert);
   sk_tensor_release(w);
-  if (!rc) rc = sk_isin_Tensor_Tensor(result, c, test_elements, assume_unique, invert);
-  sk_tensor_release(c);
   return rc;
 }
 /* }==== */

@@ -339,9 +339,11 @@ int sk_math_combinations(SkTensor **result, const SkTensor *self, int64_t r, int
     for (int64_t j = k + 1; j < r; j++) cur[j] = with_replacement ? cur[k] : cur[j - 1] + 1;
   }
   free(cur);
-  SkTensor *picked = NULL;
-  int rc = sk_index_select(&picked, self, 0, idx);
+  SkTensor *picked = NULL, *on = NULL;
+  int rc = sk_to_device(&on, idx, self->device, -1, 0, 0, -1);
   sk_tensor_release(idx);
+  if (!rc) rc = sk_index_select(&picked, self, 0, on);
+  sk_tensor_release(on);
   if (!rc) rc = sk_view(result, picked, (SkIntList){sizes, 2});
   sk_tensor_release(picked);
   return rc;
