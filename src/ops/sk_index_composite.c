@@ -6,8 +6,8 @@
 ** The writers are index_put_ with one index tensor at `dim` (the indexed result of
 ** self[..., index, ...] has source's shape), the readers gather / index / index_select,
 ** so each runs on every backend and autograd records the pieces. PyTorch's checks come
-** first, with its texts; index values are range-checked here, with the op's own text,
-** when they live in host memory (elsewhere index_put_'s check reports them). Functional
+** first, with its texts; index values are range-checked here, with the op's own text
+** (device indices through a CPU copy; Meta has none). Functional
 ** forms clone self and run the in-place form on the clone.
 */
 #include "sk_kernels.h"
@@ -20,10 +20,10 @@
 #define NONE_DEVICE ((SkDevice){-1, 0})
 
 /* {==== Shared checks ==== */
-/* The first value of integer tensor idx outside [-size, size) (neg_ok) or [0, size), read
-** when idx is in host memory; *found 0 when all fit or the values are not readable here. */
-static int first_out_of_range(const SkTensor *idx, int64_t size, int neg_ok, int64_t *bad) {
-  if (idx->numel == 0 || !sk_device_host_addressable(idx->device)) return 0;
+/* The first value of integer tensor idx outside [-size, size) (neg_ok) or [0, size) in *bad;
+** 1 when there is one. Device memory is read through a CPU copy (the sync PyTorch's device
+** asserts avoid; the texts stay the op's); Meta has no values: 0. */
+static int scan_range(const SkTensor *idx, int64_t size, int neg_ok, int64_t *bad) {
   const char *base = sk_tensor_data(idx);
   size_t z = sk_dtype_size(idx->dtype);
   int64_t at[SK_MAX_DIMS] = {0};
@@ -35,6 +35,16 @@ static int first_out_of_range(const SkTensor *idx, int64_t size, int neg_ok, int
     for (int d = idx->ndim - 1; d >= 0 && ++at[d] == idx->sizes[d]; d--) at[d] = 0;
   }
   return 0;
+}
+
+static int first_out_of_range(const SkTensor *idx, int64_t size, int neg_ok, int64_t *bad) {
+  if (idx->numel == 0 || idx->device.type == SK_DEVICE_META) return 0;
+  if (sk_device_host_addressable(idx->device)) return scan_range(idx, size, neg_ok, bad);
+  SkTensor *c = NULL;
+  if (sk_to_device(&c, idx, SK_CPU, -1, 0, 0, -1)) return 0; /* unreadable: index_put_ checks */
+  int found = scan_range(c, size, neg_ok, bad);
+  sk_tensor_release(c);
+  return found;
 }
 
 static int is_index_dtype(SkDType dt) { return dt == SK_DTYPE_INT64 || dt == SK_DTYPE_INT32; }
