@@ -209,6 +209,12 @@ local ROWS = {
   { "index_copy", function(a, v) return a:index_copy(1, sk.tensor({ 3, 0 }), v) end, { { 3, 4 }, { 3, 2 } } },
   { "index_fill.int_Tensor", function(a, v) return a:index_fill(1, sk.tensor({ 3, 0 }), v:sum()) end, { { 3, 4 }, { 2 } } },
   { "masked_scatter", function(a, v) return a:masked_scatter(sk.tensor({ true, false, true, true }), v) end, { { 3, 4 }, { 12 } } },
+  { "index_reduce prod", function(a, v) return a:index_reduce(0, sk.tensor({ 2, 0, 2 }), v, "prod") end, { { 3, 4 }, { 3, 4 } } },
+  { "index_reduce mean", function(a, v) return a:index_reduce(1, sk.tensor({ 1, 1, 3 }), v, "mean", { include_self = false }) end,
+    { { 3, 4 }, { 3, 3 } } },
+  { "index_reduce amax", function(a, v) return a:index_reduce(0, sk.tensor({ 2, 0, 2 }), v, "amax") end, { { 3, 4 }, { 3, 4 } } },
+  { "index_reduce amin", function(a, v) return a:index_reduce(0, sk.tensor({ 1, 1 }), v, "amin", { include_self = false }) end,
+    { { 3, 4 }, { 2, 4 } } },
   { "repeat_interleave", function(a) return a:repeat_interleave(sk.tensor({ 1, 0, 2 }), { dim = 0 }) end, { { 3, 4 } } },
   { "repeat_interleave.self_int", function(a) return a:repeat_interleave(2, { dim = 1 }) end, { { 3, 4 } } },
   -- neural-network ops and their composites

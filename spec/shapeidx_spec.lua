@@ -399,6 +399,42 @@ describe("index ops", function()
     assert.matches("index_fill_%(%): Expected dtype int64 for index%.", h.err(x.index_fill, x, 0, T({ 0 }, "int32"), 1))
   end)
 
+  it("index_reduce against a loop: prod, mean, amax, amin, with and without self", function()
+    local x = range(12):view { 3, 4 }
+    local src = range(12):view { 3, 4 } + 1
+    local idx = { 0, 2, 0 }
+    local ops = {
+      prod = function(a, b) return a * b end, mean = function(a, b) return a + b end,
+      amax = function(a, b) return math.max(a, b) end, amin = function(a, b) return math.min(a, b) end,
+    }
+    for name, f in pairs(ops) do
+      for _, inc in ipairs { true, false } do
+        local want, cnt, sv = vals(x), {}, vals(src)
+        for r = 1, 3 do cnt[r] = inc and 1 or 0 end
+        for k, i in ipairs(idx) do
+          local row = want[i + 1]
+          for j = 1, 4 do
+            if cnt[i + 1] == 0 then row[j] = sv[k][j] else row[j] = f(row[j], sv[k][j]) end
+          end
+          cnt[i + 1] = cnt[i + 1] + 1
+        end
+        if name == "mean" then
+          for r = 1, 3 do for j = 1, 4 do if cnt[r] > 0 then want[r][j] = want[r][j] / cnt[r] end end end
+        end
+        h.assert_close(vals(x:index_reduce(0, T(idx), src, name, { include_self = inc })), want, 1e-12)
+      end
+    end
+    assert.same({ { 3, 4, 5, 6 }, { 4, 5, 6, 7 }, { 6, 7, 8, 9 } },
+                vals(x:long():index_reduce(0, T(idx), src:long(), "mean"))) -- integers: floor of the mean
+    local y = x:clone()
+    y:index_reduce_(1, T { 3 }, T { { -1 }, { -2 }, { -3 } }:double(), "amin")
+    assert.same({ -1, -2, -3 }, vals(y:select(1, 3)))
+    assert.matches("Expected reduce to be one of prod, mean, amax or amin but got sum%.", h.err(x.index_reduce, x, 0, T(idx), src, "sum"))
+    assert.matches("index out of range in self", h.err(x.index_reduce, x, 0, T { 0, 3, 1 }, src, "prod"))
+    assert.matches("index_reduce_%(%): self %(float64%) and source %(float32%) must have the same scalar type",
+                   h.err(x.index_reduce, x, 0, T(idx), src:float(), "prod"))
+  end)
+
   it("masked_scatter fills the true positions in order from source; the functional form broadcasts self and mask", function()
     local x = sk.zeros { 3, 4 }
     local m = T { true, false, true, false }
@@ -610,6 +646,7 @@ describe("dtypes and Meta", function()
       { "isin", function(mk) return sk.isin(mk { 2, 3 }, mk { 4 }) end },
       { "searchsorted", function(mk) return sk.searchsorted(mk { 2, 4 }, mk { 2, 3 }, { out_int32 = true }) end },
       { "repeat_interleave", function(mk) return sk.repeat_interleave(mk { 2, 3 }, 2, { dim = 1 }) end },
+      { "index_reduce", function(mk) return mk { 3, 4 }:index_reduce(1, sk.zeros({ 2 }, { dtype = "int64", device = mk { 1 }:device() }), mk { 3, 2 }, "mean") end },
       { "normal", function(mk) return sk.normal(mk { 2, 3 }, mk { 3 }) end },
     }
     h.assert_meta_like_cpu(cases, function(s) return sk.zeros(s) end, h.meta)

@@ -857,3 +857,115 @@ int sk_cpu_searchsorted_out(const SkMeta *m, const SkTensor *sorted_sequence, co
   return rc;
 }
 /* }==== */
+
+/* {==== index_reduce: out = self, then out[index[i] along dim] (op)= source[i] ====
+** Serial: repeated indices reduce into one element. Elements go through double (floating
+** dtypes) or int64 (integer and bool ones); a mean divides by the count of contributions
+** (self's included), floor division for integers, as PyTorch's. */
+typedef enum { RED_PROD, RED_MEAN, RED_AMAX, RED_AMIN } RedOp;
+
+static double red_d(RedOp op, double a, double b) {
+  switch (op) {
+  case RED_PROD: return a * b;
+  case RED_MEAN: return a + b;
+  case RED_AMAX: return (a != a || b != b) ? a + b : a > b ? a : b; /* NaN propagates */
+  default: return (a != a || b != b) ? a + b : a < b ? a : b;
+  }
+}
+static int64_t red_i(RedOp op, int64_t a, int64_t b) {
+  switch (op) {
+  case RED_PROD: return (int64_t)((uint64_t)a * (uint64_t)b); /* wraps, as C++'s int multiply does in practice */
+  case RED_MEAN: return (int64_t)((uint64_t)a + (uint64_t)b);
+  case RED_AMAX: return a > b ? a : b;
+  default: return a < b ? a : b;
+  }
+}
+
+/* the extremes of an integer (or bool) dtype, the identities of amax and amin */
+static int64_t int_lowest(SkDType dt) {
+  switch (dt) {
+  case SK_DTYPE_INT8: return INT8_MIN;
+  case SK_DTYPE_INT16: return INT16_MIN;
+  case SK_DTYPE_INT32: return INT32_MIN;
+  case SK_DTYPE_INT64: return INT64_MIN;
+  default: return 0; /* uint8, bool */
+  }
+}
+static int64_t int_highest(SkDType dt) {
+  switch (dt) {
+  case SK_DTYPE_INT8: return INT8_MAX;
+  case SK_DTYPE_INT16: return INT16_MAX;
+  case SK_DTYPE_INT32: return INT32_MAX;
+  case SK_DTYPE_UINT8: return UINT8_MAX;
+  case SK_DTYPE_BOOL: return 1;
+  default: return INT64_MAX;
+  }
+}
+
+int sk_cpu_index_reduce_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source,
+                            const char *reduce, int include_self, SkTensor *out) {
+  (void)m;
+  RedOp op = !strcmp(reduce, "prod") ? RED_PROD : !strcmp(reduce, "mean") ? RED_MEAN : !strcmp(reduce, "amax") ? RED_AMAX : RED_AMIN;
+  int d = (int)dim, nd = self->ndim;
+  int64_t size = nd ? self->sizes[d] : 1, ost = nd ? out->strides[d] : 0, sst = source->ndim ? source->strides[d] : 0;
+  SkTensor *idx = as_int64(index);
+  if (!idx) return -1;
+  if (check_bounds(idx, size, 0, dim)) { sk_tensor_release(idx); return sk_error("index out of range in self"); }
+  if (out != self && !sk_tensor_same_view(out, self) && sk_copy_cpu(out, self)) { sk_tensor_release(idx); return -1; }
+  int64_t n = idx->numel, *iv = malloc((size_t)(n ? n : 1) * sizeof *iv), *count = calloc((size_t)size, sizeof *count);
+  if (!iv || !count) { free(iv), free(count), sk_tensor_release(idx); return sk_error("out of memory"); }
+  const char *ip = sk_tensor_data(idx);
+  for (int64_t i = 0; i < n; i++) iv[i] = *(const int64_t *)(ip + i * (idx->ndim ? idx->strides[0] : 0) * 8);
+  sk_tensor_release(idx);
+  SkDType dt = self->dtype;
+  size_t z = sk_dtype_size(dt);
+  int isint = !sk_dtype_is_floating(dt);
+  char *ob = sk_tensor_data(out);
+  const char *sb = sk_tensor_data(source);
+  /* the slices of out along dim: every position of the other dims (a 0-dim tensor is one slice) */
+  int64_t slice = 1, at[SK_MAX_DIMS] = {0};
+  for (int k = 0; k < nd; k++) if (k != d) slice *= out->sizes[k];
+  for (int64_t s = 0; s < slice; s++) {
+    int64_t oo = 0, so = 0;
+    for (int k = 0; k < nd; k++) if (k != d) oo += at[k] * out->strides[k], so += at[k] * source->strides[k];
+    if (!include_self) { /* the reduced places start from the reduction's identity */
+      for (int64_t i = 0; i < n; i++) {
+        char *p = ob + (oo + iv[i] * ost) * (int64_t)z;
+        if (isint) {
+          int64_t id = op == RED_PROD ? 1 : op == RED_MEAN ? 0 : op == RED_AMAX ? int_lowest(dt) : int_highest(dt);
+          sk_store_int64(p, dt, id);
+        } else {
+          sk_store_double(p, dt, op == RED_PROD ? 1.0 : op == RED_MEAN ? 0.0 : op == RED_AMAX ? -1.0 / 0.0 : 1.0 / 0.0);
+        }
+      }
+    }
+    for (int64_t i = 0; i < n; i++) {
+      char *p = ob + (oo + iv[i] * ost) * (int64_t)z;
+      const char *q = sb + (so + i * sst) * (int64_t)z;
+      if (isint) sk_store_int64(p, dt, red_i(op, sk_load_int64(p, dt), sk_load_int64(q, dt)));
+      else sk_store_double(p, dt, red_d(op, sk_load_double(p, dt), sk_load_double(q, dt)));
+      if (s == 0) count[iv[i]]++;
+    }
+    if (op == RED_MEAN)
+      for (int64_t j = 0; j < size; j++) {
+        int64_t c = count[j] + (include_self ? 1 : 0);
+        if (count[j] == 0 || c == 1) continue;
+        char *p = ob + (oo + j * ost) * (int64_t)z;
+        if (isint) {
+          int64_t v = sk_load_int64(p, dt), qv = v / c;
+          if ((v % c != 0) && ((v < 0) != (c < 0))) qv--; /* floor */
+          sk_store_int64(p, dt, qv);
+        } else {
+          sk_store_double(p, dt, sk_load_double(p, dt) / (double)c);
+        }
+      }
+    for (int k = nd - 1; k >= 0; k--) {
+      if (k == d) continue;
+      if (++at[k] < out->sizes[k]) break;
+      at[k] = 0;
+    }
+  }
+  free(iv), free(count);
+  return 0;
+}
+/* }==== */

@@ -890,6 +890,12 @@ local SI = {
     { T{3, 4}, 0, T({1}, { dtype = "int64", values = { 1 } }), T{} },
     { T{3, 4}, 0, T({1}, { dtype = "int64", values = { 1 } }), T{1}, raises = "0-dimensional value" },
     { T{3, 4}, 0, T({1}, { dtype = "int32", values = { 1 } }), 1, raises = "int64 for index" } },
+  { "index_reduce", ALL4, { T{3, 4}, 0, T({3}, { dtype = "int64", values = { 2, 0, 2 } }), T{3, 4}, "prod" },
+    { T{3, 4}, 1, T({3}, { dtype = "int64", values = { 1, 1, 3 } }), T{3, 3}, "mean", kw = { include_self = false } },
+    { T{3, 2, layout = "transposed"}, 0, T({2}, { dtype = "int32", values = { 0, 0 } }), T{2, 2}, "amax" },
+    { T{3, 4}, 0, T({2}, { dtype = "int64", values = { 1, 2 } }), T{2, 4}, "amin", kw = { include_self = false } },
+    { T{3, 4}, 0, I({2}, 3), T{2, 4}, "sum", raises = "Expected reduce to be one of" },
+    { T{3, 4}, 0, I({2}, 3), T{2, 5}, "prod", raises = "does not match self's size" } },
   { "masked_scatter", { "functional", "method", "inplace" }, { T{3, 4}, Mk{3, 4}, T{12} }, { T{3, 4}, Mk{4}, T{3, 4} },
     { T{3, 4}, Mk{5}, T{20}, raises = "must match" } },
   { "isin", nil, { T({2, 3}, { dtype = "int64", lo = 0, hi = 5 }), T({4}, { dtype = "int64", lo = 0, hi = 5 }) },
@@ -927,6 +933,7 @@ for _, a in ipairs {
   { "index_copy", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, 3 } }), T{2, 4}, raises = "index 3 is out of bounds" },
   { "index_fill", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, -4 } }), 1, raises = "index -4 is out of bounds" },
   { "masked_scatter", T{3, 4}, Mk{3, 4}, T{1}, raises = "Number of elements of source" },
+  { "index_reduce", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, 3 } }), T{2, 4}, "amax", raises = "index out of range in self" },
   { "searchsorted", T{4}, T{3}, kw = { sorter = T({4}, { dtype = "int64", values = { 0, 1, 2, 4 } }) }, raises = "sorter index out of range" },
 } do
   row { op = a[1], args = { table.unpack(a, 2) }, kw = a.kw, raises = a.raises, skip = { meta = "the error depends on values" } }

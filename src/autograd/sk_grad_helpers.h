@@ -54,6 +54,7 @@ int sk_grad_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, c
 int sk_grad_log_softmax_backward_data_grad_output(SkTensor **out, const SkTensor *grad, const SkTensor *output, int64_t dim);
 int sk_grad_log_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim, const SkTensor *output);
 int sk_grad_index_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
+int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source, const char *reduce, int include_self, const SkTensor *result);
 int sk_grad_gather_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
 int sk_grad_embedding_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, SkIntList weight_sizes, int64_t padding_idx);
 int sk_grad_cat_backward(SkTensorList *out, const SkTensor *grad, SkIntList sizes, int64_t dim);

@@ -591,3 +591,47 @@ int sk_meta_searchsorted_Tensor(SkMeta *m, const SkTensor *sorted_sequence, cons
   return set_like(m, 0, self, dt);
 }
 /* }==== */
+
+/* {==== index_reduce ==== */
+/* PyTorch's index_func_meta_impl checks (prefix index_reduce_), the reduction named, and
+** source shaped like self but along dim (sk's text: PyTorch's comes from its kernel's
+** broadcast). The result has self's shape. */
+int sk_meta_index_reduce(SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source,
+                         const char *reduce, int include_self, sk_precompute_index_reduce_out *precompute) {
+  (void)include_self;
+  char buf[128];
+  int64_t d;
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  precompute->dim = d;
+  if (!reduce || (strcmp(reduce, "prod") && strcmp(reduce, "mean") && strcmp(reduce, "amax") && strcmp(reduce, "amin")))
+    return sk_error("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", reduce ? reduce : "None");
+  if (index->ndim > 1)
+    return sk_error("index_reduce_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s", index->ndim,
+                    sk_dtype_name(index->dtype), sk_shape_str(index->ndim, index->sizes, buf, sizeof buf));
+  if (index->dtype != SK_DTYPE_INT64 && index->dtype != SK_DTYPE_INT32)
+    return sk_error("index_reduce_(): Expected dtype int32/int64 for index but got: %s", sk_dtype_name(index->dtype));
+  if (self->dtype != source->dtype)
+    return sk_error("index_reduce_(): self (%s) and source (%s) must have the same scalar type", sk_dtype_name(self->dtype),
+                    sk_dtype_name(source->dtype));
+  if (check_same_device(self->device, source, "index_reduce", "source") || check_same_device(self->device, index, "index_reduce", "index"))
+    return -1;
+  if (nonempty_ndim(source) != nonempty_ndim(self))
+    return sk_error("index_reduce_(): source has %d dimensions, self %d: they must have the same number", source->ndim, self->ndim);
+  for (int k = 0; k < nonempty_ndim(self); k++)
+    if (k != d && size_at(source, k) != size_at(self, k))
+      return sk_error("index_reduce_(): source's size %lld at dimension %d does not match self's size %lld",
+                      (long long)size_at(source, k), k, (long long)size_at(self, k));
+  if (index->numel != size_at(source, (int)d))
+    return sk_error("index_reduce_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for dim: %lld",
+                    (long long)index->numel, (long long)size_at(source, (int)d), (long long)d);
+  const SkTensor *in[] = {index, source};
+  static const char *const names[] = {"index", "source"};
+  if (check_written(m, 2, in, names)) return -1;
+  if (m->variant == SK_VARIANT_OUT) {
+    const SkTensor *s[] = {self};
+    static const char *const sn[] = {"self"};
+    if (check_written(m, 1, s, sn)) return -1;
+  }
+  return set_like(m, 0, self, self->dtype);
+}
+/* }==== */
