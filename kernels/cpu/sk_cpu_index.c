@@ -17,6 +17,7 @@
 #include "sk_cpu_walk.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* {==== Index checks ==== */
 /* An int64 CPU copy of an integer index tensor (or the tensor itself retained). */
@@ -766,6 +767,205 @@ int sk_cpu_index_put_(SkTensor *self, SkTensorList indices, const SkTensor *valu
     index_walk(&p, sk_tensor_data(values), vst, self, &c, !accumulate);
   }
   plan_free(&p);
+  return 0;
+}
+/* }==== */
+
+/* {==== searchsorted: a binary search per value ==== */
+/* PyTorch's cus_lower_bound / cus_upper_bound: the first position whose boundary is not
+** below (left) / not at or below (right) the value, with its comparisons, so a NaN value
+** lands at the end and NaN boundaries count as below everything. Boundaries and values
+** are contiguous copies in their promoted dtype; integers compare as int64, others as
+** double. */
+typedef struct {
+  const char *bd, *val;
+  const int64_t *sorter;
+  char *out;
+  SkDType dt, odt;
+  size_t z;
+  int64_t m, k, rows1d; /* boundary row length, values per row, 1: one boundary row for all */
+  int right, isint;
+} SearchCtx;
+
+static int64_t search_one(const SearchCtx *c, const char *row, const int64_t *srow, int64_t i) {
+  int64_t lo = 0, hi = c->m;
+  const char *vp = c->val + i * (int64_t)c->z;
+  if (c->isint) {
+    int64_t v = sk_load_int64(vp, c->dt);
+    while (lo < hi) {
+      int64_t mid = lo + ((hi - lo) >> 1), at = srow ? srow[mid] : mid;
+      int64_t b = sk_load_int64(row + at * (int64_t)c->z, c->dt);
+      if (c->right ? !(b > v) : !(b >= v)) lo = mid + 1;
+      else hi = mid;
+    }
+  } else {
+    double v = sk_load_double(vp, c->dt);
+    while (lo < hi) {
+      int64_t mid = lo + ((hi - lo) >> 1), at = srow ? srow[mid] : mid;
+      double b = sk_load_double(row + at * (int64_t)c->z, c->dt);
+      if (c->right ? !(b > v) : !(b >= v)) lo = mid + 1;
+      else hi = mid;
+    }
+  }
+  return lo;
+}
+
+static void search_range(void *ctx, int64_t begin, int64_t end) {
+  const SearchCtx *c = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    int64_t r = c->rows1d ? 0 : i / c->k;
+    int64_t pos = search_one(c, c->bd + r * c->m * (int64_t)c->z, c->sorter ? c->sorter + r * c->m : NULL, i);
+    if (c->odt == SK_DTYPE_INT32) ((int32_t *)c->out)[i] = (int32_t)pos;
+    else ((int64_t *)c->out)[i] = pos;
+  }
+}
+
+/* t as a contiguous CPU tensor of dtype dt: itself (retained) or a copy */
+static SkTensor *contiguous_as(const SkTensor *t, SkDType dt) {
+  if (t->dtype == dt && sk_tensor_is_contiguous(t)) return sk_tensor_retain((SkTensor *)t);
+  SkTensor *c = sk_tensor_empty(t->ndim, t->sizes, dt, SK_CPU);
+  if (c && sk_copy_cpu(c, t)) { sk_tensor_release(c); return NULL; }
+  return c;
+}
+
+int sk_cpu_searchsorted_out(const SkMeta *m, const SkTensor *sorted_sequence, const SkTensor *self, int out_int32, int right,
+                            const char *side, const SkTensor *sorter, SkTensor *out) {
+  (void)m, (void)out_int32;
+  if (side) right = strcmp(side, "right") == 0;
+  const SkTensor *pair[2] = {sorted_sequence, self};
+  SkDType dt = sk_result_type(2, pair);
+  SkTensor *bd = contiguous_as(sorted_sequence, dt), *val = contiguous_as(self, dt);
+  SkTensor *so = sorter ? contiguous_as(sorter, SK_DTYPE_INT64) : NULL;
+  SkTensor *o = sk_tensor_is_contiguous(out) ? sk_tensor_retain(out) : sk_tensor_empty(out->ndim, out->sizes, out->dtype, SK_CPU);
+  int rc = bd && val && o && (!sorter || so) ? 0 : -1;
+  int64_t mlen = sorted_sequence->sizes[sorted_sequence->ndim - 1];
+  if (!rc && so) { /* every sorter entry must name a boundary of its row */
+    const int64_t *s = sk_tensor_data(so);
+    for (int64_t i = 0; i < so->numel && !rc; i++)
+      if (s[i] < 0 || s[i] >= mlen) rc = sk_error("torch.searchsorted(): sorter index out of range");
+  }
+  if (!rc && self->numel > 0) {
+    SearchCtx c = {sk_tensor_data(bd), sk_tensor_data(val), so ? sk_tensor_data(so) : NULL, sk_tensor_data(o), dt, out->dtype,
+                   sk_dtype_size(dt), mlen, self->ndim ? self->sizes[self->ndim - 1] : 1, sorted_sequence->ndim == 1, right,
+                   !sk_dtype_is_floating(dt)};
+    if (mlen == 0) c.rows1d = 1; /* every position is 0: no row is read */
+    int64_t grain = SK_GRAIN / (mlen > 1 ? 64 - __builtin_clzll((unsigned long long)mlen) : 1);
+    sk_parallel_for(0, self->numel, grain > 0 ? grain : 1, search_range, &c);
+    if (o != out) rc = sk_copy_cpu(out, o);
+  }
+  sk_tensor_release(bd), sk_tensor_release(val), sk_tensor_release(so), sk_tensor_release(o);
+  return rc;
+}
+/* }==== */
+
+/* {==== index_reduce: out = self, then out[index[i] along dim] (op)= source[i] ====
+** Serial: repeated indices reduce into one element. Elements go through double (floating
+** dtypes) or int64 (integer and bool ones); a mean divides by the count of contributions
+** (self's included), floor division for integers, as PyTorch's. */
+typedef enum { RED_PROD, RED_MEAN, RED_AMAX, RED_AMIN } RedOp;
+
+static double red_d(RedOp op, double a, double b) {
+  switch (op) {
+  case RED_PROD: return a * b;
+  case RED_MEAN: return a + b;
+  case RED_AMAX: return (a != a || b != b) ? a + b : a > b ? a : b; /* NaN propagates */
+  default: return (a != a || b != b) ? a + b : a < b ? a : b;
+  }
+}
+static int64_t red_i(RedOp op, int64_t a, int64_t b) {
+  switch (op) {
+  case RED_PROD: return (int64_t)((uint64_t)a * (uint64_t)b); /* wraps, as C++'s int multiply does in practice */
+  case RED_MEAN: return (int64_t)((uint64_t)a + (uint64_t)b);
+  case RED_AMAX: return a > b ? a : b;
+  default: return a < b ? a : b;
+  }
+}
+
+/* the extremes of an integer (or bool) dtype, the identities of amax and amin */
+static int64_t int_lowest(SkDType dt) {
+  switch (dt) {
+  case SK_DTYPE_INT8: return INT8_MIN;
+  case SK_DTYPE_INT16: return INT16_MIN;
+  case SK_DTYPE_INT32: return INT32_MIN;
+  case SK_DTYPE_INT64: return INT64_MIN;
+  default: return 0; /* uint8, bool */
+  }
+}
+static int64_t int_highest(SkDType dt) {
+  switch (dt) {
+  case SK_DTYPE_INT8: return INT8_MAX;
+  case SK_DTYPE_INT16: return INT16_MAX;
+  case SK_DTYPE_INT32: return INT32_MAX;
+  case SK_DTYPE_UINT8: return UINT8_MAX;
+  case SK_DTYPE_BOOL: return 1;
+  default: return INT64_MAX;
+  }
+}
+
+int sk_cpu_index_reduce_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source,
+                            const char *reduce, int include_self, SkTensor *out) {
+  (void)m;
+  RedOp op = !strcmp(reduce, "prod") ? RED_PROD : !strcmp(reduce, "mean") ? RED_MEAN : !strcmp(reduce, "amax") ? RED_AMAX : RED_AMIN;
+  int d = (int)dim, nd = self->ndim;
+  int64_t size = nd ? self->sizes[d] : 1, ost = nd ? out->strides[d] : 0, sst = source->ndim ? source->strides[d] : 0;
+  SkTensor *idx = as_int64(index);
+  if (!idx) return -1;
+  if (check_bounds(idx, size, 0, dim)) { sk_tensor_release(idx); return sk_error("index out of range in self"); }
+  if (out != self && !sk_tensor_same_view(out, self) && sk_copy_cpu(out, self)) { sk_tensor_release(idx); return -1; }
+  int64_t n = idx->numel, *iv = malloc((size_t)(n ? n : 1) * sizeof *iv), *count = calloc((size_t)size, sizeof *count);
+  if (!iv || !count) { free(iv), free(count), sk_tensor_release(idx); return sk_error("out of memory"); }
+  const char *ip = sk_tensor_data(idx);
+  for (int64_t i = 0; i < n; i++) iv[i] = *(const int64_t *)(ip + i * (idx->ndim ? idx->strides[0] : 0) * 8);
+  sk_tensor_release(idx);
+  SkDType dt = self->dtype;
+  size_t z = sk_dtype_size(dt);
+  int isint = !sk_dtype_is_floating(dt);
+  char *ob = sk_tensor_data(out);
+  const char *sb = sk_tensor_data(source);
+  /* the slices of out along dim: every position of the other dims (a 0-dim tensor is one slice) */
+  int64_t slice = 1, at[SK_MAX_DIMS] = {0};
+  for (int k = 0; k < nd; k++) if (k != d) slice *= out->sizes[k];
+  for (int64_t s = 0; s < slice; s++) {
+    int64_t oo = 0, so = 0;
+    for (int k = 0; k < nd; k++) if (k != d) oo += at[k] * out->strides[k], so += at[k] * source->strides[k];
+    if (!include_self) { /* the reduced places start from the reduction's identity */
+      for (int64_t i = 0; i < n; i++) {
+        char *p = ob + (oo + iv[i] * ost) * (int64_t)z;
+        if (isint) {
+          int64_t id = op == RED_PROD ? 1 : op == RED_MEAN ? 0 : op == RED_AMAX ? int_lowest(dt) : int_highest(dt);
+          sk_store_int64(p, dt, id);
+        } else {
+          sk_store_double(p, dt, op == RED_PROD ? 1.0 : op == RED_MEAN ? 0.0 : op == RED_AMAX ? -1.0 / 0.0 : 1.0 / 0.0);
+        }
+      }
+    }
+    for (int64_t i = 0; i < n; i++) {
+      char *p = ob + (oo + iv[i] * ost) * (int64_t)z;
+      const char *q = sb + (so + i * sst) * (int64_t)z;
+      if (isint) sk_store_int64(p, dt, red_i(op, sk_load_int64(p, dt), sk_load_int64(q, dt)));
+      else sk_store_double(p, dt, red_d(op, sk_load_double(p, dt), sk_load_double(q, dt)));
+      if (s == 0) count[iv[i]]++;
+    }
+    if (op == RED_MEAN)
+      for (int64_t j = 0; j < size; j++) {
+        int64_t c = count[j] + (include_self ? 1 : 0);
+        if (count[j] == 0 || c == 1) continue;
+        char *p = ob + (oo + j * ost) * (int64_t)z;
+        if (isint) {
+          int64_t v = sk_load_int64(p, dt), qv = v / c;
+          if ((v % c != 0) && ((v < 0) != (c < 0))) qv--; /* floor */
+          sk_store_int64(p, dt, qv);
+        } else {
+          sk_store_double(p, dt, sk_load_double(p, dt) / (double)c);
+        }
+      }
+    for (int k = nd - 1; k >= 0; k--) {
+      if (k == d) continue;
+      if (++at[k] < out->sizes[k]) break;
+      at[k] = 0;
+    }
+  }
+  free(iv), free(count);
   return 0;
 }
 /* }==== */

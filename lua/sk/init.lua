@@ -18,6 +18,48 @@ for _, name in ipairs { "tensor", "manual_seed", "set_num_threads", "get_num_thr
   sk[name] = core[name]
 end
 
+-- {==== Shape helpers PyTorch defines in Python ====
+-- sk.broadcast_shapes(shape, ...): the broadcast of sizes lists (an integer is a 1-d shape), as a list.
+function sk.broadcast_shapes(...)
+  local out, n = {}, 0
+  for i = 1, select("#", ...) do
+    local s = select(i, ...)
+    if math.type(s) == "integer" then s = { s } end
+    if type(s) ~= "table" then
+      core.raise(string.format("sk.broadcast_shapes: argument %d must be a list of sizes or an integer, not a %s", i, type(s)))
+    end
+    for _, v in ipairs(s) do
+      if math.type(v) ~= "integer" then core.raise(string.format("sk.broadcast_shapes: argument %d has a size that is not an integer", i)) end
+      if v < 0 then core.raise(string.format("Trying to create tensor with negative dimension (%d): (%d)", v, v)) end
+    end
+    local m = math.max(n, #s)
+    local r = {}
+    for k = 1, m do
+      local a, b = out[k - (m - n)] or 1, s[k - (m - #s)] or 1
+      if a ~= b and a ~= 1 and b ~= 1 then core.raise("Shape mismatch: objects cannot be broadcast to a single shape") end
+      r[k] = a == 1 and b or a
+    end
+    out, n = r, m
+  end
+  return out
+end
+
+-- sk.tensordot(a, b, dims): dims an integer (a's last dims against b's first ones, 2 by
+-- default), a pair of lists {dims_a, dims_b}, or the op's own two list arguments.
+local tensordot = sk.tensordot
+function sk.tensordot(a, b, dims, ...)
+  if dims == nil or math.type(dims) == "integer" then
+    dims = dims or 2
+    if dims < 0 then core.raise(string.format("tensordot expects dims >= 0, but got dims=%d", dims)) end
+    local da, db, na = {}, {}, a:dim()
+    for i = 1, dims do da[i], db[i] = na - dims + i - 1, i - 1 end
+    return tensordot(a, b, da, db, ...)
+  end
+  if type(dims) == "table" and type(dims[1]) == "table" then return tensordot(a, b, dims[1], dims[2], ...) end
+  return tensordot(a, b, dims, ...)
+end
+-- }====
+
 -- dtype names, so sk.float32 reads like torch.float32
 for _, d in ipairs { "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64" } do
   sk[d] = d

@@ -267,7 +267,7 @@ for _, op in ipairs { "max", "min" } do
   row { op = op, args = { T{0, 3}, 1 }, dtypes = F32 }
   row { op = op, args = { T{} }, dtypes = F32 }
   row { op = op, args = { T{2, 3}, 2 }, dtypes = F32, raises = "out of range" }
-  row { op = op, args = { T{2, 3}, T{3} }, dtypes = F32, raises = "expected an integer" } -- max(a, b) is not an overload here
+  row { op = op, args = { T{2, 3}, "x" }, dtypes = F32, raises = "expected" } -- neither an int dim nor a tensor (max.other)
 end
 -- scans and softmaxes over one dim
 for _, op in ipairs { "cumsum", "cumprod" } do
@@ -983,6 +983,167 @@ row { op = "multinomial", args = { T({4}, { lo = 0.25, hi = 1 }), 3 }, dtypes = 
 row { op = "multinomial", args = { PROBS, 6 }, dtypes = F32, seed = 19, raises = "n_sample" }
 row { op = "multinomial", args = { T({2}, { values = { -1, 1 } }), 1 }, raises = "invalid multinomial distribution", seed = 19,
       skip = { meta = "the error depends on values" } }
+-- }====
+
+-- {==== Shape and indexing: composites, searchsorted, factories (shapeidx) ====
+local SI = {
+  -- op, variants of the first row, rows (args); the first row sweeps ALL dtypes
+  { "diagonal", FN_M, { T{3, 4} }, { T{3, 4}, 1 }, { T{2, 3, 4}, -1, 0, 2 }, { T{3, 2, layout = "transposed"}, 0, 1, 0 },
+    { T{3, 4}, 5 }, { T{3, 4}, 0, 0, 0, raises = "cannot be identical" } },
+  { "diag_embed", FN_M, { T{2, 3} }, { T{3}, 1 }, { T{2, 3}, -1, 0, 2 }, { T{3}, 0, 0, 0, raises = "cannot be identical" } },
+  { "diagflat", FN_M, { T{2, 2} }, { T{3}, -1 }, { T{} } },
+  { "movedim", FN_M, { T{2, 3, 4}, 0, 2 }, { T{2, 3, 4}, { 0, 1 }, { 2, 0 } }, { T{}, 0, 0 },
+    { T{2, 3, 4}, { 0, 0 }, { 1, 2 }, raises = "repeated dim" }, { T{2, 3, 4}, { 0 }, { 1, 2 }, raises = "same number of dims" } },
+  { "moveaxis", FN_M, { T{2, 3, 4}, -1, 0 }, { T{2, 3, 4}, { 2, 0 }, { 0, 1 } } },
+  { "broadcast_to", FN_M, { T{3, 1}, { 2, 3, 4 } }, { T{3}, { 2, 2 }, raises = "must match" } },
+  { "broadcast_tensors", nil, { L{ T{3, 1}, T{4}, T{} } }, { L{ T{2, 3}, T{4} }, raises = "must match the size" } },
+  { "meshgrid", nil, { L{ T{2}, T{3} }, kw = { indexing = "ij" } }, { L{ T{2}, T{3}, T{} }, kw = { indexing = "xy" } },
+    { L{ T{2}, T{3} } }, { L{ T{2}, T{2, 2} }, kw = { indexing = "ij" }, raises = "0D or 1D" },
+    { L{ T{2}, T{3} }, kw = { indexing = "yx" }, raises = "indexing must be one of" } },
+  { "cartesian_prod", nil, { L{ T{2}, T{3} } }, { L{ T{3} } }, { L{ T{2, 2} }, raises = "1D vector" } },
+  { "combinations", nil, { T{4} }, { T{4}, 3 }, { T{3}, 2, true }, { T{2}, 3 }, { T{3}, 0 }, { T{2, 2}, raises = "1D vector" },
+    { T{3}, -1, raises = "non-negative" } },
+  { "expand_as", { "method" }, { T{3, 1}, T{2, 3, 4} }, { T{3}, T{2, 2}, raises = "must match" } },
+  { "view_as", { "method" }, { T{2, 3}, T{3, 2} }, { T{2, 3}, T{5}, raises = "invalid" } },
+  { "reshape_as", { "method" }, { T{3, 2, layout = "transposed"}, T{6} } },
+  { "ravel", FN_M, { T{2, 3} }, { T{3, 2, layout = "transposed"} }, { T{} } },
+  { "sum_to_size", { "method" }, { T{2, 3}, { 1, 3 } }, { T{2, 3, 4}, { 3, 1 } }, { T{2, 3}, { 4 }, raises = "not expandable" } },
+  { "atleast_1d", nil, { T{} }, { T{2, 3} }, { L{ T{}, T{2} } } },
+  { "atleast_2d", nil, { T{} }, { T{3} }, { L{ T{}, T{2}, T{2, 2} } } },
+  { "atleast_3d", nil, { T{} }, { T{3} }, { T{2, 3} }, { L{ T{2, 3}, T{1, 2, 3, 4} } } },
+  { "hstack", FN_OUT, { L{ T{2, 3}, T{2, 1} } }, { L{ T{2}, T{} } }, { L{}, raises = "non-empty" } },
+  { "vstack", FN_OUT, { L{ T{2, 3}, T{3} } }, { L{ T{}, T{} } }, { L{}, raises = "non-empty" } },
+  { "row_stack", FN_OUT, { L{ T{2, 3}, T{3} } } },
+  { "dstack", FN_OUT, { L{ T{2, 3}, T{2, 3, 2} } }, { L{ T{3}, T{3} } }, { L{}, raises = "non-empty" } },
+  { "column_stack", FN_OUT, { L{ T{3}, T{3, 2} } }, { L{ T{}, T{1, 2} } }, { L{}, raises = "non-empty" } },
+  { "tensor_split", FN_M, { T{7, 2}, 3 }, { T{2, 7}, { 1, 5 }, 1 }, { T{7}, { 5, 2 } }, { T{7}, { -2, 9 } },
+    { T{7}, T({}, { dtype = "int64", values = 3, device = "cpu" }) },
+    { T{7}, T({2}, { dtype = "int64", values = { 2, 4 }, device = "cpu" }) }, { T{7}, 0, raises = "larger than 0" },
+    { T{}, 2, raises = "at least a 1-dimensional" } },
+  { "hsplit", FN_M, { T{2, 4}, 2 }, { T{6}, { 1, 4 } }, { T{2, 3}, 2, raises = "not divisible" }, { T{}, 2, raises = "at least 1" } },
+  { "vsplit", FN_M, { T{4, 2}, 2 }, { T{4, 2}, { 3 } }, { T{3}, 3, raises = "at least 2" } },
+  { "dsplit", FN_M, { T{2, 2, 4}, 2 }, { T{1, 2, 3}, { 1 } }, { T{2, 3}, 2, raises = "at least 3" } },
+  { "rot90", FN_M, { T{2, 3} }, { T{2, 3, 4}, 2, { 2, 0 } }, { T{2, 3}, -1 }, { T{2, 3}, 4 }, { T{2, 3}, 1, { 0 }, raises = "rotation dims == 2" },
+    { T{2, 3}, 1, { 0, 0 }, raises = "to be different" }, { T{3}, raises = "total dims >= 2" } },
+  { "fliplr", FN_M, { T{2, 3} }, { T{3}, raises = ">= 2-d" } },
+  { "flipud", FN_M, { T{2, 3} }, { T{}, raises = ">= 1-d" } },
+  { "select_scatter", FN_M, { T{3, 4}, T{4}, 0, 1 }, { T{3, 4, layout = "sliced"}, T{3}, 1, -1 },
+    { T{3, 4}, T{3}, 0, 1, raises = "equal to the slice" } },
+  { "slice_scatter", FN_M, { T{4, 3}, T{2, 3}, 0, 0, 4, 2 }, { T{4, 3}, T{4, 1}, 1, 2 }, { T{4, 3}, T{2, 3}, raises = "equal to the slice" } },
+  { "diagonal_scatter", FN_M, { T{3, 3}, T{3} }, { T{3, 4}, T{2}, 2 }, { T{2, 3, 3}, T{2, 2}, -1, 1, 2 },
+    { T{3, 3}, T{2}, raises = "equal to the slice" } },
+  { "narrow_copy", FN_M_OUT, { T{4, 3}, 0, 1, 2 }, { T{3, 2, layout = "transposed"}, 1, 0, 1 }, { T{2, 3}, 0, 1, 5, raises = "exceeds" } },
+  -- products
+  { "kron", FN_M_OUT, { T{2, 3}, T{2, 2} }, { T{3}, T{2, 1, 2} }, { T{}, T{2} } },
+  { "inner", FN_M_OUT, { T{2, 3}, T{4, 3} }, { T{}, T{2} }, { T{2, 3}, T{4}, raises = "last dimension must match" } },
+  { "tensordot", FN_OUT, { T{2, 3, 4}, T{4, 3, 5}, { 1, 2 }, { 1, 0 } }, { T{2, 3}, T{3, 2}, {}, {} },
+    { T{2, 3}, T{1, 2}, { 1 }, { 0 } }, { T{2, 3}, T{2, 3}, { 0 }, { 1 }, raises = "contracted dimensions need to match" },
+    { T{2, 3}, T{2, 3}, { 0, 1 }, { 0 }, raises = "same length" } },
+  { "addbmm", ALL4, { T{2, 4}, T{3, 2, 5}, T{3, 5, 4} }, { T{4}, T{2, 2, 3}, T{2, 3, 4}, kw = { beta = 0.5, alpha = 2 } },
+    { T{2, 4}, T{3, 2, 5}, T{2, 5, 4}, raises = "same number of batches" }, { T{2, 4}, T{2, 5}, T{3, 5, 4}, raises = "3D tensor" } },
+  { "addr", ALL4, { T{2, 3}, T{2}, T{3} }, { T{3}, T{2}, T{3}, kw = { beta = 2, alpha = 0.5 } }, { T{2, 3}, T{2}, T{3}, kw = { beta = 0 } },
+    { T{2, 3}, T{2, 1}, T{3}, raises = "1-D argument vec1" } },
+  { "vdot", FN_M_OUT, { T{3}, T{3} }, { T{2, 2}, T{2, 2}, raises = "1D tensors expected" } },
+  { "cross", FN_M_OUT, { T{2, 3}, T{2, 3} }, { T{3, 2}, T{3, 2}, 0 }, { T{3, 2, layout = "transposed"}, T{3, 1} },
+    { T{2, 4}, T{2, 4}, raises = "no dimension of size 3" } },
+  { "linalg_cross", FN_OUT, { T{2, 3}, T{1, 3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } },
+    { T{2, 3}, T{3}, raises = "same number of dimensions" }, { T{3, 2}, T{3, 2}, raises = "must have length 3" } },
+  { "block_diag", nil, { L{ T{}, T{2}, T{2, 1} } }, { L{ T{2, 3}, T({1, 2}, { dtype = "int32" }) } }, { L{ T{2, 2, 2} }, raises = "2 or fewer" } },
+  { "max", FN_M, { T{2, 3}, T{3} } },
+  { "min", FN_M, { T{2, 3}, T{2, 1} } },
+  -- indexing
+  { "argwhere", FN_M, { T{2, 3} }, { T{} }, { T{0, 3} } },
+  { "take_along_dim", FN_M_OUT, { T{2, 3}, I({2, 2}, 3), 1 }, { T{2, 3}, I({4}, 6) }, { T{2, 3}, I({1, 3}, 2), 0 },
+    { T{2, 3}, T({2, 3}, { dtype = "int32", lo = 0, hi = 1 }), 1, raises = "dtype of indices" },
+    { T{2, 3}, I({2}, 3), 1, raises = "same number of dimensions" } },
+  { "take", FN_M_OUT, { T{2, 3}, I({2, 2}, 6) }, { T{3, 2, layout = "transposed"}, T({3}, { dtype = "int64", values = { 0, -1, 3 } }) },
+    { T{2, 3}, T({2}, { dtype = "int32", lo = 0, hi = 1 }), raises = "long tensor" } },
+  { "put", { "functional", "method", "inplace" }, { T{2, 3}, T({2}, { dtype = "int64", values = { 0, -1 } }), T{2} },
+    { T{3, 2, layout = "transposed"}, T({3}, { dtype = "int64", values = { 1, 1, 4 } }), T{3}, true },
+    { T{2, 3}, I({2}, 6), T{3}, raises = "same number of elements" } },
+  { "index_add", ALL4, { T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, 2 } }), T{2, 4} },
+    { T{3, 4}, 1, T({3}, { dtype = "int64", values = { 1, 1, 3 } }), T{3, 3}, kw = { alpha = 2 } },
+    { T{3, 4}, 0, I({2}, 3), T{3, 4}, raises = "Number of indices" }, { T{3, 4}, 0, T({2}, { dtype = "float32" }), T{2, 4}, raises = "int32/int64" } },
+  { "index_copy", ALL4, { T{3, 4}, 0, T({2}, { dtype = "int64", values = { 2, 0 } }), T{2, 4} },
+    { T{3, 4, layout = "sliced"}, 1, T({1}, { dtype = "int64", values = { 1 } }), T{3, 1} },
+    { T{3, 4}, 0, T({2}, { dtype = "int32", values = { 0, 1 } }), T{2, 4}, raises = "long tensor" } },
+  { "index_fill", { "functional", "method", "inplace" }, { T{3, 4}, 1, T({2}, { dtype = "int64", values = { 0, -1 } }), 2.5 },
+    { T{3, 4}, 0, T({1}, { dtype = "int64", values = { 1 } }), T{} },
+    { T{3, 4}, 0, T({1}, { dtype = "int64", values = { 1 } }), T{1}, raises = "0-dimensional value" },
+    { T{3, 4}, 0, T({1}, { dtype = "int32", values = { 1 } }), 1, raises = "int64 for index" } },
+  { "index_reduce", ALL4, { T{3, 4}, 0, T({3}, { dtype = "int64", values = { 2, 0, 2 } }), T{3, 4}, "prod" },
+    { T{3, 4}, 1, T({3}, { dtype = "int64", values = { 1, 1, 3 } }), T{3, 3}, "mean", kw = { include_self = false } },
+    { T{3, 2, layout = "transposed"}, 0, T({2}, { dtype = "int32", values = { 0, 0 } }), T{2, 2}, "amax" },
+    { T{3, 4}, 0, T({2}, { dtype = "int64", values = { 1, 2 } }), T{2, 4}, "amin", kw = { include_self = false } },
+    { T{3, 4}, 0, I({2}, 3), T{2, 4}, "sum", raises = "Expected reduce to be one of" },
+    { T{3, 4}, 0, I({2}, 3), T{2, 5}, "prod", raises = "does not match self's size" } },
+  { "masked_scatter", { "functional", "method", "inplace" }, { T{3, 4}, Mk{3, 4}, T{12} }, { T{3, 4}, Mk{4}, T{3, 4} },
+    { T{3, 4}, Mk{5}, T{20}, raises = "must match" } },
+  { "isin", nil, { T({2, 3}, { dtype = "int64", lo = 0, hi = 5 }), T({4}, { dtype = "int64", lo = 0, hi = 5 }) },
+    { T{2, 3}, T{0} }, { T({3}, { dtype = "int64", lo = 0, hi = 3 }), 2 }, { 2, T({3}, { dtype = "int64", lo = 0, hi = 3 }) },
+    { T({3}, { dtype = "int64", lo = 0, hi = 3 }), T({4}, { dtype = "int64", lo = 0, hi = 3 }), kw = { invert = true } },
+    { T({2}, { dtype = "bool" }), T({2}, { dtype = "bool" }), raises = "Unsupported input type" } },
+  { "repeat_interleave", FN_M, { T{2, 3}, 2 }, { T{2, 3}, 2, kw = { dim = 1 } }, { T{2, 3}, T({2}, { dtype = "int64", values = { 1, 2 } }), kw = { dim = 0 } },
+    { T({3}, { dtype = "int64", values = { 1, 0, 2 } }) }, { T{2, 3}, -1, raises = "can not be negative" },
+    { T{2, 3}, T({3}, { dtype = "int64", values = { 1, 2, 1 } }), kw = { dim = 0 }, raises = "same size as input" } },
+  { "searchsorted", FN_OUT, { T({5}, { values = { -2, -1, 0, 0.5, 1 } }), T{2, 3} },
+    { T({2, 3}, { values = { -1, 0, 1, -1, 0, 1 } }), T{2, 4}, kw = { right = true } },
+    { T({4}, { values = { 1, 3, 5, 7 } }), 3 }, { T({4}, { values = { 1, 3, 5, 7 } }), T{3}, kw = { side = "right", out_int32 = true } },
+    { T({4}, { values = { 7, 1, 5, 3 } }), T{3}, kw = { sorter = T({4}, { dtype = "int64", values = { 1, 3, 2, 0 } }) } },
+    { T{4}, T{3}, kw = { side = "middle" }, raises = "side can only be" }, { T{2, 4}, T{3, 3}, raises = "first N-1 dimensions" } },
+  { "bucketize", FN_OUT, { T{2, 3}, T({4}, { values = { -1, 0, 0.5, 1 } }) }, { 0.5, T({3}, { values = { 0, 0.5, 1 } }), kw = { right = true } },
+    { T{3}, T{2, 2}, raises = "must be 1 dimension" } },
+}
+local SI_VALUE_SHAPED = { argwhere = true, masked_scatter = true, repeat_interleave = "Tensor" }
+for _, r in ipairs(SI) do
+  for i = 3, #r do
+    local a = r[i]
+    local vs = SI_VALUE_SHAPED[r[1]]
+    local needs_values = vs == true or (vs == "Tensor" and (a[2] == nil or getmetatable(a[2]) == Tensor))
+    local method_only = r[2] and #r[2] == 1 and r[2][1] == "method"
+    row { op = r[1], args = a, kw = a.kw, dtypes = (i == 3 and not a.raises) and ALL or F32,
+          variants = (i == 3 or method_only) and r[2] or nil, raises = a.raises,
+          skip = needs_values and { meta = "the result depends on the values" } or nil }
+  end
+end
+-- values that only the CPU can check (Meta has none)
+for _, a in ipairs {
+  { "take", T{2, 3}, T({2}, { dtype = "int64", values = { 0, 6 } }), raises = "out of range: tried to access index 6" },
+  { "put", T{2, 3}, T({2}, { dtype = "int64", values = { 0, -7 } }), T{2}, raises = "tried to access index -7" },
+  { "index_add", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, 3 } }), T{2, 4}, raises = "index out of range in self" },
+  { "index_copy", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, 3 } }), T{2, 4}, raises = "index 3 is out of bounds" },
+  { "index_fill", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, -4 } }), 1, raises = "index -4 is out of bounds" },
+  { "masked_scatter", T{3, 4}, Mk{3, 4}, T{1}, raises = "Number of elements of source" },
+  { "index_reduce", T{3, 4}, 0, T({2}, { dtype = "int64", values = { 0, 3 } }), T{2, 4}, "amax", raises = "index out of range in self" },
+  { "searchsorted", T{4}, T{3}, kw = { sorter = T({4}, { dtype = "int64", values = { 0, 1, 2, 4 } }) }, raises = "sorter index out of range" },
+} do
+  row { op = a[1], args = { table.unpack(a, 2) }, kw = a.kw, raises = a.raises, skip = { meta = "the error depends on values" } }
+end
+-- factories and random ones
+for _, d in ipairs { "int64", "int32" } do
+  row { op = "tril_indices", args = { 3, 4, 1 }, kw = with(D, { dtype = d }), factory = true }
+  row { op = "triu_indices", args = { 4, 3, -1 }, kw = with(D, { dtype = d }), factory = true }
+end
+row { op = "tril_indices", args = { 0, 3 }, kw = D, factory = true }
+row { op = "triu_indices", args = { 3, 3, 5 }, kw = D, factory = true }
+row { op = "tril_indices", args = { -1, 3 }, kw = D, factory = true, raises = "row must be non-negative" }
+row { op = "triu_indices", args = { 3, 3 }, kw = with(D, { dtype = "float32" }), factory = true, raises = "not implemented for" }
+row { op = "new_empty_strided", args = { T{2, 3}, { 2, 3 }, { 1, 2 } }, dtypes = ALL, variants = { "method" }, values = false }
+row { op = "new_empty_strided", args = { T{2}, { 2, 3 }, { 1 } }, dtypes = F32, variants = { "method" }, raises = "dimensionality of sizes" }
+row { op = "resize_", args = { T{2, 3}, { 3, 2 } }, dtypes = ALL, variants = { "functional", "method" } }
+row { op = "resize_", args = { T{2, 3}, { 4, 4 } }, dtypes = F32, variants = { "method" }, values = false }
+row { op = "resize_", args = { T{3, 2, layout = "transposed"}, { 3, 2 } }, dtypes = F32, variants = { "method" } }
+row { op = "resize_", args = { T{2, 3}, { -1 } }, dtypes = F32, variants = { "method" }, raises = "negative dimension" }
+row { op = "resize_as_", args = { T{2, 3}, T{6} }, dtypes = ALL, variants = { "functional", "method" } }
+row { op = "randint_like", args = { T{2, 3}, 5 }, dtypes = NUM, seed = 23 }
+row { op = "randint_like", args = { T{2, 3}, -2, 3 }, kw = { dtype = "int64" }, dtypes = F32, seed = 23 }
+row { op = "randint_like", args = { T{2, 3}, 3, 3 }, dtypes = F32, seed = 23, raises = "less than" }
+row { op = "normal", args = { T{2, 3}, 2.0 }, dtypes = FLOATS, seed = 29 }
+row { op = "normal", args = { 1.0, T({2, 3}, { lo = 0, hi = 1 }) }, dtypes = { "float32", "float64" }, seed = 29 }
+row { op = "normal", args = { T{2, 3}, T({3}, { lo = 0, hi = 1 }) }, dtypes = { "float32", "float64" }, seed = 29 }
+row { op = "normal", args = { 0.0, 1.0, { 2, 3 } }, kw = D, factory = true, seed = 29 }
+row { op = "normal", args = { T{2, 3}, -1.0 }, dtypes = F32, seed = 29, raises = "std >= 0.0" }
+row { op = "normal", args = { T{2, 3} }, dtypes = { "int64" }, seed = 29, raises = "floating point" }
 -- }====
 
 -- {==== Error cases that cut across ops ====

@@ -593,6 +593,16 @@ static int narrow_region(SkTensor **v, const SkTensor *z, const void *p) {
   return sk_narrow(v, z, r->dim, r->a, r->b);
 }
 
+static int diagonal_region(SkTensor **v, const SkTensor *z, const void *p) {
+  const RegionArgs *r = p; /* a: offset, b: dim1, step: dim2 */
+  return sk_diagonal(v, z, r->a, r->b, r->step);
+}
+
+int sk_grad_diagonal_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  RegionArgs r = {0, offset, dim1, dim2, {0, 0}, {0, 0}};
+  return into_region(out, grad, sizes, diagonal_region, &r);
+}
+
 int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index) {
   RegionArgs r = {dim, index, 0, 1, {0, 0}, {0, 0}};
   return into_region(out, grad, sizes, select_region, &r);
@@ -1076,3 +1086,62 @@ int sk_grad_binary_cross_entropy_target_backward(SkTensor **out, const SkTensor 
   if (!tp->rc) *out = sk_tape_take(tp, g);
   return sk_tape_free(tp);
 }
+
+/* {==== index_reduce ==== */
+/* PyTorch's index_reduce_backward (FunctionsManual.cpp), {grad_self, grad_source}:
+**   prod: through self and source with zeros masked to 1 (a lone zero among those scattered
+**         to one place gets the product of the others; with several, PyTorch's double
+**         backward refuses, this first-order gradient is the same);
+**   mean: grad over the count of contributions (self counts one when included);
+**   amax/amin: grad shared evenly among the elements equal to the result.
+** A position whose self was not included (include_self False) gets no self gradient. */
+int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
+                                  const SkTensor *index, const SkTensor *source, const char *reduce, int include_self,
+                                  const SkTensor *result) {
+  SkTape t = {0}, *tp = &t;
+  SkTensor *gs = NULL, *gsrc = NULL;
+  SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
+#define T_(call) SK_TAPE_STEP(tp, call)
+  if (!strcmp(reduce, "prod")) {
+    SkTensor *mself = T_(sk_masked_fill_Scalar(&r, self, T_(sk_eq_Scalar(&r, self, zero)), one));
+    SkTensor *mres = T_(sk_index_reduce(&r, mself, dim, index, source, reduce, include_self));
+    gs = T_(sk_div(&r, T_(sk_mul(&r, grad, mres)), mself));
+    SkTensor *szero = T_(sk_eq_Scalar(&r, source, zero));
+    SkTensor *nz = T_(sk_index_select(&r, T_(sk_index_add(&r, T_(sk_zeros_like(&r, self, -1, -1, (SkDevice){-1, 0}, -1, -1)), dim,
+                                                          index, T_(sk_to_dtype(&r, szero, self->dtype, 0, 0, -1)), one)),
+                                      dim, index));
+    SkTensor *single = T_(sk_logical_and(&r, szero, T_(sk_eq_Scalar(&r, nz, one))));
+    SkTensor *msrc_res = T_(sk_index_reduce(&r, self, dim, index, T_(sk_masked_fill_Scalar(&r, source, single, one)), reduce,
+                                            include_self));
+    SkTensor *a = T_(sk_index_select(&r, T_(sk_mul(&r, grad, msrc_res)), dim, index));
+    SkTensor *b = T_(sk_div(&r, T_(sk_index_select(&r, T_(sk_mul(&r, grad, result)), dim, index)),
+                            T_(sk_masked_fill_Scalar(&r, source, szero, one))));
+    gsrc = T_(sk_where_self(&r, single, a, b));
+  } else if (!strcmp(reduce, "mean")) {
+    SkTensor *n = include_self ? T_(sk_ones_like(&r, grad, -1, -1, (SkDevice){-1, 0}, -1, -1))
+                               : T_(sk_zeros_like(&r, grad, -1, -1, (SkDevice){-1, 0}, -1, -1));
+    n = T_(sk_index_add(&r, n, dim, index, T_(sk_ones_like(&r, source, -1, -1, (SkDevice){-1, 0}, -1, -1)), one));
+    n = T_(sk_masked_fill_Scalar(&r, n, T_(sk_eq_Scalar(&r, n, zero)), one));
+    gs = T_(sk_div(&r, grad, n));
+    gsrc = T_(sk_div(&r, T_(sk_index_select(&r, grad, dim, index)), T_(sk_index_select(&r, n, dim, index))));
+  } else {
+    SkTensor *value = T_(sk_index_select(&r, result, dim, index));
+    SkTensor *self_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, self, result)), self->dtype, 0, 0, -1));
+    SkTensor *src_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, source, value)), self->dtype, 0, 0, -1));
+    SkTensor *dist = T_(sk_div(&r, grad, T_(sk_index_add(&r, self_is, dim, index, src_is, one))));
+    gs = T_(sk_mul(&r, self_is, dist));
+    gsrc = T_(sk_mul(&r, src_is, T_(sk_index_select(&r, dist, dim, index))));
+  }
+  if (gs && !include_self) gs = T_(sk_index_fill_int_Scalar(&r, gs, dim, index, zero));
+#undef T_
+  SkTensor **a = tp->rc ? NULL : calloc(2, sizeof *a);
+  if (!tp->rc && !a) sk_tape_keep(tp, sk_error("out of memory"), NULL);
+  if (a) {
+    a[0] = sk_tape_take(tp, gs);
+    a[1] = sk_tape_take(tp, gsrc);
+    out->data = a;
+    out->n = 2;
+  }
+  return sk_tape_free(tp);
+}
+/* }==== */

@@ -48,6 +48,7 @@ int sk_grad_diag_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes,
 int sk_grad_unsqueeze_to(SkTensor **out, const SkTensor *grad, int64_t dim, SkIntList sizes);
 int sk_grad_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t index);
 int sk_grad_slice_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, SkOptInt start, SkOptInt end, int64_t step);
+int sk_grad_diagonal_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t offset, int64_t dim1, int64_t dim2);
 int sk_grad_narrow_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, int64_t start, int64_t length);
 int sk_grad_constant_pad_nd_backward(SkTensor **out, const SkTensor *grad, SkIntList pad);
 int sk_grad_as_strided_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkIntList size, SkIntList stride, SkOptInt storage_offset);
@@ -56,6 +57,7 @@ int sk_grad_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, c
 int sk_grad_log_softmax_backward_data_grad_output(SkTensor **out, const SkTensor *grad, const SkTensor *output, int64_t dim);
 int sk_grad_log_softmax_backward_data_output(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim, const SkTensor *output);
 int sk_grad_index_select_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
+int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source, const char *reduce, int include_self, const SkTensor *result);
 int sk_grad_gather_backward(SkTensor **out, const SkTensor *grad, SkIntList sizes, int64_t dim, const SkTensor *index);
 int sk_grad_embedding_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, SkIntList weight_sizes, int64_t padding_idx);
 int sk_grad_cat_backward(SkTensorList *out, const SkTensor *grad, SkIntList sizes, int64_t dim);

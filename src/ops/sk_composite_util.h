@@ -43,6 +43,32 @@ static inline int sk_reduction_of(const char *s, int64_t *r) {
 }
 /* }==== */
 
+/* An out= variant of a composite: r (the functional result) written into out, which is
+** resized (resize_) when its shape differs; PyTorch's can_cast rule for the dtype. */
+static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out) {
+  if (!sk_dtype_can_cast(r->dtype, out->dtype))
+    return sk_error("result type %s can't be cast to the desired output type %s (argument 'out')", sk_dtype_name(r->dtype),
+                    sk_dtype_name(out->dtype));
+  if (!sk_device_eq(r->device, out->device)) {
+    char a[32], b[32];
+    sk_device_format(r->device, a, sizeof a);
+    sk_device_format(out->device, b, sizeof b);
+    return sk_error("expected all tensors to be on the same device, but found at least two devices, %s and %s "
+                    "(argument 'out')", a, b);
+  }
+  if (!sk_tensor_same_shape(r, out) && sk_resize_(out, (SkIntList){r->sizes, r->ndim}, -1)) return -1;
+  return sk_copy_(out, r, 0);
+}
+/* A composite's out variant from its functional form: `call` stores into r. */
+#define SK_OUT_FROM(call, out)                 \
+  do {                                         \
+    SkTensor *r = NULL;                        \
+    if (call) return -1;                       \
+    int rc_ = sk_composite_write_out(r, out);  \
+    sk_tensor_release(r);                      \
+    return rc_;                                \
+  } while (0)
+
 /* {==== A tape of temporaries for composites written as expressions ====
 ** Each step takes tensors (from the tape or borrowed) and returns its result, kept on the
 ** tape. Once a step fails, later steps return NULL without calling anything — except a step

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 /* {==== Argument checks ==== */
 /* Hands over cpu (a finished CPU tensor) as *result on dev: itself, or a copy on dev. */
@@ -424,5 +425,105 @@ int sk_meta_kernel_multinomial(SkTensor **result, const SkTensor *self, int64_t 
   int64_t shape[2] = {rows, num_samples};
   *result = self->ndim == 2 ? sk_tensor_empty(2, shape, SK_DTYPE_INT64, SK_META) : sk_tensor_empty(1, &num_samples, SK_DTYPE_INT64, SK_META);
   return *result ? 0 : -1;
+}
+/* }==== */
+
+/* {==== resize_, new_empty_strided, randint_like, normal ==== */
+/* PyTorch's resize_: the same sizes leave self alone (strides too); other sizes make self
+** contiguous over its storage from its offset, grown (old bytes kept) when too small. A
+** tensor that requires grad refuses, as PyTorch's Variable does. */
+int sk_default_resize_(SkTensor *self, SkIntList size, int memory_format) {
+  if (memory_format > 1)
+    return sk_error("resize_: argument 'memory_format' must be contiguous_format or preserve_format in sk (got %d)", memory_format);
+  if (sk_tensor_grad_flag(self)) return sk_error("cannot resize variables that require grad");
+  if (check_size(size)) return -1;
+  if (size.n == self->ndim && (size.n == 0 || memcmp(size.data, self->sizes, (size_t)size.n * sizeof *size.data) == 0))
+    return 0;
+  return sk_tensor_resize(self, size.n, size.data);
+}
+
+int sk_math_resize_as_(SkTensor *self, const SkTensor *the_template, int memory_format) {
+  return sk_resize_(self, (SkIntList){the_template->sizes, the_template->ndim}, memory_format);
+}
+
+int sk_default_new_empty_strided(SkTensor **result, const SkTensor *self, SkIntList size, SkIntList stride, int dtype,
+                                 int layout, SkDevice device, int pin_memory) {
+  (void)layout, (void)pin_memory;
+  SkDType dt;
+  if (size.n != stride.n)
+    return sk_error("dimensionality of sizes (%d) must match dimensionality of strides (%d)", size.n, stride.n);
+  if (check_size(size) || resolve_dtype(dtype, self->dtype, &dt)) return -1;
+  *result = sk_tensor_empty_strided(size.n, size.data, stride.data, dt, device.type >= 0 ? device : self->device);
+  return *result ? 0 : -1;
+}
+
+int sk_math_randint_like_low_dtype(SkTensor **result, const SkTensor *self, int64_t low, int64_t high, int dtype, int layout,
+                                   SkDevice device, int pin_memory, int memory_format) {
+  SkTensor *t = NULL;
+  if (empty_like_of(&t, self, dtype, layout, device, pin_memory, memory_format)) return -1;
+  if (sk_random__from(t, low, (SkOptInt){1, high}, NULL)) { sk_tensor_release(t); return -1; }
+  *result = t;
+  return 0;
+}
+
+int sk_math_randint_like(SkTensor **result, const SkTensor *self, int64_t high, int dtype, int layout, SkDevice device,
+                         int pin_memory, int memory_format) {
+  return sk_math_randint_like_low_dtype(result, self, 0, high, dtype, layout, device, pin_memory, memory_format);
+}
+
+/* mean + std·N(0, 1) over the broadcast shape of the tensor arguments (NULL: the double),
+** in their promoted dtype. A kernel of its own (DefaultBackend) so that autograd sees one
+** op, whose formula gives the parameters zero gradients, as PyTorch's. */
+static int normal_of(SkTensor **result, const SkTensor *mean, double mean_v, const SkTensor *std, double std_v, void *generator) {
+  if (!std && !(std_v >= 0.0)) return sk_error("normal expects std >= 0.0, but found std %g", std_v);
+  const SkTensor *like = mean ? mean : std, *ts[2] = {mean ? mean : std, std ? std : mean};
+  SkDType dt = sk_result_type(2, ts);
+  if (!sk_dtype_is_floating(dt)) return sk_error("normal expects floating point tensors, got %s", sk_dtype_name(dt));
+  if (std && sk_device_host_addressable(std->device)) { /* PyTorch's check of the values */
+    SkTensor *neg = NULL, *any = NULL;
+    int rc = sk_lt_Scalar(&neg, std, sk_scalar_float(0.0));
+    if (!rc) rc = sk_any(&any, neg);
+    int bad = !rc && *(const uint8_t *)sk_tensor_data(any);
+    sk_tensor_release(neg), sk_tensor_release(any);
+    if (rc) return -1;
+    if (bad) return sk_error("normal expects all elements of std >= 0.0");
+  }
+  SkTensor *noise = NULL, *scaled = NULL, *m = NULL, *s = NULL;
+  int rc = 0;
+  if (mean && std) { /* the broadcast shape, through a sum of zeros */
+    rc = sk_zeros_like(&m, mean, (int)dt, -1, sk_device(-1, 0), -1, -1);
+    if (!rc) rc = sk_zeros_like(&s, std, (int)dt, -1, sk_device(-1, 0), -1, -1);
+    if (!rc) rc = sk_add(&noise, m, s, sk_scalar_int(1));
+  } else {
+    rc = sk_empty_like(&noise, like, (int)dt, -1, sk_device(-1, 0), -1, -1);
+  }
+  if (!rc) rc = sk_normal_(noise, 0.0, 1.0, generator);
+  if (!rc) rc = std ? sk_mul(&scaled, noise, std) : sk_mul_Scalar(&scaled, noise, sk_scalar_float(std_v));
+  if (!rc) rc = mean ? sk_add(result, scaled, mean, sk_scalar_int(1))
+                     : sk_add_Scalar(result, scaled, sk_scalar_float(mean_v), sk_scalar_int(1));
+  sk_tensor_release(noise), sk_tensor_release(scaled), sk_tensor_release(m), sk_tensor_release(s);
+  return rc;
+}
+
+int sk_default_normal_Tensor_float(SkTensor **result, const SkTensor *mean, double std, void *generator) {
+  return normal_of(result, mean, 0, NULL, std, generator);
+}
+
+int sk_default_normal_float_Tensor(SkTensor **result, double mean, const SkTensor *std, void *generator) {
+  return normal_of(result, NULL, mean, std, 0, generator);
+}
+
+int sk_default_normal_Tensor_Tensor(SkTensor **result, const SkTensor *mean, const SkTensor *std, void *generator) {
+  return normal_of(result, mean, 0, std, 0, generator);
+}
+
+int sk_math_normal_float_float(SkTensor **result, double mean, double std, SkIntList size, void *generator, int dtype,
+                               int layout, SkDevice device, int pin_memory) {
+  SkTensor *t = NULL;
+  if (!(std >= 0.0)) return sk_error("normal expects std >= 0.0, but found std %g", std);
+  if (sk_empty_memory_format(&t, size, dtype, layout, device, pin_memory, -1)) return -1;
+  if (sk_normal_(t, mean, std, generator)) { sk_tensor_release(t); return -1; }
+  *result = t;
+  return 0;
 }
 /* }==== */

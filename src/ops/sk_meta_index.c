@@ -530,3 +530,108 @@ int sk_meta_topk_values(SkMeta *m, const SkTensor *self, int64_t k, int64_t dim,
   return sk_meta_set_output(m, 1, self->ndim, sizes, NULL, SK_DTYPE_INT64);
 }
 /* }==== */
+
+/* {==== searchsorted ==== */
+/* PyTorch's searchsorted_pre_check: boundaries 1-d, or matching input in every dim but the
+** last; the result has input's shape, int64 or (out_int32) int32. */
+int sk_meta_searchsorted_Tensor(SkMeta *m, const SkTensor *sorted_sequence, const SkTensor *self, int out_int32, int right,
+                                const char *side, const SkTensor *sorter) {
+  char a[128], b[128], da[32], db[32];
+  const SkTensor *bd = sorted_sequence;
+  if (side) {
+    if (strcmp(side, "left") && strcmp(side, "right"))
+      return sk_error("torch.searchsorted(): side can only be 'left' or 'right' but got %s", side);
+    if (right && strcmp(side, "right"))
+      return sk_error("torch.searchsorted(): side and right can't be set to opposites, got side of %s while right was True", side);
+  }
+  if (!sk_device_eq(bd->device, self->device)) {
+    sk_device_format(bd->device, da, sizeof da);
+    sk_device_format(self->device, db, sizeof db);
+    return sk_error("torch.searchsorted(): boundaries and input value tensors should have same device type, but got "
+                    "boundaries tensor device type %s and input value tensor device type %s", da, db);
+  }
+  if (sorter) {
+    if (!sk_device_eq(sorter->device, bd->device)) {
+      sk_device_format(sorter->device, da, sizeof da);
+      sk_device_format(bd->device, db, sizeof db);
+      return sk_error("torch.searchsorted(): sorter and boundary tensors should have same device type, but got sorter "
+                      "tensor device type %s and input value tensor device type %s", da, db);
+    }
+    if (!sk_tensor_same_shape(sorter, bd))
+      return sk_error("torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor %sand got "
+                      "sorter tensor %s", sk_shape_str(bd->ndim, bd->sizes, a, sizeof a),
+                      sk_shape_str(sorter->ndim, sorter->sizes, b, sizeof b));
+    if (sorter->dtype != SK_DTYPE_INT64)
+      return sk_error("torch.searchsorted(): sorter must be a tensor of long dtype but got dtype %s", sk_dtype_name(sorter->dtype));
+  }
+  if (!(self->ndim > 0 || bd->ndim == 1))
+    return sk_error("torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we "
+                    "got boundaries tensor dim(%d) and input value's dim(%d) numel(%lld)", bd->ndim, self->ndim,
+                    (long long)self->numel);
+  if (bd->ndim == 0)
+    return sk_error("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension");
+  int matched = bd->ndim == self->ndim;
+  for (int d = 0; matched && d + 1 < bd->ndim; d++) matched = bd->sizes[d] == self->sizes[d];
+  if (bd->ndim != 1 && !matched)
+    return sk_error("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+                    "tensor and input value tensor must match, but we got boundaries tensor %s and input value tensor %s",
+                    sk_shape_str(bd->ndim, bd->sizes, a, sizeof a), sk_shape_str(self->ndim, self->sizes, b, sizeof b));
+  SkDType dt = out_int32 ? SK_DTYPE_INT32 : SK_DTYPE_INT64;
+  const SkTensor *given = written(m);
+  if (given && given->dtype != dt)
+    return sk_error("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) depending "
+                    "on whether out_int32 flag is True, but we got output tensor's dtype %s and out_int32 flag is %s",
+                    sk_dtype_name(given->dtype), out_int32 ? "True" : "False");
+  if (out_int32 && bd->sizes[bd->ndim - 1] >= INT32_MAX)
+    return sk_error("torch.searchsorted(): the size of boundaries' last dimension should be less than %d, but we got %lld",
+                    INT32_MAX, (long long)bd->sizes[bd->ndim - 1]);
+  const SkTensor *in[] = {bd, self, sorter};
+  static const char *const names[] = {"sorted_sequence", "self", "sorter"};
+  if (check_written(m, 3, in, names)) return -1;
+  return set_like(m, 0, self, dt);
+}
+/* }==== */
+
+/* {==== index_reduce ==== */
+/* PyTorch's index_func_meta_impl checks (prefix index_reduce_), the reduction named, and
+** source shaped like self but along dim (sk's text: PyTorch's comes from its kernel's
+** broadcast). The result has self's shape. */
+int sk_meta_index_reduce(SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source,
+                         const char *reduce, int include_self, sk_precompute_index_reduce_out *precompute) {
+  (void)include_self;
+  char buf[128];
+  int64_t d;
+  if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
+  precompute->dim = d;
+  if (!reduce || (strcmp(reduce, "prod") && strcmp(reduce, "mean") && strcmp(reduce, "amax") && strcmp(reduce, "amin")))
+    return sk_error("index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", reduce ? reduce : "None");
+  if (index->ndim > 1)
+    return sk_error("index_reduce_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s", index->ndim,
+                    sk_dtype_name(index->dtype), sk_shape_str(index->ndim, index->sizes, buf, sizeof buf));
+  if (index->dtype != SK_DTYPE_INT64 && index->dtype != SK_DTYPE_INT32)
+    return sk_error("index_reduce_(): Expected dtype int32/int64 for index but got: %s", sk_dtype_name(index->dtype));
+  if (self->dtype != source->dtype)
+    return sk_error("index_reduce_(): self (%s) and source (%s) must have the same scalar type", sk_dtype_name(self->dtype),
+                    sk_dtype_name(source->dtype));
+  if (check_same_device(self->device, source, "index_reduce", "source") || check_same_device(self->device, index, "index_reduce", "index"))
+    return -1;
+  if (nonempty_ndim(source) != nonempty_ndim(self))
+    return sk_error("index_reduce_(): source has %d dimensions, self %d: they must have the same number", source->ndim, self->ndim);
+  for (int k = 0; k < nonempty_ndim(self); k++)
+    if (k != d && size_at(source, k) != size_at(self, k))
+      return sk_error("index_reduce_(): source's size %lld at dimension %d does not match self's size %lld",
+                      (long long)size_at(source, k), k, (long long)size_at(self, k));
+  if (index->numel != size_at(source, (int)d))
+    return sk_error("index_reduce_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for dim: %lld",
+                    (long long)index->numel, (long long)size_at(source, (int)d), (long long)d);
+  const SkTensor *in[] = {index, source};
+  static const char *const names[] = {"index", "source"};
+  if (check_written(m, 2, in, names)) return -1;
+  if (m->variant == SK_VARIANT_OUT) {
+    const SkTensor *s[] = {self};
+    static const char *const sn[] = {"self"};
+    if (check_written(m, 1, s, sn)) return -1;
+  }
+  return set_like(m, 0, self, self->dtype);
+}
+/* }==== */

@@ -356,3 +356,25 @@ int sk_default_unfold(SkTensor **result, const SkTensor *self, int64_t dimension
   return make_view(result, self, nd + 1, sizes, strides, self->offset);
 }
 /* }==== */
+
+/* {==== diagonal ==== */
+/* dims dim1 and dim2 leave, a last dim of the diagonal's length comes in with stride
+** stride1 + stride2; offset > 0 starts above the main diagonal (along dim2). An empty
+** diagonal keeps self's offset (PyTorch's). */
+int sk_default_diagonal(SkTensor **result, const SkTensor *self, int64_t offset, int64_t dim1, int64_t dim2) {
+  int64_t d1, d2, sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  if (sk_wrap_dim(dim1, self->ndim, "dim1", &d1) || sk_wrap_dim(dim2, self->ndim, "dim2", &d2)) return -1;
+  if (d1 == d2) return sk_error("diagonal dimensions cannot be identical %lld, %lld", (long long)dim1, (long long)dim2);
+  int64_t n1 = self->sizes[d1], n2 = self->sizes[d2], len, at = self->offset;
+  if (offset >= 0) len = offset >= n2 ? 0 : (n1 < n2 - offset ? n1 : n2 - offset);
+  else len = -offset >= n1 ? 0 : (n1 + offset < n2 ? n1 + offset : n2);
+  if (len > 0 && offset_at(self, offset >= 0 ? d2 : d1, offset >= 0 ? offset : -offset, "diagonal", &at)) return -1;
+  int n = 0;
+  for (int i = 0; i < self->ndim; i++)
+    if (i != d1 && i != d2) sizes[n] = self->sizes[i], strides[n++] = self->strides[i];
+  sizes[n] = len;
+  /* the sum fits when the diagonal has 2+ entries (both steps stay inside the base) */
+  if (sk_add_overflow(self->strides[d1], self->strides[d2], &strides[n])) strides[n] = 1;
+  return make_view(result, self, n + 1, sizes, strides, at);
+}
+/* }==== */
