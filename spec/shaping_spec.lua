@@ -181,6 +181,15 @@ describe("interpolate and the upsample ops", function()
       { { x, { size = { 0, 3 }, mode = "bilinear" } }, "Input and output sizes should be greater than 0, but got input (H: 3, W: 4) output (H: 0, W: 3)" },
       { { x:long(), { size = 2, mode = "bilinear" } }, "\"upsample_bilinear2d\" not implemented for 'int64'" },
     }
+    -- lists of the wrong length and scales that are not finite (fuzz findings)
+    for _, c in ipairs({ { function() sk.upsample_nearest2d(x, { 2, 3, 4 }) end, "argument 'output_size' must have 2 elements, got 3" },
+                         { function() sk.upsample_linear1d(sk.zeros({ 1, 1, 3 }), { 4 }, true, 0 / 0) end, "is not finite or too large" },
+                         { function() sk.im2col(x, { 2 }, 1, 0, 1) end, "argument 'kernel_size' must have 2 elements, got 1" },
+                         { function() sk.col2im(sk.zeros({ 1, 4, 4 }), { 3 }, 2, 1, 0, 1) end, "argument 'output_size' must have 2 elements" } }) do
+      local ok, err = pcall(c[1])
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find(c[2], 1, true), tostring(err))
+    end
     for _, c in ipairs(cases) do
       local ok, err = pcall(sk.interpolate, table.unpack(c[1]))
       assert.is_false(ok)

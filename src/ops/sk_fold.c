@@ -20,6 +20,10 @@ typedef struct Blocks { int64_t k[2], d[2], p[2], s[2], in[2], pad[2], out[2]; }
 /* PyTorch's im2col/col2im shape checks on the 2-element lists; fills the geometry of the
 ** blocks over an image of spatial size in[] */
 static int check_blocks(const char *op, Blocks *b, SkIntList k, SkIntList d, SkIntList p, SkIntList s) {
+  const SkIntList lists[4] = {k, d, p, s};
+  static const char *const names[4] = {"kernel_size", "dilation", "padding", "stride"};
+  for (int i = 0; i < 4; i++)
+    if (lists[i].n != 2) return sk_error("%s: argument '%s' must have 2 elements, got %d", op, names[i], lists[i].n);
   for (int i = 0; i < 2; i++) b->k[i] = k.data[i], b->d[i] = d.data[i], b->p[i] = p.data[i], b->s[i] = s.data[i];
   if (b->k[0] <= 0 || b->k[1] <= 0)
     return sk_error("%s: kernel size should be greater than zero, but got kernel_height: %lld kernel_width: %lld", op,
@@ -93,6 +97,7 @@ int sk_math_col2im(SkTensor **result, const SkTensor *self, SkIntList output_siz
   char buf[128];
   Blocks b;
   if (check_blocks("col2im", &b, kernel_size, dilation, padding, stride)) return -1;
+  if (output_size.n != 2) return sk_error("col2im: argument 'output_size' must have 2 elements, got %d", output_size.n);
   int nd = self->ndim;
   if ((nd != 2 && nd != 3) || self->sizes[nd - 2] == 0 || self->sizes[nd - 1] == 0)
     return sk_error("col2im: Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "

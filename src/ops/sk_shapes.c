@@ -313,6 +313,7 @@ int sk_math_combinations(SkTensor **result, const SkTensor *self, int64_t r, int
   if (check_vector(self)) return -1;
   if (r < 0) return sk_error("Expect a non-negative number, but got %lld", (long long)r);
   if (r == 0) return sk_new_empty(result, self, (SkIntList){(int64_t[]){0}, 1}, -1, -1, (SkDevice){-1, 0}, -1);
+  if (r > INT32_MAX) return sk_error("combinations: the result would have more than %d rows", INT32_MAX);
   int64_t n = self->sizes[0], count = 0;
   /* count rows: C(n, r) or C(n + r - 1, r), refused past 2^31 rows */
   if (n > 0 && (with_replacement || r <= n)) {

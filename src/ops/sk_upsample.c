@@ -42,12 +42,16 @@ static void taps(int mode, int64_t o, int64_t in, double scale, int align_corner
   if (mode == UP_NEAREST || mode == UP_NEAREST_EXACT) {
     /* PyTorch's CPU nearest_neighbor(_exact)_compute_source_index, in float as its kernels */
     float s = (float)scale;
-    int64_t i = (int64_t)floorf(mode == UP_NEAREST_EXACT ? ((float)o + 0.5f) * s : (float)o * s);
+    float src = floorf(mode == UP_NEAREST_EXACT ? ((float)o + 0.5f) * s : (float)o * s);
+    int64_t i = src < (float)in ? (int64_t)src : in - 1; /* clamped before the cast: no overflow */
     idx[0] = i < in - 1 ? i : in - 1;
     w[0] = 1;
     return;
   }
   double src = align_corners ? scale * (double)o : scale * ((double)o + 0.5) - 0.5;
+  /* beyond the ends every tap is clamped to the edge: clamping src keeps the values and the casts in range */
+  if (src > (double)in + 1) src = (double)in + 1;
+  if (src < -2) src = -2;
   if (mode == UP_LINEAR) {
     if (src < 0) src = 0;
     int64_t i0 = (int64_t)src;
@@ -120,10 +124,13 @@ static const char *const op_names[4][3] = {
   {"upsample_bicubic2d", "upsample_bicubic2d", "upsample_bicubic2d"}};
 
 /* The k = output_size.n spatial dims of self (its last k) resampled; scales[i] may be None */
-static int upsample(SkTensor **result, const SkTensor *self, SkIntList output_size, const SkOptDouble *scales, int mode,
-                    int align_corners) {
-  int k = output_size.n;
+static int upsample(SkTensor **result, const SkTensor *self, int k, SkIntList output_size, const SkOptDouble *scales,
+                    int mode, int align_corners) {
   const char *op = op_names[mode][k - 1];
+  if (output_size.n != k) return sk_error("%s: argument 'output_size' must have %d elements, got %d", op, k, output_size.n);
+  for (int i = 0; i < k; i++)
+    if (scales[i].has && !(isfinite(scales[i].v) && fabs(scales[i].v) < 1e15))
+      return sk_error("%s: scale factor %g is not finite or too large", op, scales[i].v);
   if (self->ndim != k + 2)
     return sk_error("%s: expected a %d-dim input (N, C and %d spatial dims), got %d dims", op, k + 2, k, self->ndim);
   if (mode >= UP_LINEAR && !sk_dtype_is_floating(self->dtype))
@@ -160,11 +167,11 @@ static int upsample(SkTensor **result, const SkTensor *self, SkIntList output_si
 #define SC3 SkOptDouble scales_d, SkOptDouble scales_h, SkOptDouble scales_w
 #define NEAREST(name, mode, SC, S)                                                                  \
   int sk_math_##name(SkTensor **result, const SkTensor *self, SkIntList output_size, SC) {          \
-    return upsample(result, self, output_size, S, mode, 0);                                         \
+    return upsample(result, self, sizeof S / sizeof(SkOptDouble), output_size, S, mode, 0);                                         \
   }
 #define INTERP(name, mode, SC, S)                                                                   \
   int sk_math_##name(SkTensor **result, const SkTensor *self, SkIntList output_size, int align_corners, SC) { \
-    return upsample(result, self, output_size, S, mode, align_corners);                             \
+    return upsample(result, self, sizeof S / sizeof(SkOptDouble), output_size, S, mode, align_corners);                             \
   }
 NEAREST(upsample_nearest1d, UP_NEAREST, SC1, S1)
 NEAREST(upsample_nearest2d, UP_NEAREST, SC2, S2)
@@ -236,6 +243,6 @@ int sk_math_interpolate(SkTensor **result, const SkTensor *input, SkIntList size
     if (k == 2) return sk_adaptive_avg_pool2d(result, input, os);
     return sk_adaptive_avg_pool3d(result, input, os);
   }
-  return upsample(result, input, os, sc, modes[m].mode, interp && align_corners == 1);
+  return upsample(result, input, k, os, sc, modes[m].mode, interp && align_corners == 1);
 }
 /* }==== */
