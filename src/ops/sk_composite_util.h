@@ -7,7 +7,9 @@
 #include "sk_ops.h"
 #include "sk_error.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A Scalar overload: `w` is the scalar as a wrapped-number tensor (it takes part
@@ -69,6 +71,28 @@ static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out) {
     return rc_;                                \
   } while (0)
 
+/* {==== Tensor lists: an array of n results, owned until handed to an SkTensorList ====
+** sk_list_new refuses more than INT32_MAX pieces (SkTensorList counts in int), naming op. */
+static inline SkTensor **sk_list_new(int64_t n, const char *op) {
+  if (n > INT32_MAX) { sk_error("%s: %lld pieces are too many", op, (long long)n); return NULL; }
+  SkTensor **a = calloc((size_t)(n > 0 ? n : 1), sizeof *a);
+  if (!a) sk_error("out of memory");
+  return a;
+}
+static inline void sk_list_free(SkTensor **a, int n) {
+  if (!a) return;
+  for (int i = 0; i < n; i++) sk_tensor_release(a[i]);
+  free(a);
+}
+/* Hands a filled array to *result, or frees it when rc says the filling failed. */
+static inline int sk_list_done(SkTensorList *result, SkTensor **a, int n, int rc) {
+  if (rc) { sk_list_free(a, n); return -1; }
+  result->data = a;
+  result->n = n;
+  return 0;
+}
+/* }==== */
+
 /* {==== A tape of temporaries for composites written as expressions ====
 ** Each step takes tensors (from the tape or borrowed) and returns its result, kept on the
 ** tape. Once a step fails, later steps return NULL without calling anything — except a step
@@ -111,6 +135,16 @@ static inline SkTensor *sk_tape_number(SkTape *tp, SkScalar s) {
   if (tp->rc) return NULL;
   SkTensor *w = sk_tensor_wrap_number(s);
   return sk_tape_keep(tp, w ? 0 : -1, w);
+}
+/* n host values of dtype `host` as a 1-d tensor of `dtype` (-1: the same) on dev, on the tape
+** (indices and weights a composite computes on the host) */
+static inline SkTensor *sk_tape_host_tensor(SkTape *tp, const void *data, int64_t n, SkDType host, int dtype, SkDevice dev) {
+  if (tp->rc) return NULL;
+  SkTensor *h = sk_tensor_empty(1, &n, host, SK_CPU);
+  if (!h) return sk_tape_keep(tp, -1, NULL);
+  if (n) memcpy(sk_tensor_data(h), data, (size_t)n * sk_dtype_size(host));
+  sk_tape_keep(tp, 0, h);
+  return SK_TAPE_STEP(tp, sk_to_device(&r, h, dev, dtype, 0, 0, -1));
 }
 /* }==== */
 

@@ -196,16 +196,6 @@ int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *quer
 /* }==== */
 
 /* {==== embedding_bag ==== */
-/* An int64 host array as a tensor on dev, kept on the tape */
-static SkTensor *host_ints(SkTape *tp, const int64_t *v, int64_t n, SkDevice dev) {
-  if (tp->rc) return NULL;
-  SkTensor *h = sk_tensor_empty(1, &n, SK_DTYPE_INT64, SK_CPU);
-  if (!h) return sk_tape_keep(tp, -1, NULL);
-  if (n) memcpy(sk_tensor_data(h), v, sizeof(int64_t) * (size_t)n);
-  sk_tape_keep(tp, 0, h);
-  return T(sk_to_device(&r, h, dev, -1, 0, 0, -1));
-}
-
 /* A 1-d integer tensor's values on the host (malloc'd; n + 1 slots) */
 static int64_t *read_ints(const SkTensor *t, const char *what) {
   if (t->device.type == SK_DEVICE_META) return sk_error("embedding_bag: argument '%s' is a meta tensor: its values are needed", what), NULL;
@@ -305,7 +295,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
         ids[b] = T(sk_zeros(&r, ((SkIntList){&dim, 1}), SK_DTYPE_INT64, -1, dev, -1));
         continue;
       }
-      SkTensor *sel = host_ints(tp, bag + off[b], k, dev), *v = NULL, *w = NULL;
+      SkTensor *sel = sk_tape_host_tensor(tp, bag + off[b], k, SK_DTYPE_INT64, -1, dev), *v = NULL, *w = NULL;
       SkTensor *g = T(sk_index_select(&r, weight, 0, sel));
       if (g && sk_max_dim(&v, &w, g, 0, 0)) tp->rc = -1, snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
       sk_tape_keep(tp, 0, v), sk_tape_keep(tp, 0, w);
@@ -337,17 +327,14 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
     }
     if (w) g = T(sk_mul(&r, g, T(sk_unsqueeze(&r, w, 1))));
     int64_t bd[2] = {nb, dim}, ud[2] = {used, dim};
-    SkTensor *where = T(sk_expand(&r, T(sk_unsqueeze(&r, host_ints(tp, bag, used, dev), 1)), ((SkIntList){ud, 2}), 0));
+    SkTensor *where = T(sk_expand(&r, T(sk_unsqueeze(&r, sk_tape_host_tensor(tp, bag, used, SK_DTYPE_INT64, -1, dev), 1)), ((SkIntList){ud, 2}), 0));
     out = T(sk_scatter_add(&r, T(sk_new_zeros(&r, weight, ((SkIntList){bd, 2}), -1, -1, sk_device(-1, 0), -1)), 0, where, g));
     if (mode == 1) {
       double *inv = malloc(sizeof(double) * (size_t)(nb + 1));
       if (!inv) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
       for (int64_t b = 0; inv && b < nb; b++) inv[b] = cnt[b] ? 1.0 / (double)cnt[b] : 0;
       if (inv && !tp->rc) {
-        SkTensor *h = sk_tensor_empty(1, &nb, SK_DTYPE_FLOAT64, SK_CPU);
-        if (h && nb) memcpy(sk_tensor_data(h), inv, sizeof(double) * (size_t)nb);
-        sk_tape_keep(tp, h ? 0 : -1, h);
-        SkTensor *s = T(sk_to_device(&r, h, dev, weight->dtype, 0, 0, -1));
+        SkTensor *s = sk_tape_host_tensor(tp, inv, nb, SK_DTYPE_FLOAT64, weight->dtype, dev);
         out = T(sk_mul(&r, out, T(sk_unsqueeze(&r, s, 1))));
       }
       free(inv);
@@ -355,7 +342,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
     int64_t zero = 0;
     maxi = T(sk_zeros(&r, ((SkIntList){&zero, 1}), SK_DTYPE_INT64, -1, dev, -1));
   }
-  SkTensor *o2b = host_ints(tp, bag, used, dev), *bs = host_ints(tp, cnt, nb, dev);
+  SkTensor *o2b = sk_tape_host_tensor(tp, bag, used, SK_DTYPE_INT64, -1, dev), *bs = sk_tape_host_tensor(tp, cnt, nb, SK_DTYPE_INT64, -1, dev);
   free(off), free(idx), free(bag), free(cnt);
   if (!tp->rc) {
     *output = sk_tape_take(tp, out);

@@ -35,6 +35,14 @@ static int check_written(const SkMeta *m, int n, const SkTensor *const *in, cons
   return w ? sk_check_written(w, m->out_names[0], 0, n, in, names, 0) : 0;
 }
 
+/* out= must not share memory with self either (in-place self is the output itself) */
+static int check_out_not_self(const SkMeta *m, const SkTensor *self) {
+  if (m->variant != SK_VARIANT_OUT) return 0;
+  const SkTensor *s[] = {self};
+  static const char *const sn[] = {"self"};
+  return check_written(m, 1, s, sn);
+}
+
 static int check_same_device(SkDevice d, const SkTensor *t, const char *op, const char *name) {
   if (sk_device_eq(t->device, d)) return 0;
   char a[32], b[32];
@@ -248,12 +256,7 @@ static int meta_scatter(SkMeta *m, const char *op, const SkTensor *self, int64_t
   const SkTensor *in[] = {index, src};
   static const char *const names[] = {"index", "src"};
   if (check_written(m, 2, in, names)) return -1;
-  /* out= must not share memory with self either (in-place self is the output itself) */
-  if (m->variant == SK_VARIANT_OUT) {
-    const SkTensor *s[] = {self};
-    static const char *const sn[] = {"self"};
-    if (check_written(m, 1, s, sn)) return -1;
-  }
+  if (check_out_not_self(m, self)) return -1;
   return set_like(m, 0, self, self->dtype);
 }
 
@@ -627,11 +630,7 @@ int sk_meta_index_reduce(SkMeta *m, const SkTensor *self, int64_t dim, const SkT
   const SkTensor *in[] = {index, source};
   static const char *const names[] = {"index", "source"};
   if (check_written(m, 2, in, names)) return -1;
-  if (m->variant == SK_VARIANT_OUT) {
-    const SkTensor *s[] = {self};
-    static const char *const sn[] = {"self"};
-    if (check_written(m, 1, s, sn)) return -1;
-  }
+  if (check_out_not_self(m, self)) return -1;
   return set_like(m, 0, self, self->dtype);
 }
 /* }==== */

@@ -13,33 +13,12 @@
 #include "sk_ops.h"
 #include "sk_checked.h"
 #include "sk_error.h"
+#include "sk_composite_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const int64_t no_dims[1] = {0}; /* data of an empty (not None) int list */
-
-/* {==== Tensor lists ==== */
-static SkTensor **list_new(int n) {
-  SkTensor **a = calloc((size_t)(n > 0 ? n : 1), sizeof *a);
-  if (!a) sk_error("out of memory");
-  return a;
-}
-
-static void list_free(SkTensor **a, int n) {
-  if (!a) return;
-  for (int i = 0; i < n; i++) sk_tensor_release(a[i]);
-  free(a);
-}
-
-/* Hands a filled array to *result, or frees it when rc says the filling failed. */
-static int list_done(SkTensorList *result, SkTensor **a, int n, int rc) {
-  if (rc) { list_free(a, n); return -1; }
-  result->data = a;
-  result->n = n;
-  return 0;
-}
-/* }==== */
 
 /* {==== stack ==== */
 /* tensors each unsqueezed at dim (wrapped over ndim + 1), after PyTorch's checks. */
@@ -55,10 +34,10 @@ static int stack_views(SkTensorList tensors, int64_t dim, SkTensor ***views, int
                       sk_shape_str(t0->ndim, t0->sizes, a, sizeof a),
                       sk_shape_str(tensors.data[i]->ndim, tensors.data[i]->sizes, b, sizeof b), i);
   if (sk_wrap_dim(dim, t0->ndim + 1, "dim", wrapped)) return -1;
-  SkTensor **v = list_new(tensors.n);
+  SkTensor **v = sk_list_new(tensors.n, "stack");
   if (!v) return -1;
   for (int i = 0; i < tensors.n; i++)
-    if (sk_unsqueeze(&v[i], tensors.data[i], *wrapped)) { list_free(v, tensors.n); return -1; }
+    if (sk_unsqueeze(&v[i], tensors.data[i], *wrapped)) { sk_list_free(v, tensors.n); return -1; }
   *views = v;
   return 0;
 }
@@ -68,7 +47,7 @@ int sk_default_stack(SkTensor **result, SkTensorList tensors, int64_t dim) {
   int64_t d;
   if (stack_views(tensors, dim, &v, &d)) return -1;
   int rc = sk_cat(result, (SkTensorList){v, tensors.n}, d);
-  list_free(v, tensors.n);
+  sk_list_free(v, tensors.n);
   return rc;
 }
 
@@ -77,7 +56,7 @@ int sk_default_stack_out(SkTensorList tensors, int64_t dim, SkTensor *out) {
   int64_t d;
   if (stack_views(tensors, dim, &v, &d)) return -1;
   int rc = sk_cat_out((SkTensorList){v, tensors.n}, d, out);
-  list_free(v, tensors.n);
+  sk_list_free(v, tensors.n);
   return rc;
 }
 /* }==== */
@@ -94,15 +73,14 @@ int sk_default_split(SkTensorList *result, const SkTensor *self, int64_t split_s
     return sk_error("split_size can only be 0 if dimension size is 0, but got dimension size of %lld", (long long)size);
   int64_t n = split_size ? sk_ceil_div(size, split_size) : 1;
   if (n < 1) n = 1;
-  if (n > INT32_MAX) return sk_error("split: %lld pieces are too many", (long long)n);
-  SkTensor **a = list_new((int)n);
+  SkTensor **a = sk_list_new(n, "split");
   if (!a) return -1;
   int rc = 0;
   for (int64_t i = 0; i < n && !rc; i++) {
     int64_t start = i * split_size, len = size - start < split_size ? size - start : split_size;
     rc = sk_narrow(&a[i], self, d, start, len);
   }
-  return list_done(result, a, (int)n, rc);
+  return sk_list_done(result, a, (int)n, rc);
 }
 
 int sk_default_split_with_sizes(SkTensorList *result, const SkTensor *self, SkIntList split_sizes, int64_t dim) {
@@ -120,13 +98,13 @@ int sk_default_split_with_sizes(SkTensorList *result, const SkTensor *self, SkIn
   if (overflow || sum != self->sizes[d])
     return sk_error("split_with_sizes expects split_sizes to sum exactly to %lld (input tensor's size at dimension "
                     "%lld), but got split_sizes=%s", (long long)self->sizes[d], (long long)d, shown);
-  SkTensor **a = list_new(split_sizes.n);
+  SkTensor **a = sk_list_new(split_sizes.n, "split_with_sizes");
   if (!a) return -1;
   int rc = 0;
   int64_t start = 0;
   for (int i = 0; i < split_sizes.n && !rc; start += split_sizes.data[i], i++)
     rc = sk_narrow(&a[i], self, d, start, split_sizes.data[i]);
-  return list_done(result, a, split_sizes.n, rc);
+  return sk_list_done(result, a, split_sizes.n, rc);
 }
 
 int sk_math_split_sizes(SkTensorList *result, const SkTensor *self, SkIntList split_size, int64_t dim) {
@@ -156,12 +134,11 @@ int sk_default_unbind(SkTensorList *result, const SkTensor *self, int64_t dim) {
   if (self->ndim == 0) return sk_error("Dimension specified as %lld but tensor has no dimensions", (long long)dim);
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   int64_t n = self->sizes[d];
-  if (n > INT32_MAX) return sk_error("unbind: %lld pieces are too many", (long long)n);
-  SkTensor **a = list_new((int)n);
+  SkTensor **a = sk_list_new(n, "unbind");
   if (!a) return -1;
   int rc = 0;
   for (int64_t i = 0; i < n && !rc; i++) rc = sk_select_int(&a[i], self, d, i);
-  return list_done(result, a, (int)n, rc);
+  return sk_list_done(result, a, (int)n, rc);
 }
 /* }==== */
 

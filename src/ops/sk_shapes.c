@@ -15,31 +15,10 @@
 #include "sk_ops.h"
 #include "sk_checked.h"
 #include "sk_error.h"
+#include "sk_composite_util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* {==== Tensor lists ==== */
-static SkTensor **list_new(int64_t n, const char *op) {
-  if (n > INT32_MAX) { sk_error("%s: %lld pieces are too many", op, (long long)n); return NULL; }
-  SkTensor **a = calloc((size_t)(n > 0 ? n : 1), sizeof *a);
-  if (!a) sk_error("out of memory");
-  return a;
-}
-
-static void list_free(SkTensor **a, int n) {
-  if (!a) return;
-  for (int i = 0; i < n; i++) sk_tensor_release(a[i]);
-  free(a);
-}
-
-/* Hands a filled array to *result, or frees it when rc says the filling failed. */
-static int list_done(SkTensorList *result, SkTensor **a, int n, int rc) {
-  if (rc) { list_free(a, n); return -1; }
-  result->data = a;
-  result->n = n;
-  return 0;
-}
 
 static int check_present(SkTensorList l, const char *op) {
   for (int i = 0; i < l.n; i++)
@@ -51,11 +30,11 @@ typedef int (*MapFn)(SkTensor **result, const SkTensor *t);
 /* f applied to every tensor of the list: a list of results */
 static int list_map(SkTensorList *result, SkTensorList l, MapFn f, const char *op) {
   if (check_present(l, op)) return -1;
-  SkTensor **a = list_new(l.n, op);
+  SkTensor **a = sk_list_new(l.n, op);
   if (!a) return -1;
   int rc = 0;
   for (int i = 0; i < l.n && !rc; i++) rc = f(&a[i], l.data[i]);
-  return list_done(result, a, l.n, rc);
+  return sk_list_done(result, a, l.n, rc);
 }
 
 static const char *list_str(SkIntList l, char *buf, size_t n) {
@@ -177,11 +156,11 @@ int sk_math_broadcast_tensors(SkTensorList *result, SkTensorList tensors) {
   int64_t shape[SK_MAX_DIMS];
   int nd;
   if (check_present(tensors, "broadcast_tensors") || broadcast_shape(tensors, &nd, shape)) return -1;
-  SkTensor **a = list_new(tensors.n, "broadcast_tensors");
+  SkTensor **a = sk_list_new(tensors.n, "broadcast_tensors");
   if (!a) return -1;
   int rc = 0;
   for (int i = 0; i < tensors.n && !rc; i++) rc = sk_expand(&a[i], tensors.data[i], (SkIntList){shape, nd}, 0);
-  return list_done(result, a, tensors.n, rc);
+  return sk_list_done(result, a, tensors.n, rc);
 }
 
 int sk_math_expand_as(SkTensor **result, const SkTensor *self, const SkTensor *other) {
@@ -247,7 +226,7 @@ static int meshgrid_ij(SkTensorList *result, SkTensorList tensors) {
       return sk_error("meshgrid expects all tensors to have the same device");
     shape[i] = t->numel;
   }
-  SkTensor **a = list_new(tensors.n, "meshgrid");
+  SkTensor **a = sk_list_new(tensors.n, "meshgrid");
   if (!a) return -1;
   int rc = 0;
   for (int i = 0; i < tensors.n && !rc; i++) {
@@ -258,7 +237,7 @@ static int meshgrid_ij(SkTensorList *result, SkTensorList tensors) {
     if (!rc) rc = sk_expand(&a[i], v, (SkIntList){shape, tensors.n}, 0);
     sk_tensor_release(v);
   }
-  return list_done(result, a, tensors.n, rc);
+  return sk_list_done(result, a, tensors.n, rc);
 }
 
 int sk_math_meshgrid_indexing(SkTensorList *result, SkTensorList tensors, const char *indexing) {
@@ -267,7 +246,7 @@ int sk_math_meshgrid_indexing(SkTensorList *result, SkTensorList tensors, const 
   if (strcmp(indexing, "xy") || tensors.n < 2) return meshgrid_ij(result, tensors);
   /* xy: the first two inputs swap places, and so do the first two results */
   if (check_present(tensors, "meshgrid")) return -1;
-  SkTensor **swapped = list_new(tensors.n, "meshgrid");
+  SkTensor **swapped = sk_list_new(tensors.n, "meshgrid");
   if (!swapped) return -1;
   memcpy(swapped, tensors.data, (size_t)tensors.n * sizeof *swapped);
   swapped[0] = tensors.data[1], swapped[1] = tensors.data[0];
@@ -296,13 +275,13 @@ int sk_math_cartesian_prod(SkTensor **result, SkTensorList tensors) {
   if (tensors.n == 1) { *result = sk_tensor_retain(tensors.data[0]); return 0; }
   SkTensorList grids = {NULL, 0};
   if (meshgrid_ij(&grids, tensors)) return -1;
-  SkTensor **flat = list_new(grids.n, "cartesian_prod");
+  SkTensor **flat = sk_list_new(grids.n, "cartesian_prod");
   int rc = flat ? 0 : -1;
   int64_t all = -1;
   for (int i = 0; i < grids.n && !rc; i++) rc = sk_reshape(&flat[i], grids.data[i], (SkIntList){&all, 1});
   if (!rc) rc = sk_stack(result, (SkTensorList){flat, grids.n}, 1);
-  list_free(flat, grids.n);
-  list_free((SkTensor **)grids.data, grids.n);
+  sk_list_free(flat, grids.n);
+  sk_list_free((SkTensor **)grids.data, grids.n);
   return rc;
 }
 
@@ -400,7 +379,7 @@ static int stack_kind(SkTensor **result, SkTensor *out, SkTensorList tensors, St
   if (list_map(&m, tensors, maps[kind], op)) return -1;
   int64_t dim = kind == STACK_V ? 0 : kind == STACK_D ? 2 : (kind == STACK_H && m.data[0]->ndim == 1) ? 0 : 1;
   int rc = out ? sk_cat_out(m, dim, out) : sk_cat(result, m, dim);
-  list_free((SkTensor **)m.data, m.n);
+  sk_list_free((SkTensor **)m.data, m.n);
   return rc;
 }
 
@@ -432,7 +411,7 @@ int sk_math_tensor_split_sections(SkTensorList *result, const SkTensor *self, in
   if (split_dim(self, dim, &d)) return -1;
   if (sections <= 0) return sk_error("number of sections must be larger than 0, got %lld", (long long)sections);
   int64_t size = self->sizes[d], base = size / sections, extra = size % sections;
-  SkTensor **a = list_new(sections, "tensor_split");
+  SkTensor **a = sk_list_new(sections, "tensor_split");
   if (!a) return -1;
   int rc = 0;
   for (int64_t i = 0, start = 0; i < sections && !rc; i++) {
@@ -440,14 +419,14 @@ int sk_math_tensor_split_sections(SkTensorList *result, const SkTensor *self, in
     rc = sk_narrow(&a[i], self, d, start, len);
     start += len;
   }
-  return list_done(result, a, (int)sections, rc);
+  return sk_list_done(result, a, (int)sections, rc);
 }
 
 /* slices [0, i0), [i0, i1), ..., [ik, end) with slice's clamping (an index past the end gives empties) */
 int sk_math_tensor_split_indices(SkTensorList *result, const SkTensor *self, SkIntList indices, int64_t dim) {
   int64_t d;
   if (split_dim(self, dim, &d)) return -1;
-  SkTensor **a = list_new((int64_t)indices.n + 1, "tensor_split");
+  SkTensor **a = sk_list_new((int64_t)indices.n + 1, "tensor_split");
   if (!a) return -1;
   int rc = 0;
   SkOptInt start = {1, 0};
@@ -456,7 +435,7 @@ int sk_math_tensor_split_indices(SkTensorList *result, const SkTensor *self, SkI
     rc = sk_slice(&a[i], self, d, start, end, 1);
     start = end;
   }
-  return list_done(result, a, indices.n + 1, rc);
+  return sk_list_done(result, a, indices.n + 1, rc);
 }
 
 int sk_math_tensor_split_tensor_indices_or_sections(SkTensorList *result, const SkTensor *self,

@@ -67,16 +67,6 @@ static void taps(int mode, int64_t o, int64_t in, double scale, int align_corner
   for (int t = 0; t < 4; t++) idx[t] = clamp_index((int64_t)f - 1 + t, in);
 }
 
-/* A host array as a 1-d tensor on dev (int64 indices, or weights in dtype) */
-static SkTensor *host_tensor(SkTape *tp, const void *data, int64_t n, SkDType host, SkDType dtype, SkDevice dev) {
-  if (tp->rc) return NULL;
-  SkTensor *h = sk_tensor_empty(1, &n, host, SK_CPU);
-  if (!h) return sk_tape_keep(tp, -1, NULL);
-  if (n) memcpy(sk_tensor_data(h), data, (size_t)n * sk_dtype_size(host));
-  sk_tape_keep(tp, 0, h);
-  return T(sk_to_device(&r, h, dev, dtype, 0, 0, -1));
-}
-
 /* x resampled along dim d to `out` positions */
 static SkTensor *resample_dim(SkTape *tp, const SkTensor *x, int d, int64_t out, SkOptDouble s, int mode, int align_corners) {
   int64_t in = x->sizes[d], nt = taps_of[mode];
@@ -105,9 +95,9 @@ static SkTensor *resample_dim(SkTape *tp, const SkTensor *x, int d, int64_t out,
   for (int k = 1; k < wn; k++) wshape[k] = 1;
   SkTensor *y = NULL;
   for (int t = 0; t < nt && !tp->rc; t++) {
-    SkTensor *g = T(sk_index_select(&r, x, d, host_tensor(tp, idx + t * out, out, SK_DTYPE_INT64, SK_DTYPE_INT64, x->device)));
+    SkTensor *g = T(sk_index_select(&r, x, d, sk_tape_host_tensor(tp, idx + t * out, out, SK_DTYPE_INT64, -1, x->device)));
     if (mode >= UP_LINEAR) {
-      SkTensor *wt = T(sk_reshape(&r, host_tensor(tp, w + t * out, out, SK_DTYPE_FLOAT64, x->dtype, x->device),
+      SkTensor *wt = T(sk_reshape(&r, sk_tape_host_tensor(tp, w + t * out, out, SK_DTYPE_FLOAT64, x->dtype, x->device),
                                   ((SkIntList){wshape, wn})));
       g = T(sk_mul(&r, g, wt));
     }
