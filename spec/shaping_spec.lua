@@ -267,6 +267,39 @@ describe("as_strided and Tensor.unfold", function()
     assert.same({ 1, 1, 2, 1, 1, 0 }, a.grad:totable())
   end)
 
+  it("as_strided_scatter writes src at storage[offset + Σ i·stride] of a copy of self", function()
+    -- the reference: self's elements in storage order, src's element (i, j) at offset + i·s0 + j·s1
+    local function want(self_storage, src, size, stride, offset)
+      local st = { table.unpack(self_storage) }
+      local v = src:totable()
+      for i = 0, size[1] - 1 do
+        for j = 0, size[2] - 1 do st[offset + i * stride[1] + j * stride[2] + 1] = v[i + 1][j + 1] end
+      end
+      return st
+    end
+    local base = sk.arange(12, { dtype = "float64" })
+    local self = base:reshape({ 3, 4 })
+    local src = sk.tensor({ { -1, -2 }, { -3, -4 } }, { dtype = "float64" })
+    local r = sk.as_strided_scatter(self, src, { 2, 2 }, { 1, 4 }, 2)
+    assert.same(want(base:totable(), src, { 2, 2 }, { 1, 4 }, 2), r:reshape({ -1 }):totable())
+    assert.equal(0, self[{ 0, 0 }]:item() + self[{ 0, 2 }]:item() - 2) -- self untouched
+    -- a transposed self: positions count in its storage order, as PyTorch's (the copy keeps its strides)
+    local t = sk.arange(6, { dtype = "float64" }):reshape({ 2, 3 }):t() -- [3, 2], strides {1, 3}
+    local rt = t:as_strided_scatter(sk.tensor({ { 7, 8 } }, { dtype = "float64" }), { 1, 2 }, { 1, 1 })
+    assert.same({ 1, 3 }, rt:stride())
+    assert.same({ { 7, 3 }, { 8, 4 }, { 2, 5 } }, rt:totable()) -- storage [7, 8, 2, 3, 4, 5]
+    -- the gradient: grad outside the written positions to self, the written ones to src
+    local a = sk.zeros({ 3, 3 }, { dtype = "float64" }):requires_grad_(true)
+    local b = sk.ones({ 2 }, { dtype = "float64" }):requires_grad_(true)
+    local w = sk.arange(9, { dtype = "float64" }):reshape({ 3, 3 });
+    (sk.as_strided_scatter(a, b, { 2 }, { 4 }) * w):sum():backward()
+    assert.same({ { 0, 1, 2 }, { 3, 0, 5 }, { 6, 7, 8 } }, a.grad:totable())
+    assert.same({ 0, 4 }, b.grad:totable())
+    assert.matches("expected src to have a size equal to the slice of self. src size = %[3%], slice size = %[2%]",
+                   h.err(sk.as_strided_scatter, a, sk.ones({ 3 }), { 2 }, { 4 }))
+    assert.matches("outside its storage", h.err(sk.as_strided_scatter, a, b, { 2 }, { 40 }))
+  end)
+
   it("Tensor.unfold gives the windows, for a 0-dim tensor too", function()
     local a = sk.arange(7, { dtype = "float64" })
     assert.same({ { 0, 1, 2 }, { 2, 3, 4 }, { 4, 5, 6 } }, a:unfold(0, 3, 2):totable())

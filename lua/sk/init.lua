@@ -58,6 +58,23 @@ function sk.tensordot(a, b, dims, ...)
   if type(dims) == "table" and type(dims[1]) == "table" then return tensordot(a, b, dims[1], dims[2], ...) end
   return tensordot(a, b, dims, ...)
 end
+
+-- sk.einsum(equation, a, b, ...[, options]) as torch.einsum takes its operands, or the op's
+-- own sk.einsum(equation, {a, b, ...}[, options]).
+local einsum = sk.einsum
+function sk.einsum(equation, first, ...)
+  if getmetatable(first) ~= mt then return einsum(equation, first, ...) end
+  local ops, n = { first }, select("#", ...)
+  for i = 1, n do
+    local v = select(i, ...)
+    if getmetatable(v) ~= mt then
+      if i < n then core.raise(string.format("sk.einsum: argument %d must be a tensor or the last, options, argument", i + 2)) end
+      return einsum(equation, ops, v)
+    end
+    ops[#ops + 1] = v
+  end
+  return einsum(equation, ops)
+end
 -- }====
 
 -- dtype names, so sk.float32 reads like torch.float32

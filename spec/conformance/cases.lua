@@ -1032,6 +1032,8 @@ local SI = {
   { "slice_scatter", FN_M, { T{4, 3}, T{2, 3}, 0, 0, 4, 2 }, { T{4, 3}, T{4, 1}, 1, 2 }, { T{4, 3}, T{2, 3}, raises = "equal to the slice" } },
   { "diagonal_scatter", FN_M, { T{3, 3}, T{3} }, { T{3, 4}, T{2}, 2 }, { T{2, 3, 3}, T{2, 2}, -1, 1, 2 },
     { T{3, 3}, T{2}, raises = "equal to the slice" } },
+  { "as_strided_scatter", FN_M, { T{3, 3}, T{2}, { 2 }, { 4 } }, { T{2, 3, layout = "transposed"}, T{2, 2}, { 2, 2 }, { 1, 3 }, 1 },
+    { T{3, 3}, T{3}, { 2 }, { 4 }, raises = "equal to the slice" }, { T{3, 3}, T{2}, { 2 }, { 40 }, raises = "outside its storage" } },
   { "narrow_copy", FN_M_OUT, { T{4, 3}, 0, 1, 2 }, { T{3, 2, layout = "transposed"}, 1, 0, 1 }, { T{2, 3}, 0, 1, 5, raises = "exceeds" } },
   -- products
   { "kron", FN_M_OUT, { T{2, 3}, T{2, 2} }, { T{3}, T{2, 1, 2} }, { T{}, T{2} } },
@@ -1048,6 +1050,9 @@ local SI = {
     { T{2, 4}, T{2, 4}, raises = "no dimension of size 3" } },
   { "linalg_cross", FN_OUT, { T{2, 3}, T{1, 3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } },
     { T{2, 3}, T{3}, raises = "same number of dimensions" }, { T{3, 2}, T{3, 2}, raises = "must have length 3" } },
+  { "einsum", nil, { "ij,jk->ik", L{ T{2, 3}, T{3, 4} } }, { "bhqd,bhkd->bhqk", L{ T{2, 2, 3, 4}, T{2, 2, 5, 4} } },
+    { "ii->i", L{ T{3, 3} } }, { "...ij,jk", L{ T{2, 2, 3}, T{3, 1} } }, { "ij,jk,kl->il", L{ T{2, 3}, T{3, 4}, T{4, 2} }, kw = { path = { 1, 2, 0, 1 } } },
+    { "ij,jk->ik", L{ T{2, 3}, T{4, 5} }, raises = "does not broadcast" }, { "ij", L{ T{2, 3}, T{2} }, raises = "more operands" } },
   { "block_diag", nil, { L{ T{}, T{2}, T{2, 1} } }, { L{ T{2, 3}, T({1, 2}, { dtype = "int32" }) } }, { L{ T{2, 2, 2} }, raises = "2 or fewer" } },
   { "max", FN_M, { T{2, 3}, T{3} } },
   { "min", FN_M, { T{2, 3}, T{2, 1} } },

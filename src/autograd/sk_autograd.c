@@ -554,7 +554,7 @@ static int value_requires_grad(const SkValue *v) {
 ** dtype or device of their input (PyTorch's DONT_REQUIRE_DERIVATIVE), or draw random numbers. */
 static const char *const no_derivative[] = {
   "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "bernoulli", "normal_", "uniform_",
-  "random_", "bernoulli_", NULL};
+  "random_", "bernoulli_", "new_empty_strided", NULL};
 static int has_no_derivative(const SkSchema *sc) {
   for (int i = 0; no_derivative[i]; i++) if (strcmp(sc->name, no_derivative[i]) == 0) return 1;
   return 0;

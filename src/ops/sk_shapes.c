@@ -544,21 +544,53 @@ int sk_math_flipud(SkTensor **result, const SkTensor *self) {
 }
 /* }==== */
 
-/* {==== select_scatter, slice_scatter, diagonal_scatter, narrow_copy ==== */
-/* A clone of self with src copied into the region `view` takes; src must have its shape. */
-typedef struct { int kind; int64_t a, b, c, step; SkOptInt start, end; } Region;
+/* {==== select_scatter, slice_scatter, diagonal_scatter, as_strided_scatter, narrow_copy ==== */
+/* A clone of self with src copied into the region `view` takes; src must have its shape.
+** The clone keeps self's strides where self is dense (preserve_format), so as_strided's
+** storage positions are self's, counted from the clone's offset 0 (PyTorch's). */
+typedef struct { int kind; int64_t a, b, c, step; SkOptInt start, end; SkIntList size, stride; } Region;
 static int region_view(SkTensor **v, const SkTensor *t, const Region *r) {
   switch (r->kind) {
   case 0: return sk_select_int(v, t, r->a, r->b);
   case 1: return sk_slice(v, t, r->a, r->start, r->end, r->step);
-  default: return sk_diagonal(v, t, r->a, r->b, r->c);
+  case 2: return sk_diagonal(v, t, r->a, r->b, r->c);
+  default: return sk_as_strided(v, t, r->size, r->stride, r->start);
   }
+}
+
+/* PyTorch's is_non_overlapping_and_dense: the dims of size > 1, by stride, tile the elements */
+static int dense(const SkTensor *t) {
+  int64_t st[SK_MAX_DIMS], sz[SK_MAX_DIMS];
+  int n = 0;
+  for (int d = 0; d < t->ndim; d++)
+    if (t->sizes[d] != 1) st[n] = t->strides[d], sz[n++] = t->sizes[d];
+  for (int i = 1; i < n; i++) /* insertion sort by stride */
+    for (int j = i; j > 0 && st[j] < st[j - 1]; j--) {
+      int64_t x = st[j]; st[j] = st[j - 1], st[j - 1] = x;
+      x = sz[j]; sz[j] = sz[j - 1], sz[j - 1] = x;
+    }
+  int64_t want = 1;
+  for (int i = 0; i < n; i++) {
+    if (st[i] != want) return 0;
+    want *= sz[i];
+  }
+  return 1;
+}
+
+/* self's copy: with self's strides for as_strided (preserve_format), else contiguous */
+static int clone_for(SkTensor **out, const SkTensor *self, const Region *r) {
+  if (r->kind != 3 || sk_tensor_is_contiguous(self) || !dense(self)) return sk_clone(out, self, -1);
+  if (sk_new_empty_strided(out, self, (SkIntList){self->sizes, self->ndim}, (SkIntList){self->strides, self->ndim}, -1, -1,
+                           sk_device(-1, 0), 0))
+    return -1;
+  if (sk_copy_(*out, self, 0)) { sk_tensor_release(*out); *out = NULL; return -1; }
+  return 0;
 }
 
 static int scatter_into(SkTensor **result, const SkTensor *self, const SkTensor *src, const Region *r) {
   char a[128], b[128];
   SkTensor *out = NULL, *view = NULL;
-  int rc = sk_clone(&out, self, -1);
+  int rc = clone_for(&out, self, r);
   if (!rc) rc = region_view(&view, out, r);
   if (!rc && !sk_tensor_same_shape(view, src))
     rc = sk_error("expected src to have a size equal to the slice of self. src size = %s, slice size = %s",
@@ -571,19 +603,25 @@ static int scatter_into(SkTensor **result, const SkTensor *self, const SkTensor 
 }
 
 int sk_math_select_scatter(SkTensor **result, const SkTensor *self, const SkTensor *src, int64_t dim, int64_t index) {
-  Region r = {0, dim, index, 0, 1, {0, 0}, {0, 0}};
+  Region r = {0, dim, index, 0, 1, {0, 0}, {0, 0}, {0}, {0}};
   return scatter_into(result, self, src, &r);
 }
 
 int sk_math_slice_scatter(SkTensor **result, const SkTensor *self, const SkTensor *src, int64_t dim, SkOptInt start,
                           SkOptInt end, int64_t step) {
-  Region r = {1, dim, 0, 0, step, start, end};
+  Region r = {1, dim, 0, 0, step, start, end, {0}, {0}};
   return scatter_into(result, self, src, &r);
 }
 
 int sk_math_diagonal_scatter(SkTensor **result, const SkTensor *self, const SkTensor *src, int64_t offset, int64_t dim1,
                              int64_t dim2) {
-  Region r = {2, offset, dim1, dim2, 1, {0, 0}, {0, 0}};
+  Region r = {2, offset, dim1, dim2, 1, {0, 0}, {0, 0}, {0}, {0}};
+  return scatter_into(result, self, src, &r);
+}
+
+int sk_math_as_strided_scatter(SkTensor **result, const SkTensor *self, const SkTensor *src, SkIntList size, SkIntList stride,
+                               SkOptInt storage_offset) {
+  Region r = {3, 0, 0, 0, 1, storage_offset, {0, 0}, size, stride};
   return scatter_into(result, self, src, &r);
 }
 
