@@ -481,14 +481,15 @@ local function an_index()
     local t = {}
     for i = 1, R(0, 4) do
       local e = R()
-      t[i] = e < 0.4 and an_int() or e < 0.6 and {} or e < 0.85 and { an_int(), an_int(), chance(0.7) and R(1, 3) or an_int() }
-        or a_tensor("idx")
+      t[i] = e < 0.35 and an_int() or e < 0.5 and {} or e < 0.58 and sk.newaxis or e < 0.66 and "..."
+        or e < 0.85 and { an_int(), an_int(), chance(0.7) and R(1, 3) or an_int() } or a_tensor("idx")
     end
     return t
   end
   if r < 0.7 then return sk.tensor({ true, false, true }) end
   if r < 0.8 then return sk.tensor({ an_int(), an_int() }) end
   if r < 0.9 then return a_tensor("index") end
+  if r < 0.93 then return sk.newaxis end
   return wrong()
 end
 local function case_index()

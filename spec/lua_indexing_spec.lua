@@ -104,12 +104,72 @@ describe("t[{...}]", function()
   it("reports too many indices and bad entries", function()
     local x = x34()
     assert.matches("sk: too many indices for tensor of dimension 2 %(got 3%)", h.err(function() return x[{ 0, 0, 0 }] end))
-    assert.matches("sk: index entry 2 must be an integer, a table or a tensor, got string",
+    assert.matches('sk: index entry 2 must be an integer, a table, a tensor, sk.newaxis or "...", got the string "a"',
       h.err(function() return x[{ 0, "a" }] end))
     assert.matches("slice step must be positive", h.err(function() return x[{ { 0, 3, -1 } }] end))
     assert.matches("shape mismatch: indexing tensors could not be broadcast together with shapes %[2%], %[3%]",
       h.err(function() return x[{ T({ 0, 1 }), T({ 0, 1, 2 }) }] end))
     assert.matches("index 4 is out of bounds for dimension 1 with size 4", h.err(function() return x[{ {}, T({ 4 }) }] end))
+  end)
+end)
+
+describe("sk.newaxis and the ellipsis", function()
+  -- y = arange(60) as [3, 4, 5]: element (i, j, k) is 20i + 5j + k
+  local function y345() return sk.arange(60):view(3, 4, 5) end
+  local function val(i, j, k) return 20 * i + 5 * j + k end
+
+  it("sk.newaxis adds a dim of size 1 where it stands, taking no dim of t", function()
+    local y = y345()
+    assert.same({ 1, 3, 4, 5 }, y[sk.newaxis]:shape())
+    assert.same({ 1, 3, 4, 5 }, y[{ sk.newaxis }]:shape())
+    local r = y[{ {}, sk.newaxis, 2 }] -- [3, 1, 5]: y[:, None, 2]
+    assert.same({ 3, 1, 5 }, r:shape())
+    for i = 0, 2 do for k = 0, 4 do assert.equal(val(i, 2, k), r[{ i, 0, k }]:item()) end end
+    assert.same({ 1, 1, 4, 5 }, y[{ sk.newaxis, 1, sk.newaxis }]:shape()) -- y[None, 1, None]
+    assert.same({ 3, 4, 5, 1 }, y[{ {}, {}, {}, sk.newaxis }]:shape())
+    assert.same({ 1 }, sk.tensor(7)[sk.newaxis]:shape())
+    -- a view: writes reach y
+    y[{ sk.newaxis, 1 }]:fill_(-1)
+    assert.equal(-20, y[1]:sum():item())
+  end)
+
+  it('"..." stands for the dims the other entries leave, as PyTorch\'s Ellipsis', function()
+    local y = y345()
+    local function same_as(a, b) assert.same(b:shape(), a:shape()); assert.same(b:totable(), a:totable()) end
+    same_as(y[{ "...", 0 }], y:select(2, 0))
+    same_as(y[{ 1, "..." }], y:select(0, 1))
+    same_as(y[{ 1, "...", 3 }], y:select(0, 1):select(1, 3))
+    same_as(y[{ "..." }], y)
+    same_as(y[{ 0, 1, 2, "..." }], sk.tensor(val(0, 1, 2))) -- covering no dims
+    same_as(y[{ sk.ellipsis, { 1, 3 } }], y:slice(2, 1, 3))
+    assert.same({ 3, 4, 5, 1 }, y[{ "...", sk.newaxis }]:shape())
+    assert.same({ 1, 3, 4, 5, 1 }, y[{ sk.newaxis, "...", sk.newaxis }]:shape())
+    -- with tensor entries: y[None, [0, 2]] is [1, 2, 4, 5]; y[..., [0, 2]] indexes the last dim
+    local a = y[{ sk.newaxis, T({ 0, 2 }) }]
+    assert.same({ 1, 2, 4, 5 }, a:shape())
+    assert.equal(val(2, 3, 4), a[{ 0, 1, 3, 4 }]:item())
+    local b = y[{ "...", T({ 0, 2 }) }]
+    assert.same({ 3, 4, 2 }, b:shape())
+    assert.equal(val(1, 3, 2), b[{ 1, 3, 1 }]:item())
+  end)
+
+  it("writes through both", function()
+    local y = y345()
+    y[{ "...", 0 }] = 100
+    assert.equal(100 * 12, y:select(2, 0):sum():item())
+    y[{ sk.newaxis, 2, "..." }] = sk.zeros({ 4, 5 }, { dtype = "int64" })
+    assert.equal(0, y[2]:abs():sum():item())
+    y[{ "...", T({ 1 }) }] = -3
+    assert.equal(-3 * 12, y:select(2, 1):sum():item())
+  end)
+
+  it("refuses two ellipses, too many indices and other strings", function()
+    local y = y345()
+    assert.matches("sk: an index can only have a single ellipsis %('%.%.%.'%)", h.err(function() return y[{ "...", 0, "..." }] end))
+    assert.matches("sk: too many indices for tensor of dimension 3 %(got 4%)", h.err(function() return y[{ 0, 0, 0, 0, "..." }] end))
+    assert.matches("sk: too many indices for tensor of dimension 3 %(got 4%)", h.err(function() return y[{ 0, sk.newaxis, 0, 0, 0 }] end))
+    assert.matches('got the string "%.%."', h.err(function() return y[{ ".." }] end))
+    assert.matches("sk.newaxis is read%-only", h.err(function() sk.newaxis.x = 1 end))
   end)
 end)
 

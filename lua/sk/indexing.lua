@@ -4,6 +4,8 @@
 --   t[i]                  i an integer: select along dim 0, a view; negative i counts from the end
 --   t[{e0, e1, ...}]      one entry per dim from dim 0; dims left over are taken whole
 --     integer i             select (the dim goes away)
+--     sk.newaxis            a new dim of size 1 here (PyTorch's None); it takes no dim of t
+--     "..." (sk.ellipsis)   as many whole dims as the other entries leave (PyTorch's Ellipsis; one at most)
 --     {}                    the whole dim
 --     {start, stop}         a slice, stop exclusive (Python's start:stop); negatives count from the end,
 --     {start, stop, step}   nil start / stop mean the ends ({nil, 3} = :3, {2} = 2:), step > 0
@@ -41,6 +43,12 @@ local function shape_str(s) return "[" .. table.concat(s, ", ") .. "]" end
 
 local function is_tensor(x) return getmetatable(x) == tensor_mt end
 
+-- PyTorch's None in an index: a value no other entry can be
+M.newaxis = setmetatable({}, { __name = "sk.newaxis", __tostring = function() return "sk.newaxis" end,
+                               __newindex = function() error("sk.newaxis is read-only", 2) end })
+M.ellipsis = "..."
+local NEWAXIS, ELLIPSIS = M.newaxis, M.ellipsis
+
 local function same_shape(a, b)
   if a:dim() ~= b:dim() then return false end
   for d = 0, a:dim() - 1 do if a:size(d) ~= b:size(d) then return false end end
@@ -57,17 +65,24 @@ end
 -- Applies the integer and slice entries of `key` to t (a view) and collects the tensor entries:
 -- returns the view and a list of { dim = d (in the view), t = index tensor (int64/int32 or bool) }.
 local function basic(t, key)
-  local v, dim, adv, used = t, 0, {}, 0
+  local v, dim, adv, used, ellipses = t, 0, {}, 0, 0
   local n = #key
   for i = 1, n do -- count the dims first: selecting past the last dim would fail with a less clear message
     local e = key[i]
-    used = used + (is_tensor(e) and e:dtype() == "bool" and math.max(e:dim(), 1) or 1)
+    if e == ELLIPSIS then ellipses = ellipses + 1
+    elseif e ~= NEWAXIS then used = used + (is_tensor(e) and e:dtype() == "bool" and math.max(e:dim(), 1) or 1) end
   end
+  if ellipses > 1 then error("sk: an index can only have a single ellipsis ('...')", 0) end
   if used > t:dim() then error(fmt("sk: too many indices for tensor of dimension %d (got %d)", t:dim(), used), 0) end
   for i = 1, n do
     local e = key[i]
     local et = type(e)
-    if et == "number" then
+    if e == NEWAXIS then
+      v = v:unsqueeze(dim)
+      dim = dim + 1
+    elseif e == ELLIPSIS then
+      dim = dim + t:dim() - used
+    elseif et == "number" then
       v = v:select(dim, integer(e, "index"))
     elseif is_tensor(e) then
       local span = e:dtype() == "bool" and math.max(e:dim(), 1) or 1
@@ -81,7 +96,8 @@ local function basic(t, key)
       end
       dim = dim + 1
     else
-      error(fmt("sk: index entry %d must be an integer, a table or a tensor, got %s", i, et), 0)
+      error(fmt("sk: index entry %d must be an integer, a table, a tensor, sk.newaxis or \"...\", got %s", i,
+                et == "string" and fmt("the string %q", e) or et), 0)
     end
   end
   return v, adv
@@ -179,6 +195,7 @@ local function advanced(v, adv)
 end
 
 local function get(t, k)
+  if k == NEWAXIS then k = { k } end
   local kt = type(k)
   if kt == "number" then return t:select(0, integer(k, "index")) end
   if is_tensor(k) then
@@ -238,6 +255,7 @@ local function put(v, adv, val)
 end
 
 local function set(t, k, val)
+  if k == NEWAXIS then k = { k } end
   local kt = type(k)
   if kt == "number" then return assign(t:select(0, integer(k, "index")), val) end
   if is_tensor(k) then

@@ -147,6 +147,7 @@ sk.nn = require("sk.nn")(sk, core)
 sk.optim = require("sk.optim")(sk, core)
 mt.__index = methods
 require("sk.indexing")(sk, mt, methods) -- t[i], t[{...}], t[mask] and assignment; methods stay first
+sk.newaxis, sk.ellipsis = require("sk.indexing").newaxis, require("sk.indexing").ellipsis
 mt.__add = sk.add
 mt.__sub = sk.sub
 mt.__mul = sk.mul
