@@ -613,6 +613,19 @@ row { op = "interpolate", args = { T{2, 3, 6, 5} }, kw = { size = { 3, 2 }, mode
 row { op = "interpolate", args = { T{2, 3, 5} }, kw = { size = 7, mode = "linear", align_corners = true }, dtypes = F32 }
 row { op = "interpolate", args = { T{2, 3, 5} }, kw = { size = 7, scale_factor = 2 }, dtypes = F32, raises = "only one of size or scale_factor" }
 row { op = "interpolate", args = { T{2, 3, 5} }, kw = { size = 7, mode = "bilinear" }, dtypes = F32, raises = "bilinear mode needs 4D input" }
+row { op = "grid_sample", args = { T{2, 3, 4, 5}, T{2, 3, 2, 2} }, dtypes = { "float32", "float64" } }
+row { op = "grid_sample", args = { T{2, 3, 4, 5}, T{2, 3, 2, 2}, "bicubic", "reflection", true }, dtypes = F32 }
+row { op = "grid_sample", args = { T{1, 2, 3, 4, 5}, T{1, 2, 3, 2, 3}, "nearest", "border" }, dtypes = F32 }
+row { op = "grid_sample", args = { T{2, 3, 4, 5}, T{2, 3, 2, 3} }, dtypes = F32, raises = "size 2 in last dimension" }
+row { op = "grid_sample", args = { T{2, 3, 4, 5}, T{2, 3, 2, 2}, "area" }, dtypes = F32, raises = "expected mode to be" }
+row { op = "grid_sampler", args = { T{2, 3, 4, 5}, T{2, 3, 2, 2}, 0, 2, false }, dtypes = F32 }
+row { op = "grid_sampler_2d", args = { T{2, 3, 4, 5}, T{2, 3, 2, 2}, 2, 1, true }, dtypes = F32 }
+row { op = "grid_sampler_2d", args = { T{1, 2, 3, 4, 5}, T{1, 2, 3, 2, 3}, 0, 0, false }, dtypes = F32, raises = "expected 4D input" }
+row { op = "grid_sampler_3d", args = { T{1, 2, 3, 4, 5}, T{1, 2, 3, 2, 3}, 0, 1, true }, dtypes = F32 }
+row { op = "grid_sampler_3d", args = { T{1, 2, 3, 4, 5}, T{1, 2, 3, 2, 3}, 2, 0, true }, dtypes = F32, raises = "bicubic interpolation only supports 4D" }
+row { op = "affine_grid_generator", args = { T{2, 2, 3}, { 2, 3, 4, 5 }, false }, dtypes = { "float32", "float64" } }
+row { op = "affine_grid", args = { T{2, 3, 4}, { 2, 1, 2, 3, 4 } }, dtypes = F32 }
+row { op = "affine_grid", args = { T{2, 3, 3}, { 2, 1, 3, 4 } }, dtypes = F32, raises = "Expected a batch of 2D affine matrices" }
 row { op = "im2col", args = { T{2, 3, 5, 6}, { 2, 3 }, { 1, 2 }, { 1, 0 }, { 2, 1 } }, dtypes = { "float32", "float64", "int64" } }
 row { op = "im2col", args = { T{3, 4, 4}, 2, 1, 0, 1 }, dtypes = F32 }
 row { op = "im2col", args = { T{1, 2, 4, 4}, 5, 1, 0, 1 }, dtypes = F32, raises = "must be at least one" }
