@@ -620,6 +620,25 @@ describe("group_norm, instance_norm, local_response_norm, normalize", function()
       h.err(sk.group_norm, x, 4))
     assert.matches("Expected weight to be a vector of size equal to the number of channels in input, but got weight of shape %[3%]",
       h.err(sk.group_norm, x, 3, sk.ones({3}, {dtype = "float64"})))
+    -- the kernel against the same definition: a transposed input, float32, weight or bias alone,
+    -- and the three gradients against autograd through the definition's ops
+    local function ref(xx, ww, bb, eps)
+      local gg = xx:reshape({xx:size(0), 3, -1})
+      local r = ((gg - gg:mean(2, true)) / (gg:var(2, false, true) + eps):sqrt()):reshape(xx:shape())
+      if ww then r = r * ww:view({1, 6, 1, 1}) end
+      if bb then r = r + bb:view({1, 6, 1, 1}) end
+      return r
+    end
+    local xt = sk.randn({2, 6, 2, 3}, {dtype = "float64"}):transpose(2, 3)
+    h.assert_close(sk.group_norm(xt, 3, w, nil):flatten():totable(), ref(xt, w, nil, 1e-5):flatten():totable(), 1e-12)
+    h.assert_close(sk.group_norm(xt, 3, nil, b):flatten():totable(), ref(xt, nil, b, 1e-5):flatten():totable(), 1e-12)
+    h.assert_close(sk.group_norm(x:float(), 3, w:float(), b:float()):flatten():totable(), ref(x, w, b, 1e-5):flatten():totable(), 1e-5)
+    local xs, ws, bs = x:clone():requires_grad_(true), w:clone():requires_grad_(true), b:clone():requires_grad_(true)
+    local xr, wr, br = x:clone():requires_grad_(true), w:clone():requires_grad_(true), b:clone():requires_grad_(true)
+    local up = sk.linspace(-2, 3, x:numel(), {dtype = "float64"}):reshape(x:shape());
+    (sk.group_norm(xs, 3, ws, bs, 1e-3) * up):sum():backward();
+    (ref(xr, wr, br, 1e-3) * up):sum():backward()
+    for _, p in ipairs({{xs, xr}, {ws, wr}, {bs, br}}) do h.assert_close(p[1].grad:flatten():totable(), p[2].grad:flatten():totable(), 1e-10) end
     local m = sk.nn.GroupNorm(3, 6)
     assert.same({6}, m.weight:shape())
     h.assert_close(m(x):flatten():totable(), sk.group_norm(x, 3, m.weight, m.bias):flatten():totable(), 1e-12)

@@ -1,5 +1,6 @@
 /*
-** sk_cpu_norm.c — normalization kernels: native_layer_norm, native_batch_norm and their backwards
+** sk_cpu_norm.c — normalization kernels: native_layer_norm, native_group_norm, native_batch_norm
+** and the backwards of layer and batch norm
 ** The input is read as M rows of N (the normalized dims), contiguous, in a compute type:
 ** float32 (float16 and bfloat16 through float32 copies) or float64. A row's mean and
 ** variance are two passes over it in cache, summed in 16 lanes of its own type (as PyTorch's
@@ -25,6 +26,7 @@
 
 typedef struct Norm {
   int64_t m, n;
+  int64_t groups, cpg, hw;   /* group norm: row r is group r % groups, cpg channels of hw each */
   double eps;
   const void *x, *g, *w, *b, *mean, *rstd;
   void *y, *ymean, *yrstd;   /* forward outputs; backward: y is the input gradient */
@@ -66,6 +68,28 @@ typedef struct Norm {
       else if (w) for (int64_t i = 0; i < c->n; i++) y[i] = (x[i] * scale + shift) * w[i];          \
       else if (b) for (int64_t i = 0; i < c->n; i++) y[i] = x[i] * scale + shift + b[i];            \
       else for (int64_t i = 0; i < c->n; i++) y[i] = x[i] * scale + shift;                          \
+    }                                                                                               \
+  }                                                                                                 \
+  /* group norm: w and b per channel; y = x·a + s with a = rstd·w[c], s = b[c] - mean·a */       \
+  SK_CLONES static void fwd_groups_##sfx(void *ctx, int64_t lo, int64_t hi) {                       \
+    const Norm *c = ctx;                                                                            \
+    const T *w = c->w, *b = c->b;                                                                   \
+    for (int64_t r = lo; r < hi; r++) {                                                             \
+      const T *x = (const T *)c->x + r * c->n;                                                      \
+      T *y = (T *)c->y + r * c->n;                                                                  \
+      double mean = c->n ? sum_##sfx(x, c->n) / (double)c->n : 0;                                   \
+      double var = c->n ? sumsq_##sfx(x, c->n, mean) / (double)c->n : NAN;                          \
+      double rs = 1 / sqrt(var + c->eps);                                                           \
+      ((T *)c->ymean)[r] = (T)mean;                                                                 \
+      ((T *)c->yrstd)[r] = (T)rs;                                                                   \
+      int64_t c0 = (r % c->groups) * c->cpg;                                                        \
+      for (int64_t k = 0; k < c->cpg; k++) {                                                        \
+        double a = rs * (w ? (double)w[c0 + k] : 1.0);                                              \
+        const T av = (T)a, sv = (T)((b ? (double)b[c0 + k] : 0.0) - mean * a);                      \
+        const T *xk = x + k * c->hw;                                                                \
+        T *yk = y + k * c->hw;                                                                      \
+        for (int64_t i = 0; i < c->hw; i++) yk[i] = xk[i] * av + sv;                                \
+      }                                                                                             \
     }                                                                                               \
   }                                                                                                 \
   SK_CLONES static void bwd_rows_##sfx(void *ctx, int64_t lo, int64_t hi) {                                  \
@@ -149,6 +173,32 @@ int sk_cpu_native_layer_norm_out(const SkMeta *m, const SkTensor *input, SkIntLi
   rc = write_back(rc, out2, k[5]);
   release(k, 7);
   return rc;
+}
+
+/* group norm: the input as N·group rows of C/group·HxW; mean and rstd [N, group] */
+int sk_cpu_native_group_norm(SkTensor **result1, SkTensor **result2, SkTensor **result3, const SkTensor *input,
+                             const SkTensor *weight, const SkTensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                             double eps) {
+  SkTensor *r[3] = {NULL, NULL, NULL};
+  if (sk_meta_kernel_native_group_norm(&r[0], &r[1], &r[2], input, weight, bias, N, C, HxW, group, eps)) return -1;
+  int rc = sk_cpu_from_meta(r, 3);
+  SkDType ct = input->dtype == SK_DTYPE_FLOAT64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+  SkTensor *k[6] = {NULL};
+  Norm c = {0};
+  c.m = N * group, c.n = C / group * HxW, c.groups = group, c.cpg = C / group, c.hw = HxW, c.eps = eps;
+  const SkTensor *x = sk_cpu_operand(input, ct, &k[0], &rc), *w = sk_cpu_operand(weight, ct, &k[1], &rc), *b = sk_cpu_operand(bias, ct, &k[2], &rc);
+  SkTensor *y = sk_cpu_target(r[0], ct, &k[3], &rc), *mean = sk_cpu_target(r[1], ct, &k[4], &rc), *rstd = sk_cpu_target(r[2], ct, &k[5], &rc);
+  if (!rc && c.m > 0) {
+    c.x = sk_tensor_data(x), c.w = w ? sk_tensor_data(w) : NULL, c.b = b ? sk_tensor_data(b) : NULL;
+    c.y = sk_tensor_data(y), c.ymean = sk_tensor_data(mean), c.yrstd = sk_tensor_data(rstd);
+    int64_t grain = c.n ? SK_GRAIN / c.n : c.m;
+    sk_parallel_for(0, c.m, grain < 1 ? 1 : grain, ct == SK_DTYPE_FLOAT64 ? fwd_groups_f64 : fwd_groups_f32, &c);
+  }
+  for (int i = 0; i < 3; i++) rc = write_back(rc, r[i], k[3 + i]);
+  release(k, 6);
+  if (rc) { release(r, 3); return -1; }
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
 }
 
 int sk_cpu_native_layer_norm_backward(SkTensor **result1, SkTensor **result2, SkTensor **result3,

@@ -1042,6 +1042,74 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
 }
 /* }==== */
 
+/* {==== group_norm ====
+** x̂ = (x - µ)·σ⁻¹ per [N, group] row; the input's gradient is native_layer_norm_backward of
+** grad·γ (γ per channel) over the rows, without affine; γ's is Σ grad·x̂ and β's Σ grad over every
+** dim but 1. All dispatched ops, so double backward records through layer_norm's. */
+int sk_grad_group_norm_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *input, const SkTensor *mean,
+                                const SkTensor *rstd, const SkTensor *weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                                double eps, SkIntList mask) {
+  if (mask.n != 3) return sk_error("group_norm_backward: output_mask must have 3 elements");
+  SkTensor **res = calloc(4, sizeof *res);
+  if (!res) return sk_error("out of memory");
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  int64_t K = C / group * HxW;
+  const int64_t rows[3] = {N, group, K}, st[3] = {N, group, 1};
+  int64_t ch[SK_MAX_DIMS], other[SK_MAX_DIMS];
+  int no = 0;
+  for (int d = 0; d < input->ndim; d++) {
+    ch[d] = d == 1 ? C : 1;
+    if (d != 1) other[no++] = d;
+  }
+  SkTensor *gI = NULL, *gW = NULL, *gB = NULL;
+  if (mask.data[0]) {
+    const SkTensor *g = weight ? t_mul(tp, grad, t_reshape(tp, weight, input->ndim, ch)) : grad;
+    SkTensor *x = t_reshape(tp, input, 3, rows), *gr = t_reshape(tp, g, 3, rows);
+    SkTensor *mu = t_reshape(tp, mean, 3, st), *rs = t_reshape(tp, rstd, 3, st);
+    if (!tp->rc) {
+      SkTensor *r0 = NULL, *r1 = NULL, *r2 = NULL;
+      int64_t one[3] = {1, 0, 0};
+      int rc = sk_native_layer_norm_backward(&r0, &r1, &r2, gr, x, (SkIntList){&K, 1}, mu, rs, NULL, NULL, (SkIntList){one, 3});
+      sk_tensor_release(r1), sk_tensor_release(r2);
+      gI = sk_tape_keep(tp, rc, r0);
+      gI = t_reshape(tp, gI, input->ndim, input->sizes);
+    }
+  }
+  if ((mask.data[1] && weight) || mask.data[2]) {
+    if (mask.data[1] && weight) {
+      /* x̂ from the saved statistics; recording for a double backward, from native_layer_norm
+      ** again, whose derivative sees µ and σ⁻¹ depend on x (PyTorch's GradMode branch) */
+      SkTensor *x = t_reshape(tp, input, 3, rows), *xhat = NULL;
+      if (!sk_grad_enabled()) {
+        xhat = t_mul(tp, t_sub(tp, x, t_reshape(tp, mean, 3, st)), t_reshape(tp, rstd, 3, st));
+      } else if (!tp->rc) {
+        SkTensor *y = NULL, *m = NULL, *s = NULL;
+        int rc = sk_native_layer_norm(&y, &m, &s, x, (SkIntList){&K, 1}, NULL, NULL, eps);
+        sk_tensor_release(m), sk_tensor_release(s);
+        xhat = sk_tape_keep(tp, rc, y);
+      }
+      SkTensor *p = t_mul(tp, grad, t_reshape(tp, xhat, input->ndim, input->sizes));
+      if (!tp->rc) {
+        SkTensor *r = NULL;
+        int rc = sk_sum_dim_IntList(&r, p, (SkIntList){other, no}, 0, -1); /* before r is read */
+        gW = sk_tape_keep(tp, rc, r);
+      }
+    }
+    if (mask.data[2] && !tp->rc) {
+      SkTensor *r = NULL;
+      int rc = sk_sum_dim_IntList(&r, grad, (SkIntList){other, no}, 0, -1);
+      gB = sk_tape_keep(tp, rc, r);
+    }
+  }
+  if (!tp->rc) res[0] = sk_tensor_retain(gI), res[1] = sk_tensor_retain(gW), res[2] = sk_tensor_retain(gB);
+  int rc = sk_tape_free(tp);
+  out->data = res;
+  out->n = 3;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+/* }==== */
+
 /* {==== pooling ====
 ** max_pool_double_backward (PyTorch's): grad has the input's shape, indices the output's; each
 ** output element takes grad at its index within its plane: gather over the flattened planes. */

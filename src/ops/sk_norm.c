@@ -1,6 +1,6 @@
 /*
-** sk_norm.c — normalization composites: native_group_norm and group_norm (rows of
-** native_layer_norm), instance_norm (native_batch_norm over [1, N·C, ...], PyTorch's way),
+** sk_norm.c — normalization: native_group_norm's checks and Meta results (its kernel is in
+** kernels/cpu/sk_cpu_norm.c), the composites group_norm, instance_norm (native_batch_norm over [1, N·C, ...], PyTorch's way),
 ** local_response_norm and normalize (torch.nn.functional's formulas)
 ** They call only dispatched ops, so they run on every backend and record for autograd.
 ** Ownership: arguments are borrowed; every temporary is released on every path.
@@ -8,6 +8,7 @@
 #include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
+#include "sk_checked.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,65 +27,43 @@ static SkTensor *take_last(Tmp *tp) {
   return r;
 }
 
-/* t viewed as [1, C, 1...] over an input of ndim dims (a per-channel vector). */
-static int per_channel(SkTensor **out, const SkTensor *t, int ndim) {
-  int64_t shape[SK_MAX_DIMS];
-  for (int i = 0; i < ndim; i++) shape[i] = i == 1 ? t->numel : 1;
-  return sk_view(out, t, (SkIntList){shape, ndim});
-}
-
 /* {==== group_norm ==== */
-int sk_math_native_group_norm(SkTensor **result1, SkTensor **result2, SkTensor **result3, const SkTensor *input,
-                              const SkTensor *weight, const SkTensor *bias, int64_t N, int64_t C, int64_t HxW,
-                              int64_t group, double eps) {
+/* native_group_norm's checks and results: y as input, mean and rstd [N, group] in its dtype */
+int sk_meta_kernel_native_group_norm(SkTensor **result1, SkTensor **result2, SkTensor **result3, const SkTensor *input,
+                                     const SkTensor *weight, const SkTensor *bias, int64_t N, int64_t C, int64_t HxW,
+                                     int64_t group, double eps) {
+  (void)eps;
   char a[160], b[160];
   if (group <= 0) return sk_error("Expected num_groups to be positive, but got num_groups=%lld", (long long)group);
-  if (input->ndim < 2 || input->sizes[0] != N || input->sizes[1] != C || input->numel != N * C * HxW)
-    return sk_error("Expected the input of size %s to be [N=%lld, C=%lld, ...] with HxW=%lld", 
+  int64_t numel;
+  if (input->ndim < 2 || input->sizes[0] != N || input->sizes[1] != C || HxW < 0 || sk_mul_overflow(N, C, &numel) ||
+      sk_mul_overflow(numel, HxW, &numel) || input->numel != numel)
+    return sk_error("Expected the input of size %s to be [N=%lld, C=%lld, ...] with HxW=%lld",
                     sk_shape_str(input->ndim, input->sizes, a, sizeof a), (long long)N, (long long)C, (long long)HxW);
   if (C % group)
     return sk_error("Expected number of channels in input to be divisible by num_groups, but got input of shape %s and "
                     "num_groups=%lld", sk_shape_str(input->ndim, input->sizes, a, sizeof a), (long long)group);
+  if (!sk_dtype_is_floating(input->dtype))
+    return sk_error("\"GroupNormKernelImpl\" not implemented for '%s'", sk_dtype_torch_name(input->dtype));
   const SkTensor *aff[2] = {weight, bias};
   static const char *const names[2] = {"weight", "bias"};
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < 2; i++) {
     if (aff[i] && (aff[i]->ndim != 1 || aff[i]->numel != C))
       return sk_error("Expected %s to be a vector of size equal to the number of channels in input, but got %s of shape %s "
                       "and input of shape %s", names[i], names[i], sk_shape_str(aff[i]->ndim, aff[i]->sizes, a, sizeof a),
                       sk_shape_str(input->ndim, input->sizes, b, sizeof b));
-  Tmp tp = {{NULL}, 0};
-  int64_t rows[3] = {N, group, (C / group) * HxW}, last[1] = {rows[2]}, ng[2] = {N, group};
-  SkTensor *y = NULL, *mean = NULL, *rstd = NULL;
-  int rc = sk_reshape(next(&tp), input, (SkIntList){rows, 3});
-  if (!rc) rc = sk_native_layer_norm(&y, &mean, &rstd, tp.t[0], (SkIntList){last, 1}, NULL, NULL, eps);
-  if (!rc) rc = sk_reshape(next(&tp), y, (SkIntList){input->sizes, input->ndim});
-  SkTensor *out = tp.t[tp.n - 1];
-  if (!rc && weight) {
-    SkTensor *w = NULL;
-    rc = per_channel(&w, weight, input->ndim);
-    if (!rc) rc = sk_mul(next(&tp), out, w);
-    sk_tensor_release(w);
-    out = tp.t[tp.n - 1];
+    if (aff[i] && !sk_device_eq(aff[i]->device, input->device))
+      return sk_error("Expected all tensors to be on the same device, but found at least two devices (argument '%s')", names[i]);
   }
-  if (!rc && bias) {
-    SkTensor *bv = NULL;
-    rc = per_channel(&bv, bias, input->ndim);
-    if (!rc) rc = sk_add(next(&tp), out, bv, sk_scalar_int(1));
-    sk_tensor_release(bv);
+  int64_t ng[2] = {N, group};
+  SkTensor *r[3] = {sk_tensor_empty(input->ndim, input->sizes, input->dtype, SK_META), sk_tensor_empty(2, ng, input->dtype, SK_META),
+                    sk_tensor_empty(2, ng, input->dtype, SK_META)};
+  if (!r[0] || !r[1] || !r[2]) {
+    for (int i = 0; i < 3; i++) sk_tensor_release(r[i]);
+    return -1;
   }
-  SkTensor *m2 = NULL, *r2 = NULL;
-  if (!rc) rc = sk_reshape(&m2, mean, (SkIntList){ng, 2});
-  if (!rc) rc = sk_reshape(&r2, rstd, (SkIntList){ng, 2});
-  sk_tensor_release(y);
-  sk_tensor_release(mean);
-  sk_tensor_release(rstd);
-  if (rc) {
-    sk_tensor_release(m2);
-    sk_tensor_release(r2);
-    return done(&tp, -1);
-  }
-  *result1 = take_last(&tp), *result2 = m2, *result3 = r2;
-  return done(&tp, 0);
+  *result1 = r[0], *result2 = r[1], *result3 = r[2];
+  return 0;
 }
 
 int sk_math_group_norm(SkTensor **result, const SkTensor *input, int64_t num_groups, const SkTensor *weight,
