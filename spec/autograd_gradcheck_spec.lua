@@ -283,14 +283,15 @@ local ROWS = {
   { "conv3d", function(x, w) return sk.conv3d(x, w, nil, 1, 1) end, { { 1, 2, 3, 3, 2 }, { 2, 2, 2, 2, 2 } } },
   { "conv_transpose2d", function(x, w, b) return sk.conv_transpose2d(x, w, b, 2, 1, 1, 2) end, { { 1, 4, 3, 3 }, { 4, 2, 3, 3 }, { 4 } }, gg = true },
   { "conv_transpose1d dilated", function(x, w) return sk.conv_transpose1d(x, w, nil, 1, 0, 1, 1, 2) end, { { 2, 2, 4 }, { 2, 3, 3 } }, gg = true },
-  -- batch_norm (first order: native_batch_norm_backward has no formula of its own yet)
-  { "batch_norm training", function(x, w, b) return sk.batch_norm(x, w, b, nil, nil, true, 0.1, 1e-5, false) end, { { 4, 3, 2 }, { 3 }, { 3 } } },
+  -- batch_norm: double backward through batchnorm_double_backward
+  { "batch_norm training", function(x, w, b) return sk.batch_norm(x, w, b, nil, nil, true, 0.1, 1e-5, false) end, { { 4, 3, 2 }, { 3 }, { 3 } }, gg = true },
+  { "batch_norm training, no affine", function(x) return sk.batch_norm(x, nil, nil, nil, nil, true, 0.1, 1e-5, false) end, { { 3, 2, 2 } }, gg = true },
   { "batch_norm training, running stats", function(x, w) return sk.batch_norm(x, w, nil, sk.zeros({ 3 }, { dtype = "float64" }),
-      sk.ones({ 3 }, { dtype = "float64" }), true, 0.1, 1e-5, false) end, { { 4, 3 }, { 3 } } },
+      sk.ones({ 3 }, { dtype = "float64" }), true, 0.1, 1e-5, false) end, { { 4, 3 }, { 3 } }, gg = true },
   { "batch_norm eval", function(x, w, b) return sk.batch_norm(x, w, b, sk.tensor({ 0.5, -1, 0 }, { dtype = "float64" }),
-      sk.tensor({ 2, 1, 0.5 }, { dtype = "float64" }), false, 0.1, 1e-5, false) end, { { 2, 3, 4 }, { 3 }, { 3 } } },
+      sk.tensor({ 2, 1, 0.5 }, { dtype = "float64" }), false, 0.1, 1e-5, false) end, { { 2, 3, 4 }, { 3 }, { 3 } }, gg = true },
   { "group_norm", function(x, w, b) return sk.group_norm(x, 2, w, b) end, { { 2, 4, 3 }, { 4 }, { 4 } }, gg = true },
-  { "instance_norm", function(x, w) return sk.instance_norm(x, w, nil, nil, nil, true, 0.1, 1e-5, false) end, { { 2, 3, 4 }, { 3 } } },
+  { "instance_norm", function(x, w) return sk.instance_norm(x, w, nil, nil, nil, true, 0.1, 1e-5, false) end, { { 2, 3, 4 }, { 3 } }, gg = true },
   { "local_response_norm", function(x) return sk.local_response_norm(x, 3, 0.5, 0.75, 1) end, { { 2, 4, 3 } }, gg = true },
   { "normalize", function(x) return sk.normalize(x, 2, 1) end, { { 3, 4 } }, gg = true },
   -- activations (inputs away from the kinks)

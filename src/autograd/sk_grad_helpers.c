@@ -1042,6 +1042,86 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
 }
 /* }==== */
 
+/* {==== batch_norm ====
+** PyTorch's batchnorm_double_backward (FunctionsManual.cpp): the gradients of
+** native_batch_norm_backward's (gI, gW, gB) results, ggI, ggG, ggB, flowing to input, weight and
+** grad_out. µ and σ⁻¹ per channel are the saved batch statistics in training, the running ones
+** in eval; sums run over every dim but 1 (kept, to broadcast), over M = numel / C elements. */
+static SkTensor *t_sumx(SkTape *tp, const SkTensor *a, int keep) {
+  if (tp->rc) return NULL;
+  int64_t d[SK_MAX_DIMS];
+  int n = 0;
+  for (int i = 0; i < a->ndim; i++)
+    if (i != 1) d[n++] = i;
+  SkTensor *r = NULL;
+  int rc = sk_sum_dim_IntList(&r, a, (SkIntList){d, n}, keep, -1);
+  return sk_tape_keep(tp, rc, r);
+}
+TAPE_OP(t_add_s, (SkTape *tp, const SkTensor *a, double s), sk_add_Scalar(&r, a, sk_scalar_float(s), sk_scalar_int(1)))
+TAPE_OP(t_rsqrt, (SkTape *tp, const SkTensor *a), sk_rsqrt(&r, a))
+
+int sk_grad_batchnorm_double_backward(SkTensorList *out, const SkTensor *input, const SkTensor *gamma, const SkTensor *ggI,
+                                      const SkTensor *ggG, const SkTensor *ggB, const SkTensor *gO, const SkTensor *running_mean,
+                                      const SkTensor *running_var, int training, double eps, const SkTensor *save_mean,
+                                      const SkTensor *save_invstd, SkIntList mask) {
+  if (mask.n != 3) return sk_error("batchnorm_double_backward: output_mask must have 3 elements");
+  if (input->ndim < 2) return sk_error("batchnorm_double_backward: input must have at least 2 dims");
+  const SkTensor *mean_src = training ? save_mean : running_mean, *var_src = training ? save_invstd : running_var;
+  if (!mean_src || !var_src)
+    return sk_error("batchnorm_double_backward: %s", training ? "save_mean and save_invstd are needed in training"
+                                                              : "running_mean and running_var are needed in eval");
+  SkTensor **res = calloc(4, sizeof *res);
+  if (!res) return sk_error("out of memory");
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  int64_t C = input->sizes[1], ch[SK_MAX_DIMS];
+  for (int d = 0; d < input->ndim; d++) ch[d] = d == 1 ? C : 1;
+  double M = C ? (double)input->numel / (double)C : 0;
+  SkTensor *g = gamma ? t_reshape(tp, gamma, input->ndim, ch) : NULL; /* NULL: 1 */
+  SkTensor *gg = gamma && ggG ? t_reshape(tp, ggG, input->ndim, ch) : NULL, *gb = gamma && ggB ? t_reshape(tp, ggB, input->ndim, ch) : NULL;
+  SkTensor *mu = t_reshape(tp, mean_src, input->ndim, ch);
+  SkTensor *s1 = training ? t_reshape(tp, var_src, input->ndim, ch) : t_rsqrt(tp, t_add_s(tp, t_reshape(tp, var_src, input->ndim, ch), eps));
+  SkTensor *s2 = t_mul(tp, s1, s1), *s3 = t_mul(tp, s2, s1);
+  SkTensor *xmu = t_sub(tp, input, mu), *xmu_s3 = t_mul(tp, xmu, s3);
+  SkTensor *gOxmu_sum = t_sumx(tp, t_mul(tp, gO, xmu), 1), *gO_sum = t_sumx(tp, gO, 1);
+  SkTensor *gI = NULL, *gG = NULL, *ggO = NULL;
+  if (ggI && training) {
+    SkTensor *ggI_sum = t_sumx(tp, ggI, 1), *ggIxmu_sum = t_sumx(tp, t_mul(tp, ggI, xmu), 1);
+    SkTensor *all_sub = t_add(tp, t_sub(tp, t_scale(tp, t_mul(tp, ggI_sum, gO_sum), 1 / M), t_sumx(tp, t_mul(tp, gO, ggI), 1)),
+                              t_scale(tp, t_mul(tp, t_mul(tp, s2, gOxmu_sum), ggIxmu_sum), 3 / M));
+    SkTensor *i0 = t_scale(tp, t_mul(tp, xmu_s3, all_sub), 1 / M);
+    SkTensor *i1 = t_mul(tp, t_scale(tp, t_mul(tp, ggIxmu_sum, s3), 1 / M), t_sub(tp, t_scale(tp, gO_sum, 1 / M), gO));
+    SkTensor *i2 = t_mul(tp, t_scale(tp, t_mul(tp, gOxmu_sum, s3), 1 / M), t_sub(tp, t_scale(tp, ggI_sum, 1 / M), ggI));
+    gI = t_add(tp, t_add(tp, i0, i1), i2);
+    if (g) gI = t_mul(tp, g, gI);
+  }
+  if (gg) {
+    SkTensor *term = training ? t_add(tp, t_add(tp, t_mul(tp, gO, s1), t_scale(tp, t_mul(tp, s1, gO_sum), -1 / M)),
+                                      t_scale(tp, t_mul(tp, xmu_s3, gOxmu_sum), -1 / M))
+                              : t_mul(tp, s1, gO);
+    gI = t_acc(tp, gI, t_mul(tp, gg, term));
+  }
+  /* the first backward's input gradient of g (gamma γ, NULL: 1): (γσ⁻¹/M)(M·g - Σg - (x-µ)σ⁻²Σg(x-µ)) */
+#define FIRST_BACK(gr, gm)                                                                                    \
+  t_mul(tp, t_scale(tp, (gm) ? t_mul(tp, (gm), s1) : s1, 1 / M),                                              \
+        t_sub(tp, t_sub(tp, t_scale(tp, (gr), M), t_sumx(tp, (gr), 1)), t_mul(tp, t_mul(tp, xmu, s2), t_sumx(tp, t_mul(tp, (gr), xmu), 1))))
+  if (gamma && ggI && mask.data[1])
+    gG = training ? t_sumx(tp, t_mul(tp, ggI, FIRST_BACK(gO, (SkTensor *)NULL)), 0) : t_sumx(tp, t_mul(tp, t_mul(tp, ggI, gO), s1), 0);
+  if (mask.data[2]) {
+    if (ggI) ggO = training ? FIRST_BACK(ggI, g) : (g ? t_mul(tp, t_mul(tp, ggI, s1), g) : t_mul(tp, ggI, s1));
+    if (gg) ggO = t_acc(tp, ggO, t_mul(tp, t_mul(tp, gg, xmu), s1));
+    if (gb) ggO = t_acc(tp, ggO, t_expand(tp, gb, input->ndim, input->sizes));
+  }
+#undef FIRST_BACK
+  if (!mask.data[0]) gI = NULL;
+  if (!tp->rc) res[0] = sk_tensor_retain(gI), res[1] = sk_tensor_retain(gG), res[2] = sk_tensor_retain(ggO);
+  int rc = sk_tape_free(tp);
+  out->data = res;
+  out->n = 3;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+/* }==== */
+
 /* {==== group_norm ====
 ** x̂ = (x - µ)·σ⁻¹ per [N, group] row; the input's gradient is native_layer_norm_backward of
 ** grad·γ (γ per channel) over the rows, without affine; γ's is Σ grad·x̂ and β's Σ grad over every

@@ -71,6 +71,8 @@ int sk_grad_nll_loss_backward(SkTensor **out, const SkTensor *grad, const SkTens
 int sk_grad_binary_cross_entropy_target_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *target, const SkTensor *weight, const char *reduction);
 /* convolution_backward's own gradients, for grad_output, input, weight (NULL where mask is 0). */
 int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, const SkTensor *ggW, const SkTensor *ggb, const SkTensor *grad_output, const SkTensor *weight, const SkTensor *input, SkIntList stride, SkIntList padding, SkIntList dilation, int transposed, SkIntList output_padding, int64_t groups, SkIntList mask);
+/* native_batch_norm_backward's own gradients, for input, weight, grad_out (PyTorch's batchnorm_double_backward). */
+int sk_grad_batchnorm_double_backward(SkTensorList *out, const SkTensor *input, const SkTensor *gamma, const SkTensor *ggI, const SkTensor *ggG, const SkTensor *ggB, const SkTensor *gO, const SkTensor *running_mean, const SkTensor *running_var, int training, double eps, const SkTensor *save_mean, const SkTensor *save_invstd, SkIntList mask);
 /* native_group_norm's gradients for input, weight, bias: the input's through native_layer_norm_backward over [N, group, C/group·HxW] rows. */
 int sk_grad_group_norm_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *input, const SkTensor *mean, const SkTensor *rstd, const SkTensor *weight, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, SkIntList mask);
 /* native_layer_norm_backward's own gradients, for grad_out, input, weight (NULL where mask is 0). */
