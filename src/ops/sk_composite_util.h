@@ -130,6 +130,11 @@ static inline int sk_tape_free(SkTape *tp) {
   if (tp->rc) return sk_error("%s", tp->msg);
   return 0;
 }
+/* The composite's end: r (taken off the tape) into *result unless a step failed; the tape freed. */
+static inline int sk_tape_result(SkTape *tp, SkTensor *r, SkTensor **result) {
+  if (!tp->rc && r) *result = sk_tape_take(tp, r);
+  return sk_tape_free(tp);
+}
 /* A Scalar as a wrapped-number tensor on the tape (an operand of where, maximum...). */
 static inline SkTensor *sk_tape_number(SkTape *tp, SkScalar s) {
   if (tp->rc) return NULL;

@@ -20,11 +20,6 @@
 enum { MODE_BILINEAR, MODE_NEAREST, MODE_BICUBIC };
 enum { PAD_ZEROS, PAD_BORDER, PAD_REFLECTION };
 
-static int tape_result(SkTape *tp, SkTensor *r, SkTensor **result) {
-  if (!tp->rc && r) *result = sk_tape_take(tp, r);
-  return sk_tape_free(tp);
-}
-
 typedef struct {
   int D, mode, pad, align;
   int64_t N, C, P;                     /* P: output positions (the grid's spatial product) */
@@ -36,7 +31,7 @@ typedef struct {
 /* PyTorch's reflect_coordinates: `in` folded into [twice_low/2, twice_high/2] */
 static int reflect(SkTensor **out, const SkTensor *in, int64_t twice_low, int64_t twice_high) {
   SkTape t = {0}, *tp = &t;
-  if (twice_low == twice_high) return tape_result(tp, T(sk_mul_Scalar(&r, in, F(0))), out);
+  if (twice_low == twice_high) return sk_tape_result(tp, T(sk_mul_Scalar(&r, in, F(0))), out);
   double min = (double)twice_low / 2, span = (double)(twice_high - twice_low) / 2;
   SkTensor *a = T(sk_abs(&r, T(sk_add_Scalar(&r, in, F(-min), ONE))));
   SkTensor *extra = T(sk_fmod_Scalar(&r, a, F(span)));
@@ -44,7 +39,7 @@ static int reflect(SkTensor **out, const SkTensor *in, int64_t twice_low, int64_
   SkTensor *even = T(sk_eq_Scalar(&r, T(sk_remainder_Scalar(&r, flips, F(2))), F(0)));
   SkTensor *up = T(sk_add_Scalar(&r, extra, F(min), ONE));
   SkTensor *down = T(sk_add_Scalar(&r, T(sk_mul_Scalar(&r, extra, F(-1))), F(span + min), ONE));
-  return tape_result(tp, T(sk_where_self(&r, even, up, down)), out);
+  return sk_tape_result(tp, T(sk_where_self(&r, even, up, down)), out);
 }
 
 /* the source coordinate of grid component g (size n) in input pixels: unnormalized, then
@@ -59,7 +54,7 @@ static int source(SkTensor **out, const SkTensor *g, int64_t n, const Sampler *s
   if (padding && s->pad != PAD_ZEROS) x = T(sk_clamp(&r, x, F(0), F((double)(n - 1))));
   SkTensor *fine = T(sk_lt_Scalar(&r, T(sk_abs(&r, x)), F(1 << 30))); /* false for NaN */
   SkTensor *outside = sk_tape_number(tp, F(-100));
-  return tape_result(tp, T(sk_where_self(&r, fine, x, outside)), out);
+  return sk_tape_result(tp, T(sk_where_self(&r, fine, x, outside)), out);
 }
 /* }==== */
 
@@ -81,12 +76,12 @@ static int tap(SkTensor **out, const Sampler *s, SkTensor *const *idx) {
   }
   int64_t shape[3] = {s->N, s->C, s->P};
   SkTensor *v = T(sk_gather(&r, s->flat, 2, T(sk_expand(&r, lin, (SkIntList){shape, 3}, 0)), 0));
-  return tape_result(tp, T(sk_where_self(&r, inside, v, sk_tape_number(tp, F(0)))), out);
+  return sk_tape_result(tp, T(sk_where_self(&r, inside, v, sk_tape_number(tp, F(0)))), out);
 }
 
 static int as_index(SkTensor **out, const SkTensor *x, double add) {
   SkTape t = {0}, *tp = &t;
-  return tape_result(tp, T(sk_to_dtype(&r, T(sk_add_Scalar(&r, x, F(add), ONE)), SK_DTYPE_INT64, 0, 0, -1)), out);
+  return sk_tape_result(tp, T(sk_to_dtype(&r, T(sk_add_Scalar(&r, x, F(add), ONE)), SK_DTYPE_INT64, 0, 0, -1)), out);
 }
 
 /* bilinear / trilinear: the 2^D corners around the padded coordinates */
@@ -114,7 +109,7 @@ static int linear(SkTensor **out, const Sampler *s, SkTensor *const *x) {
     if (sk_tape_free(tp2)) { sk_tape_keep(tp, -1, NULL); break; }
     acc = sk_tape_keep(tp, 0, sum);
   }
-  return tape_result(tp, acc, out);
+  return sk_tape_result(tp, acc, out);
 }
 
 /* nearest: the corner the coordinates round to (half to even, as nearbyint) */
@@ -122,7 +117,7 @@ static int nearest(SkTensor **out, const Sampler *s, SkTensor *const *x) {
   SkTape t = {0}, *tp = &t;
   SkTensor *idx[3];
   for (int k = 0; k < s->D; k++) idx[k] = T(as_index(&r, T(sk_round(&r, x[k])), 0));
-  return tape_result(tp, T(tap(&r, s, idx)), out);
+  return sk_tape_result(tp, T(tap(&r, s, idx)), out);
 }
 
 /* PyTorch's cubic convolution weights (A = -0.75) of taps -1..2 at fraction t */
@@ -139,7 +134,7 @@ static int cubic_weight(SkTensor **out, const SkTensor *t_, int i) {
     w = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_mul(&r, T(sk_add_Scalar(&r, T(sk_mul_Scalar(&r, d, F(A + 2))), F(-(A + 3)), ONE)), d)), d)), F(1), ONE));
   else
     w = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_add_Scalar(&r, T(sk_mul_Scalar(&r, d, F(A))), F(-5 * A), ONE)), d)), F(8 * A), ONE)), d)), F(-4 * A), ONE));
-  return tape_result(tp, w, out);
+  return sk_tape_result(tp, w, out);
 }
 
 /* bicubic (2-d): 4×4 taps around the unpadded coordinates, each tap's coordinate padded */
@@ -172,7 +167,7 @@ static int bicubic(SkTensor **out, const Sampler *s, SkTensor *const *x) {
       if (sk_tape_free(tp2)) { sk_tape_keep(tp, -1, NULL); break; }
       acc = sk_tape_keep(tp, 0, sum);
     }
-  return tape_result(tp, acc, out);
+  return sk_tape_result(tp, acc, out);
 }
 /* }==== */
 
@@ -229,7 +224,7 @@ int sk_math_grid_sampler(SkTensor **result, const SkTensor *input, const SkTenso
   SkTensor *v = s.mode == MODE_BILINEAR ? T(linear(&r, &s, x)) : s.mode == MODE_NEAREST ? T(nearest(&r, &s, x)) : T(bicubic(&r, &s, x));
   int64_t os[5] = {s.N, s.C};
   for (int d = 1; d <= s.D; d++) os[1 + d] = grid->sizes[d];
-  return tape_result(tp, T(sk_reshape(&r, v, (SkIntList){os, 2 + s.D})), result);
+  return sk_tape_result(tp, T(sk_reshape(&r, v, (SkIntList){os, 2 + s.D})), result);
 }
 
 int sk_math_grid_sampler_2d(SkTensor **result, const SkTensor *input, const SkTensor *grid, int64_t interpolation_mode,
@@ -269,7 +264,7 @@ static int base_coords(SkTensor **out, int64_t n, int align, const SkTensor *lik
   SkTensor *l = T(sk_linspace(&r, F(-1), F(1), n, (int)like->dtype, -1, like->device, 0));
   if (n == 1) l = T(sk_mul_Scalar(&r, l, F(0)));
   else if (!align) l = T(sk_mul_Scalar(&r, l, F((double)(n - 1) / (double)n)));
-  return tape_result(tp, l, out);
+  return sk_tape_result(tp, l, out);
 }
 
 /* PyTorch's affine_grid_generator: base grid [N, *spatial, D+1] (x, y[, z], 1) times thetaᵀ */
@@ -314,7 +309,7 @@ int sk_math_affine_grid_generator(SkTensor **result, const SkTensor *theta, SkIn
   os[0] = size.data[0];
   for (int d = 0; d < D; d++) os[1 + d] = sp[d];
   os[1 + D] = D;
-  return tape_result(tp, T(sk_reshape(&r, g, (SkIntList){os, D + 2})), result);
+  return sk_tape_result(tp, T(sk_reshape(&r, g, (SkIntList){os, D + 2})), result);
 }
 
 int sk_math_affine_grid(SkTensor **result, const SkTensor *theta, SkIntList size, int align_corners) {

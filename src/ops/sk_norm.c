@@ -6,26 +6,13 @@
 ** Ownership: arguments are borrowed; every temporary is released on every path.
 */
 #include "sk_kernels.h"
-#include "sk_ops.h"
-#include "sk_error.h"
+#include "sk_composite_util.h"
 #include "sk_checked.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#define NT 12
-typedef struct Tmp { SkTensor *t[NT]; int n; } Tmp;
-static SkTensor **next(Tmp *tp) { return &tp->t[tp->n++]; }
-static int done(Tmp *tp, int rc) {
-  for (int i = 0; i < tp->n; i++) sk_tensor_release(tp->t[i]);
-  return rc;
-}
-/* The result: the last temporary, taken out of the tape. */
-static SkTensor *take_last(Tmp *tp) {
-  SkTensor *r = tp->t[tp->n - 1];
-  tp->t[tp->n - 1] = NULL;
-  return r;
-}
+#define T(call) SK_TAPE_STEP(tp, call)
 
 /* {==== group_norm ==== */
 /* native_group_norm's checks and results: y as input, mean and rstd [N, group] in its dtype */
@@ -133,38 +120,29 @@ int sk_math_local_response_norm(SkTensor **result, const SkTensor *input, int64_
     return sk_error("Expected 3D or higher dimensionality input (got %d dimensions)", input->ndim);
   if (size <= 0) return sk_error("size must be positive, got %lld", (long long)size);
   if (input->numel == 0) { *result = sk_tensor_retain((SkTensor *)input); return 0; }
-  Tmp tp = {{NULL}, 0};
+  SkTape t = {0}, *tp = &t;
   int64_t c = input->sizes[1];
-  int rc = sk_mul(next(&tp), input, input);
-  if (!rc) rc = sk_unsqueeze(next(&tp), tp.t[0], 1);
-  if (!rc && input->ndim == 3) {
+  SkTensor *sq = T(sk_unsqueeze(&r, T(sk_mul(&r, input, input)), 1)), *avg;
+  if (input->ndim == 3) {
     int64_t k[2] = {size, 1}, s[2] = {1, 1}, p[2] = {size / 2, 0};
-    rc = sk_avg_pool2d(next(&tp), tp.t[1], (SkIntList){k, 2}, (SkIntList){s, 2}, (SkIntList){p, 2}, 0, 1, (SkOptInt){0, 0});
-  } else if (!rc) {
+    avg = T(sk_avg_pool2d(&r, sq, (SkIntList){k, 2}, (SkIntList){s, 2}, (SkIntList){p, 2}, 0, 1, (SkOptInt){0, 0}));
+  } else {
     int64_t v[5] = {input->sizes[0], 1, c, input->sizes[2], -1};
     int64_t k[3] = {size, 1, 1}, s[3] = {1, 1, 1}, p[3] = {size / 2, 0, 0};
-    rc = sk_reshape(next(&tp), tp.t[1], (SkIntList){v, 5});
-    if (!rc) rc = sk_avg_pool3d(next(&tp), tp.t[2], (SkIntList){k, 3}, (SkIntList){s, 3}, (SkIntList){p, 3}, 0, 1, (SkOptInt){0, 0});
+    avg = T(sk_avg_pool3d(&r, T(sk_reshape(&r, sq, (SkIntList){v, 5})), (SkIntList){k, 3}, (SkIntList){s, 3}, (SkIntList){p, 3}, 0, 1,
+                          (SkOptInt){0, 0}));
   }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_narrow(next(&tp), p_, 2, 0, c); }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_squeeze_dim(next(&tp), p_, 1); }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_reshape(next(&tp), p_, (SkIntList){input->sizes, input->ndim}); }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_mul_Scalar(next(&tp), p_, sk_scalar_float(alpha)); }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_add_Scalar(next(&tp), p_, sk_scalar_float(k_), sk_scalar_int(1)); }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_pow_Tensor_Scalar(next(&tp), p_, sk_scalar_float(beta)); }
-  if (!rc) { SkTensor *p_ = tp.t[tp.n - 1]; rc = sk_div(next(&tp), input, p_); }
-  if (!rc) *result = take_last(&tp);
-  return done(&tp, rc);
+  SkTensor *d = T(sk_reshape(&r, T(sk_squeeze_dim(&r, T(sk_narrow(&r, avg, 2, 0, c)), 1)), (SkIntList){input->sizes, input->ndim}));
+  d = T(sk_pow_Tensor_Scalar(&r, T(sk_add_Scalar(&r, T(sk_mul_Scalar(&r, d, sk_scalar_float(alpha))), sk_scalar_float(k_), sk_scalar_int(1))),
+                             sk_scalar_float(beta)));
+  return sk_tape_result(tp, T(sk_div(&r, input, d)), result);
 }
 /* }==== */
 
 /* {==== normalize: x / max(‖x‖_p over dim, eps) ==== */
 int sk_math_normalize(SkTensor **result, const SkTensor *input, double p, int64_t dim, double eps) {
-  Tmp tp = {{NULL}, 0};
-  int rc = sk_norm_ScalarOpt_dim(next(&tp), input, sk_scalar_float(p), (SkIntList){&dim, 1}, 1);
-  if (!rc) rc = sk_clamp_min(next(&tp), tp.t[0], sk_scalar_float(eps));
-  if (!rc) rc = sk_div(next(&tp), input, tp.t[1]);
-  if (!rc) *result = take_last(&tp);
-  return done(&tp, rc);
+  SkTape t = {0}, *tp = &t;
+  SkTensor *n = T(sk_clamp_min(&r, T(sk_norm_ScalarOpt_dim(&r, input, sk_scalar_float(p), (SkIntList){&dim, 1}, 1)), sk_scalar_float(eps)));
+  return sk_tape_result(tp, T(sk_div(&r, input, n)), result);
 }
 /* }==== */

@@ -15,11 +15,6 @@
 
 #define T(call) SK_TAPE_STEP(tp, call)
 
-static int tape_result(SkTape *tp, SkTensor *r, SkTensor **result) {
-  if (!tp->rc && r) *result = sk_tape_take(tp, r);
-  return sk_tape_free(tp);
-}
-
 /* {==== kron ==== */
 /* self viewed as [a0, 1, a1, 1, ...] times other as [1, b0, 1, b1, ...] (both padded to the
 ** larger ndim with leading 1s), then the pairs merged: [a0·b0, a1·b1, ...] */
@@ -36,7 +31,7 @@ int sk_math_kron(SkTensor **result, const SkTensor *self, const SkTensor *other)
   }
   SkTape t = {0}, *tp = &t;
   SkTensor *p = T(sk_mul(&r, T(sk_reshape(&r, self, (SkIntList){as, 2 * nd})), T(sk_reshape(&r, other, (SkIntList){bs, 2 * nd}))));
-  return tape_result(tp, T(sk_reshape(&r, p, (SkIntList){rs, nd})), result);
+  return sk_tape_result(tp, T(sk_reshape(&r, p, (SkIntList){rs, nd})), result);
 }
 
 int sk_math_kron_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_kron(&r, self, other), out); }
@@ -88,7 +83,7 @@ int sk_math_tensordot(SkTensor **result, const SkTensor *self, const SkTensor *o
   SkTensor *xa = x->ndim ? T(sk_permute(&r, x, (SkIntList){pa, na})) : (SkTensor *)x;
   SkTensor *yb = y->ndim ? T(sk_permute(&r, y, (SkIntList){pb, nb})) : (SkTensor *)y;
   SkTensor *m = T(sk_mm(&r, T(sk_reshape(&r, xa, (SkIntList){ma, 2})), T(sk_reshape(&r, yb, (SkIntList){mb, 2}))));
-  return tape_result(tp, T(sk_reshape(&r, m, (SkIntList){rs, nr})), result);
+  return sk_tape_result(tp, T(sk_reshape(&r, m, (SkIntList){rs, nr})), result);
 }
 
 int sk_math_tensordot_out(const SkTensor *self, const SkTensor *other, SkIntList dims_self, SkIntList dims_other, SkTensor *out) {
@@ -134,7 +129,7 @@ int sk_math_addbmm(SkTensor **result, const SkTensor *self, const SkTensor *batc
   SkTape t = {0}, *tp = &t;
   SkTensor *m1 = T(sk_reshape(&r, T(sk_permute(&r, batch1, (SkIntList){perm, 3})), (SkIntList){s1, 2}));
   SkTensor *m2 = T(sk_reshape(&r, batch2, (SkIntList){s2, 2}));
-  return tape_result(tp, T(sk_addmm(&r, self, m1, m2, beta, alpha)), result);
+  return sk_tape_result(tp, T(sk_addmm(&r, self, m1, m2, beta, alpha)), result);
 }
 
 int sk_math_addbmm_(SkTensor *self, const SkTensor *batch1, const SkTensor *batch2, SkScalar beta, SkScalar alpha) {
@@ -169,9 +164,9 @@ int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, 
   SkTensor *o = T(sk_outer(&r, vec1, vec2));
   SkTensor *e = T(sk_expand(&r, self, (SkIntList){shape, 2}, 0));
   if (!is_one(alpha)) o = T(sk_mul_Scalar(&r, o, alpha));
-  if (is_zero(beta)) return tape_result(tp, T(sk_to_dtype(&r, o, dt, 0, 0, -1)), result);
+  if (is_zero(beta)) return sk_tape_result(tp, T(sk_to_dtype(&r, o, dt, 0, 0, -1)), result);
   if (!is_one(beta)) e = T(sk_mul_Scalar(&r, e, beta));
-  return tape_result(tp, T(sk_add(&r, e, o, sk_scalar_int(1))), result);
+  return sk_tape_result(tp, T(sk_add(&r, e, o, sk_scalar_int(1))), result);
 }
 
 int sk_math_addr_(SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha) {
@@ -206,7 +201,7 @@ int sk_math_linalg_cross(SkTensor **result, const SkTensor *self, const SkTensor
   SkTape t = {0}, *tp = &t;
   SkTensor *p = T(sk_mul(&r, T(sk_roll(&r, self, s1, dl)), T(sk_roll(&r, other, s2, dl))));
   SkTensor *q = T(sk_mul(&r, T(sk_roll(&r, self, s2, dl)), T(sk_roll(&r, other, s1, dl))));
-  return tape_result(tp, T(sk_sub(&r, p, q, sk_scalar_int(1))), result);
+  return sk_tape_result(tp, T(sk_sub(&r, p, q, sk_scalar_int(1))), result);
 }
 
 int sk_math_linalg_cross_out(const SkTensor *self, const SkTensor *other, int64_t dim, SkTensor *out) {
