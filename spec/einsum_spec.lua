@@ -5,16 +5,9 @@
 local h = require "spec.helper"
 local sk = h.sk
 
-local function filled(shape, f, dtype)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  local v = {}
-  for k = 0, n - 1 do v[k + 1] = f(k) end
-  return sk.tensor(v, { dtype = dtype or "float64" }):reshape(shape)
-end
+local filled, flat = h.filled, h.flat
 -- small integers, exact in every float dtype's sums here
 local function ints(shape, seed, dtype) return filled(shape, function(k) return (k * 7 + seed * 3) % 5 - 2 end, dtype) end
-local function flat(t) return t:contiguous():reshape({ -1 }):totable() end
 
 -- the equation's value by definition: letters only; size-1 dims broadcast
 local function reference(eq, ops)

@@ -5,14 +5,7 @@
 local h = require "spec.helper"
 local sk = h.sk
 
-local function filled(shape, f)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  local v = {}
-  for k = 0, n - 1 do v[k + 1] = f(k) end
-  return sk.tensor(v, { dtype = "float64" }):reshape(shape)
-end
-local function flat(t) return t:contiguous():reshape({ -1 }):totable() end
+local filled, flat = h.filled, h.flat
 local function close_lists(got, want, tol)
   assert.equal(#want, #got)
   for i = 1, #want do

@@ -54,6 +54,18 @@ function M.grid(rows, cols, f)
   return t
 end
 
+-- A tensor of shape `shape` (float64 unless dtype) whose element k (row-major, 0-based) is f(k).
+function M.filled(shape, f, dtype)
+  local n = 1
+  for _, s in ipairs(shape) do n = n * s end
+  local v = {}
+  for k = 0, n - 1 do v[k + 1] = f(k) end
+  return M.sk.tensor(v, { dtype = dtype or "float64" }):reshape(shape)
+end
+
+-- A tensor's elements as a flat Lua list, row-major.
+function M.flat(t) return t:contiguous():reshape({ -1 }):totable() end
+
 -- An empty Meta tensor.
 function M.meta(shape, dtype) return M.sk.empty(shape, { device = "meta", dtype = dtype }) end
 

@@ -6,16 +6,8 @@
 local h = require "spec.helper"
 local sk = h.sk
 
--- a tensor of shape `shape` with element k (row-major, 0-based) f(k)
-local function filled(shape, f, dtype)
-  local n = 1
-  for _, s in ipairs(shape) do n = n * s end
-  local v = {}
-  for k = 0, n - 1 do v[k + 1] = f(k) end
-  return sk.tensor(v, { dtype = dtype or "float64" }):reshape(shape)
-end
+local filled, flat = h.filled, h.flat
 local function wave(shape, dtype) return filled(shape, function(k) return math.sin(0.37 * k + 0.1) end, dtype) end
-local function flat(t) return t:contiguous():reshape({ -1 }):totable() end
 
 describe("pad", function()
   -- the source index of output position i (0-based, i in [-l, n + r)) for each mode

@@ -52,17 +52,22 @@ typedef struct Norm {
     for (int j = 0; j < LANES; j++) s += l[j];                                                      \
     return (double)s;                                                                               \
   }                                                                                                 \
+  /* row r's mean and rstd, stored in the forward's mean and rstd outputs */                      \
+  static inline __attribute__((always_inline)) void stats_##sfx(const Norm *c, int64_t r, const T *x, double *mean, double *rs) { \
+    *mean = c->n ? sum_##sfx(x, c->n) / (double)c->n : 0;                                           \
+    double var = c->n ? sumsq_##sfx(x, c->n, *mean) / (double)c->n : NAN;                           \
+    *rs = 1 / sqrt(var + c->eps);                                                                   \
+    ((T *)c->ymean)[r] = (T)*mean;                                                                  \
+    ((T *)c->yrstd)[r] = (T)*rs;                                                                    \
+  }                                                                                                 \
   SK_CLONES static void fwd_rows_##sfx(void *ctx, int64_t lo, int64_t hi) {                                  \
     const Norm *c = ctx;                                                                            \
     const T *w = c->w, *b = c->b;                                                                   \
     for (int64_t r = lo; r < hi; r++) {                                                             \
       const T *x = (const T *)c->x + r * c->n;                                                      \
       T *y = (T *)c->y + r * c->n;                                                                  \
-      double mean = c->n ? sum_##sfx(x, c->n) / (double)c->n : 0;                                \
-      double var = c->n ? sumsq_##sfx(x, c->n, mean) / (double)c->n : NAN;                          \
-      double rs = 1 / sqrt(var + c->eps);                                                           \
-      ((T *)c->ymean)[r] = (T)mean;                                                                 \
-      ((T *)c->yrstd)[r] = (T)rs;                                                                   \
+      double mean, rs;                                                                              \
+      stats_##sfx(c, r, x, &mean, &rs);                                                             \
       const T scale = (T)rs, shift = (T)(-mean * rs);                                               \
       if (w && b) for (int64_t i = 0; i < c->n; i++) y[i] = (x[i] * scale + shift) * w[i] + b[i];   \
       else if (w) for (int64_t i = 0; i < c->n; i++) y[i] = (x[i] * scale + shift) * w[i];          \
@@ -77,11 +82,8 @@ typedef struct Norm {
     for (int64_t r = lo; r < hi; r++) {                                                             \
       const T *x = (const T *)c->x + r * c->n;                                                      \
       T *y = (T *)c->y + r * c->n;                                                                  \
-      double mean = c->n ? sum_##sfx(x, c->n) / (double)c->n : 0;                                   \
-      double var = c->n ? sumsq_##sfx(x, c->n, mean) / (double)c->n : NAN;                          \
-      double rs = 1 / sqrt(var + c->eps);                                                           \
-      ((T *)c->ymean)[r] = (T)mean;                                                                 \
-      ((T *)c->yrstd)[r] = (T)rs;                                                                   \
+      double mean, rs;                                                                              \
+      stats_##sfx(c, r, x, &mean, &rs);                                                             \
       int64_t c0 = (r % c->groups) * c->cpg;                                                        \
       for (int64_t k = 0; k < c->cpg; k++) {                                                        \
         double a = rs * (w ? (double)w[c0 + k] : 1.0);                                              \

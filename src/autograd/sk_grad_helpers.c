@@ -979,6 +979,19 @@ TAPE_OP(t_expand, (SkTape *tp, const SkTensor *a, int n, const int64_t *s), sk_e
 /* a + b, where a may be NULL (nothing yet) */
 static SkTensor *t_acc(SkTape *tp, SkTensor *a, SkTensor *b) { return a ? t_add(tp, a, b) : b; }
 
+/* The three gradients a, b, c (each may be NULL) as *out, the tape freed: the end of the norm
+** helpers below. */
+static int tape_grads3(SkTape *tp, SkTensor *a, SkTensor *b, SkTensor *c, SkTensorList *out) {
+  SkTensor **res = tp->rc ? NULL : calloc(4, sizeof *res);
+  if (!tp->rc && !res) sk_tape_keep(tp, sk_error("out of memory"), NULL);
+  if (res) res[0] = sk_tensor_retain(a), res[1] = sk_tensor_retain(b), res[2] = sk_tensor_retain(c);
+  int rc = sk_tape_free(tp);
+  out->data = res;
+  out->n = res ? 3 : 0;
+  if (rc) sk_tensorlist_free(out);
+  return rc;
+}
+
 /* PyTorch's first_bwd_fn_grad_input: (γ·σ⁻¹/N)·(N·g - Σg - (x-µ)·σ⁻²·Σ g·(x-µ)), γ NULL: 1. */
 static SkTensor *first_bwd(SkTape *tp, const SkTensor *g, const SkTensor *gamma, const SkTensor *s1, const SkTensor *s2,
                            const SkTensor *xmu, double n) {
@@ -991,8 +1004,6 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
                                        const SkTensor *grad_out, const SkTensor *input, SkIntList normalized_shape,
                                        const SkTensor *mean, const SkTensor *rstd, const SkTensor *weight,
                                        SkIntList mask) {
-  SkTensor **res = calloc(4, sizeof *res);
-  if (!res) return sk_error("out of memory");
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int axis = input->ndim - normalized_shape.n;
   int64_t M = sk_numel(axis, input->sizes), N = sk_numel(normalized_shape.n, normalized_shape.data);
@@ -1033,12 +1044,7 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
     if (ggb) ggO = t_acc(tp, ggO, ggb);
     if (ggO) ggO = t_reshape(tp, t_expand(tp, ggO, 2, mn), input->ndim, input->sizes);
   }
-  if (!tp->rc) res[0] = sk_tensor_retain(ggO), res[1] = sk_tensor_retain(gI), res[2] = sk_tensor_retain(gG);
-  int rc = sk_tape_free(tp);
-  out->data = res;
-  out->n = 3;
-  if (rc) sk_tensorlist_free(out);
-  return rc;
+  return tape_grads3(tp, ggO, gI, gG, out);
 }
 /* }==== */
 
@@ -1070,8 +1076,6 @@ int sk_grad_batchnorm_double_backward(SkTensorList *out, const SkTensor *input, 
   if (!mean_src || !var_src)
     return sk_error("batchnorm_double_backward: %s", training ? "save_mean and save_invstd are needed in training"
                                                               : "running_mean and running_var are needed in eval");
-  SkTensor **res = calloc(4, sizeof *res);
-  if (!res) return sk_error("out of memory");
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int64_t C = input->sizes[1], ch[SK_MAX_DIMS];
   for (int d = 0; d < input->ndim; d++) ch[d] = d == 1 ? C : 1;
@@ -1113,12 +1117,7 @@ int sk_grad_batchnorm_double_backward(SkTensorList *out, const SkTensor *input, 
   }
 #undef FIRST_BACK
   if (!mask.data[0]) gI = NULL;
-  if (!tp->rc) res[0] = sk_tensor_retain(gI), res[1] = sk_tensor_retain(gG), res[2] = sk_tensor_retain(ggO);
-  int rc = sk_tape_free(tp);
-  out->data = res;
-  out->n = 3;
-  if (rc) sk_tensorlist_free(out);
-  return rc;
+  return tape_grads3(tp, gI, gG, ggO, out);
 }
 /* }==== */
 
@@ -1130,8 +1129,6 @@ int sk_grad_group_norm_backward(SkTensorList *out, const SkTensor *grad, const S
                                 const SkTensor *rstd, const SkTensor *weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
                                 double eps, SkIntList mask) {
   if (mask.n != 3) return sk_error("group_norm_backward: output_mask must have 3 elements");
-  SkTensor **res = calloc(4, sizeof *res);
-  if (!res) return sk_error("out of memory");
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int64_t K = C / group * HxW;
   const int64_t rows[3] = {N, group, K}, st[3] = {N, group, 1};
@@ -1181,12 +1178,7 @@ int sk_grad_group_norm_backward(SkTensorList *out, const SkTensor *grad, const S
       gB = sk_tape_keep(tp, rc, r);
     }
   }
-  if (!tp->rc) res[0] = sk_tensor_retain(gI), res[1] = sk_tensor_retain(gW), res[2] = sk_tensor_retain(gB);
-  int rc = sk_tape_free(tp);
-  out->data = res;
-  out->n = 3;
-  if (rc) sk_tensorlist_free(out);
-  return rc;
+  return tape_grads3(tp, gI, gW, gB, out);
 }
 /* }==== */
 
