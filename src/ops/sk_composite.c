@@ -381,11 +381,8 @@ int sk_math_narrow_Tensor_start(SkTensor **result, const SkTensor *self, int64_t
   if (start->ndim != 0 || !sk_dtype_is_integral(start->dtype))
     return sk_error("start must be an 0-dim integral Tensor. (argument 'start' has dtype %s and %d dims)",
                     sk_dtype_name(start->dtype), start->ndim);
-  if (start->device.type == SK_DEVICE_META) return sk_error("argument 'start' is a meta tensor: it has no value to read");
-  SkTensor *c = NULL;
-  if (sk_to_device(&c, start, SK_CPU, -1, 0, 0, -1)) return -1;
-  int64_t st = sk_load_int64(sk_tensor_data(c), c->dtype);
-  sk_tensor_release(c);
+  int64_t st;
+  if (sk_host_int(start, "narrow", "start", &st)) return -1;
   return sk_narrow(result, self, dim, st, length);
 }
 /* }==== */

@@ -71,6 +71,31 @@ static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out) {
     return rc_;                                \
   } while (0)
 
+/* The values of integer or bool tensor t on the host as int64, malloc'd with numel + 1 slots
+** (an empty t gives an array too); NULL and an error naming op and arg for a Meta tensor, which
+** has none. The composites that need values to decide shapes or checks read them here. */
+static inline int64_t *sk_host_ints(const SkTensor *t, const char *op, const char *arg) {
+  if (t->device.type == SK_DEVICE_META)
+    return sk_error("%s: argument '%s' is a meta tensor: its values are needed", op, arg), NULL;
+  SkTensor *c = NULL, *k = NULL;
+  if (sk_to_device(&c, t, sk_device(SK_DEVICE_CPU, 0), SK_DTYPE_INT64, 0, 0, -1)) return NULL;
+  if (sk_contiguous(&k, c, 0)) { sk_tensor_release(c); return NULL; }
+  int64_t *v = malloc(sizeof(int64_t) * (size_t)(t->numel + 1));
+  if (v) memcpy(v, sk_tensor_data(k), sizeof(int64_t) * (size_t)t->numel);
+  else sk_error("%s: out of memory", op);
+  sk_tensor_release(c);
+  sk_tensor_release(k);
+  return v;
+}
+/* a one-element t's value */
+static inline int sk_host_int(const SkTensor *t, const char *op, const char *arg, int64_t *v) {
+  int64_t *a = sk_host_ints(t, op, arg);
+  if (!a) return -1;
+  *v = a[0];
+  free(a);
+  return 0;
+}
+
 /* {==== Tensor lists: an array of n results, owned until handed to an SkTensorList ====
 ** sk_list_new refuses more than INT32_MAX pieces (SkTensorList counts in int), naming op. */
 static inline SkTensor **sk_list_new(int64_t n, const char *op) {

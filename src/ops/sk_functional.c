@@ -67,15 +67,6 @@ int sk_math_bilinear(SkTensor **result, const SkTensor *input1, const SkTensor *
 /* }==== */
 
 /* {==== one_hot ==== */
-/* The value of a 0-dim tensor (read on the CPU) */
-static int item_int(const SkTensor *t, int64_t *v) {
-  SkTensor *c = NULL;
-  if (sk_to_device(&c, t, SK_CPU, -1, 0, 0, -1)) return -1;
-  *v = sk_load_int64(sk_tensor_data(c), c->dtype);
-  sk_tensor_release(c);
-  return 0;
-}
-
 /* zeros(self.shape + [C]) with 1 at each value, int64. The values are checked (read back);
 ** a meta tensor has none, so it needs num_classes and is not checked. */
 int sk_math_one_hot(SkTensor **result, const SkTensor *self, int64_t num_classes) {
@@ -90,8 +81,8 @@ int sk_math_one_hot(SkTensor **result, const SkTensor *self, int64_t num_classes
     int64_t vlo = 0, vhi = 0;
     int rc = sk_min(&lo, self);
     if (!rc) rc = sk_max(&hi, self);
-    if (!rc) rc = item_int(lo, &vlo);
-    if (!rc) rc = item_int(hi, &vhi);
+    if (!rc) rc = sk_host_int(lo, "one_hot", "self", &vlo);
+    if (!rc) rc = sk_host_int(hi, "one_hot", "self", &vhi);
     sk_tensor_release(lo);
     sk_tensor_release(hi);
     if (rc) return -1;
@@ -196,21 +187,6 @@ int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *quer
 /* }==== */
 
 /* {==== embedding_bag ==== */
-/* A 1-d integer tensor's values on the host (malloc'd; n + 1 slots) */
-static int64_t *read_ints(const SkTensor *t, const char *what) {
-  if (t->device.type == SK_DEVICE_META) return sk_error("embedding_bag: argument '%s' is a meta tensor: its values are needed", what), NULL;
-  SkTensor *c = NULL;
-  if (sk_to_device(&c, t, SK_CPU, SK_DTYPE_INT64, 0, 0, -1)) return NULL;
-  SkTensor *k = NULL;
-  if (sk_contiguous(&k, c, 0)) { sk_tensor_release(c); return NULL; }
-  int64_t *v = malloc(sizeof(int64_t) * (size_t)(t->numel + 1));
-  if (v) memcpy(v, sk_tensor_data(k), sizeof(int64_t) * (size_t)t->numel);
-  else sk_error("embedding_bag: out of memory");
-  sk_tensor_release(c);
-  sk_tensor_release(k);
-  return v;
-}
-
 /* Bags of rows of weight: bag b is indices[offsets[b] : offsets[b+1]] (the last runs to the end,
 ** or include_last_offset makes the last offset the end), reduced by mode 0 sum (each row times
 ** its per_sample_weight), 1 mean, 2 max; rows at padding_idx are left out, an empty bag is 0.
@@ -249,7 +225,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
                       (long long)padding_idx.v);
   }
   int64_t nb = offsets->numel - (include_last_offset && offsets->numel ? 1 : 0);
-  int64_t *off = read_ints(offsets, "offsets"), *idx = NULL, *bag = NULL, *cnt = NULL;
+  int64_t *off = sk_host_ints(offsets, "embedding_bag", "offsets"), *idx = NULL, *bag = NULL, *cnt = NULL;
   if (!off) return -1;
   int rc = 0;
   if (offsets->numel && off[0] != 0)
@@ -263,7 +239,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
     rc = sk_error("offsets[-1] can not be greater than input's length %lld but got offsets[-1] of %lld", (long long)n,
                   (long long)off[offsets->numel - 1]);
   if (!rc) { /* idx: the values (range-checked), bag: each position's bag, cnt: each bag's kept rows */
-    idx = read_ints(indices, "indices");
+    idx = sk_host_ints(indices, "embedding_bag", "indices");
     bag = malloc(sizeof(int64_t) * (size_t)(n + 1));
     cnt = calloc((size_t)(nb + 1), sizeof(int64_t));
     if (!idx) rc = -1;
