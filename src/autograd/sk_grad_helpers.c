@@ -1145,3 +1145,54 @@ int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const
   return sk_tape_free(tp);
 }
 /* }==== */
+
+/* {==== Reductions and scans of issue 13 ==== */
+/* cummax/cummin: grad summed into the positions the indices chose (PyTorch's cummaxmin_backward). */
+int sk_grad_cummaxmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *indices,
+                               int64_t dim) {
+  if (self->ndim == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  SkTape t = {0}, *tp = &t;
+  SkTensor *z = SK_TAPE_STEP(tp, sk_zeros_like(&r, self, (int)grad->dtype, -1, NONE_DEVICE, -1, -1));
+  SkTensor *g = SK_TAPE_STEP(tp, sk_scatter_add(&r, z, dim, indices, grad));
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+
+/* PyTorch's logcumsumexp_backward (after TensorFlow's): the positive and negative parts of
+** grad in log space, each through a reversed logcumsumexp, so nothing overflows. */
+int sk_grad_logcumsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result,
+                                  int64_t dim) {
+  if (grad->ndim == 0 || grad->numel == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  SkTape t = {0}, *tp = &t;
+#define T_(call) SK_TAPE_STEP(tp, call)
+  double lowest = grad->dtype == SK_DTYPE_FLOAT64 ? -1.7976931348623157e308 : -3.4028234663852886e38;
+  SkTensor *gmin = sk_tape_number(tp, sk_scalar_float(lowest));
+  SkTensor *lg = T_(sk_log(&r, T_(sk_abs(&r, grad))));
+  SkTensor *parts[2];
+  for (int s = 0; s < 2; s++) {
+    SkTensor *pick = s == 0 ? T_(sk_gt_Scalar(&r, grad, sk_scalar_int(0))) : T_(sk_lt_Scalar(&r, grad, sk_scalar_int(0)));
+    SkTensor *lp = T_(sk_sub(&r, T_(sk_where_self(&r, pick, lg, gmin)), result, sk_scalar_int(1)));
+    SkIntList d1 = {&dim, 1};
+    SkTensor *rev = T_(sk_flip(&r, T_(sk_logcumsumexp(&r, T_(sk_flip(&r, lp, d1)), dim)), d1));
+    parts[s] = T_(sk_exp(&r, T_(sk_add(&r, rev, self, sk_scalar_int(1)))));
+  }
+  SkTensor *g = T_(sk_sub(&r, parts[0], parts[1], sk_scalar_int(1)));
+#undef T_
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+
+/* median()/nanmedian(): grad shared evenly among the elements equal to the result (NaN
+** results among the NaNs), PyTorch's evenly_distribute_backward. */
+int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *value) {
+  SkTape t = {0}, *tp = &t;
+#define T_(call) SK_TAPE_STEP(tp, call)
+  SkTensor *both_nan = T_(sk_logical_and(&r, T_(sk_isnan(&r, self)), T_(sk_isnan(&r, value))));
+  SkTensor *mask = T_(sk_logical_or(&r, T_(sk_eq(&r, self, value)), both_nan));
+  SkTensor *cnt = T_(sk_sum(&r, mask, -1));
+  SkTensor *g = T_(sk_mul(&r, T_(sk_to_dtype(&r, mask, grad->dtype, 0, 0, -1)), T_(sk_div(&r, grad, cnt))));
+#undef T_
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+/* }==== */

@@ -77,5 +77,8 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
 int sk_grad_max_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, int64_t dim);
 /* _adaptive_avg_pool{dim}d(grad) to grad_output's spatial sizes. */
 int sk_grad_adaptive_avg_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim);
+int sk_grad_cummaxmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *indices, int64_t dim);
+int sk_grad_logcumsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, int64_t dim);
+int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *value);
 
 #endif
