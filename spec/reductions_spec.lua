@@ -1,0 +1,533 @@
+-- spec/reductions_spec.lua — the reductions and scans of issue 13: nansum, nanmean, count_nonzero,
+-- aminmax, var_mean/std_mean, diff, trace, dist, renorm, trapezoid, cumulative_trapezoid,
+-- logcumsumexp, cummax/cummin, median/nanmedian, kthvalue, mode, quantile/nanquantile.
+-- Expected values are hand-worked or come from plain-Lua reference loops (sorting, counting,
+-- running extrema) over deterministic data.
+local h = require "spec.helper"
+local sk = h.sk
+local T = sk.tensor
+
+local FLOATS = { "float16", "bfloat16", "float32", "float64" }
+local INTS = { "uint8", "int8", "int16", "int32", "int64" }
+local NUM = { "float16", "bfloat16", "float32", "float64", "uint8", "int8", "int16", "int32", "int64" }
+local nan, inf = 0 / 0, math.huge
+local function isnan(x) return x ~= x end
+
+-- {==== Plain-Lua references ====
+-- rows x cols of small integers (exact in every dtype, with ties), from an LCG
+local function int_grid(rows, cols, seed, hi)
+  local r = h.lcg(seed)
+  return h.grid(rows, cols, function() return math.floor(r(0, hi or 6)) end)
+end
+
+-- (value, index) pairs of a row sorted stably, NaN last
+local function sorted_pairs(row)
+  local p = {}
+  for i, v in ipairs(row) do p[i] = { v = v, i = i - 1 } end
+  table.sort(p, function(a, b)
+    local an, bn = isnan(a.v), isnan(b.v)
+    if an ~= bn then return bn end
+    if not an and a.v ~= b.v then return a.v < b.v end
+    return a.i < b.i
+  end)
+  return p
+end
+
+local function count_nan(row)
+  local n = 0
+  for _, v in ipairs(row) do if isnan(v) then n = n + 1 end end
+  return n
+end
+
+local function ref_median(row, ignore_nan)
+  local p, k = sorted_pairs(row), count_nan(row)
+  local pos
+  if ignore_nan then pos = #row - k > 0 and (#row - k - 1) // 2 or 0
+  else pos = k > 0 and #row - k or (#row - 1) // 2 end
+  return p[pos + 1].v, p[pos + 1].i
+end
+
+local function ref_mode(row)
+  local p = sorted_pairs(row)
+  local best, freq, run = 1, 0, 0
+  for i = 1, #p do
+    run = run + 1
+    if i == #p or p[i].v ~= p[i + 1].v then
+      if run > freq then freq, best = run, i end
+      run = 0
+    end
+  end
+  return p[best].v, p[best].i
+end
+
+-- running max / min with PyTorch's rule: NaN takes over, ties move to the later index
+local function ref_cum(row, is_max)
+  local vals, idx, best = {}, {}, 1
+  for i = 1, #row do
+    local x, b = row[i], row[best]
+    if i == 1 or isnan(x) or (not isnan(b) and (is_max and x >= b or (not is_max and x <= b))) then best = i end
+    vals[i], idx[i] = row[best], best - 1
+  end
+  return vals, idx
+end
+
+-- quantile of a row (no NaN) by sorting, each interpolation by its definition
+local function ref_quantile(row, q, mode)
+  local s = {}
+  for i, v in ipairs(row) do s[i] = v end
+  table.sort(s)
+  local rank = q * (#s - 1)
+  local lo, hi = math.floor(rank), math.ceil(rank)
+  if mode == "lower" then return s[lo + 1] end
+  if mode == "higher" then return s[hi + 1] end
+  if mode == "nearest" then
+    local f = rank - lo
+    local r = (f > 0.5 or (f == 0.5 and lo % 2 == 1)) and hi or lo -- half to even
+    return s[r + 1]
+  end
+  if mode == "midpoint" then return (s[lo + 1] + s[hi + 1]) / 2 end
+  return s[lo + 1] + (s[hi + 1] - s[lo + 1]) * (rank - lo)
+end
+
+local function col(t, j) local c = {} for i = 1, #t do c[i] = t[i][j] end return c end
+-- }====
+
+describe("nansum and nanmean", function()
+  it("read NaN as zero, over everything and over dims, with keepdim and dtype", function()
+    local x = T({ { 1, nan, 2 }, { nan, nan, 4 } }, { dtype = "float64" })
+    assert.equal(7, sk.nansum(x):item())
+    assert.same({ 1, 0, 6 }, sk.nansum(x, 0):totable())
+    assert.same({ { 3 }, { 4 } }, x:nansum({ 1 }, true):totable())
+    assert.equal("float64", sk.nansum(T({ 1, nan }, { dtype = "float32" }), { dtype = "float64" }):dtype())
+    assert.same({ 1.5, 4 }, sk.nanmean(x, 1):totable())
+    local m = sk.nanmean(x, 0):totable()
+    assert.equal(1, m[1]); assert.is_true(isnan(m[2])); assert.equal(3, m[3])
+  end)
+
+  it("sum integers and bool as sum does (int64), in every dtype", function()
+    for _, dt in ipairs(INTS) do
+      local r = sk.nansum(T({ 1, 2, 3 }, { dtype = dt }))
+      assert.equal("int64", r:dtype()); assert.equal(6, r:item())
+    end
+    assert.equal(2, sk.nansum(T({ true, false, true })):item())
+    for _, dt in ipairs(FLOATS) do assert.equal(3, sk.nansum(T({ 1, nan, 2 }, { dtype = dt })):item()) end
+  end)
+
+  it("write out= and refuse nanmean of integers with PyTorch's text", function()
+    local o = sk.empty({ 2 })
+    sk.nansum(T({ { 1, nan }, { 2, 3 } }), 1, { out = o })
+    assert.same({ 1, 5 }, o:totable())
+    sk.nanmean(T({ { 1, nan }, { 2, 3 } }), 1, { out = o })
+    assert.same({ 1, 2.5 }, o:totable())
+    assert.matches("nanmean%(%): expected input to have floating point dtype but got Long", h.err(sk.nanmean, T({ 1, 2 })))
+  end)
+
+  it("give 0 and NaN over empty dims", function()
+    assert.same({ 0, 0, 0 }, sk.nansum(sk.zeros({ 0, 3 }), 0):totable())
+    assert.is_true(isnan(sk.nanmean(sk.zeros({ 0 })):item()))
+  end)
+end)
+
+describe("count_nonzero", function()
+  it("counts in every dtype, over one dim, a list of dims or everything", function()
+    local g = { { 0, 1, 2 }, { 3, 0, 0 } }
+    for _, dt in ipairs(NUM) do
+      local x = T(g, { dtype = dt })
+      assert.equal(3, sk.count_nonzero(x):item())
+      assert.same({ 1, 1, 1 }, sk.count_nonzero(x, 0):totable())
+      assert.same({ 2, 1 }, x:count_nonzero(1):totable())
+      assert.equal(3, sk.count_nonzero(x, { 0, 1 }):item())
+      assert.equal("int64", sk.count_nonzero(x):dtype())
+    end
+    assert.equal(2, sk.count_nonzero(T({ true, false, true })):item())
+    assert.equal(1, sk.count_nonzero(T({ nan, 0 })):item()) -- NaN is not zero
+    assert.matches("dim 0 appears multiple times", h.err(sk.count_nonzero, T(g), { 0, 0 }))
+  end)
+end)
+
+describe("aminmax", function()
+  it("gives min and max over everything or one dim, with keepdim, in every dtype", function()
+    local g = int_grid(3, 4, 7)
+    for _, dt in ipairs(NUM) do
+      local x = T(g, { dtype = dt })
+      local lo, hi = sk.aminmax(x)
+      assert.equal(sk.amin(x):item(), lo:item()); assert.equal(sk.amax(x):item(), hi:item())
+      lo, hi = x:aminmax({ dim = 1, keepdim = true })
+      for i = 1, 3 do
+        assert.equal(math.min(table.unpack(g[i])), lo:totable()[i][1])
+        assert.equal(math.max(table.unpack(g[i])), hi:totable()[i][1])
+      end
+    end
+    local lo, hi = sk.aminmax(T({ true, false }))
+    assert.is_false(lo:item()); assert.is_true(hi:item())
+    lo = sk.aminmax(T({ { 1, 2 } }), { keepdim = true })
+    assert.same({ 1, 1 }, lo:shape())
+  end)
+
+  it("writes both outs and refuses empty reductions with PyTorch's texts", function()
+    local a, b = sk.empty({ 2 }), sk.empty({ 2 })
+    sk.aminmax(T({ { 1, 5 }, { -2, 0 } }), { dim = 1, min = a, max = b })
+    assert.same({ 1, -2 }, a:totable()); assert.same({ 5, 0 }, b:totable())
+    assert.matches("aminmax%(%): cannot compute aminmax over an empty dimension as the operation has no identity",
+                   h.err(sk.aminmax, sk.zeros({ 0, 3 })))
+    assert.matches("aminmax: Expected reduction dim 0 to have non%-zero size", h.err(sk.aminmax, sk.zeros({ 0, 3 }), { dim = 0 }))
+    local lo = sk.aminmax(sk.zeros({ 0, 3 }), { dim = 1 })
+    assert.same({ 0 }, lo:shape())
+  end)
+end)
+
+describe("var_mean and std_mean", function()
+  it("give var/std and mean together (unbiased, dims, correction, keepdim)", function()
+    local x = T({ { 1, 2, 4 }, { 0, 0, 3 } }, { dtype = "float64" })
+    local v, m = sk.var_mean(x)
+    h.assert_close(v:item(), 8 / 3)   -- mean 5/3; squares about it sum to 40/3; / 5
+    h.assert_close(m:item(), 10 / 6)
+    v, m = sk.var_mean(x, { 1 }, false)
+    h.assert_close(v:totable(), { 14 / 9, 2 }); h.assert_close(m:totable(), { 7 / 3, 1 })
+    local s
+    s, m = sk.std_mean(x, { 0 }, { correction = 0, keepdim = true })
+    h.assert_close(s:totable(), { { 0.5, 1, 0.5 } }); h.assert_close(m:totable(), { { 0.5, 1, 3.5 } })
+    s = sk.std_mean(x, false)
+    h.assert_close(s:item(), math.sqrt(40 / 18))
+  end)
+
+  it("refuse integers with PyTorch's texts", function()
+    assert.matches("var_mean only support floating point and complex dtypes", h.err(sk.var_mean, T({ 1, 2 })))
+    assert.matches("std_mean only support floating point and complex dtypes", h.err(sk.std_mean, T({ 1, 2 })))
+  end)
+end)
+
+describe("diff", function()
+  it("takes n-th differences along dim, with prepend and append", function()
+    local x = T({ 1, 4, 9, 16, 25 })
+    assert.same({ 3, 5, 7, 9 }, sk.diff(x):totable())
+    assert.same({ 2, 2, 2 }, x:diff(2):totable())
+    assert.same({ 0 }, sk.diff(x, 4):shape() and { sk.diff(x, 4):item() }) -- 25 - 4*16 + 6*9 - 4*4 + 1
+    assert.same({ 0 }, sk.diff(x, 7):shape()) -- n past the length leaves nothing
+    assert.same({ 1, 4, 9, 16, 25 }, sk.diff(x, 0):totable())
+    local m = T({ { 1, 2 }, { 5, 3 } })
+    assert.same({ { 4, 1 } }, sk.diff(m, 1, 0):totable())
+    assert.same({ { -1, 1, 1, 4 }, { -5, -2, -2, 7 } }, sk.diff(m, 1, 1, T({ { 2 }, { 10 } }), T({ { 3, 7 }, { 1, 8 } })):totable())
+  end)
+
+  it("uses logical_xor for bool and keeps every numeric dtype", function()
+    assert.same({ true, false, true }, sk.diff(T({ true, false, false, true })):totable())
+    for _, dt in ipairs(NUM) do
+      local r = sk.diff(T({ 1, 3, 6 }, { dtype = dt }))
+      assert.equal(dt, r:dtype()); assert.same({ 2, 3 }, r:totable())
+    end
+  end)
+
+  it("writes out= and refuses bad inputs with PyTorch's texts", function()
+    local o = sk.empty({ 0 })
+    sk.diff(T({ 1., 2, 4 }), { out = o })
+    assert.same({ 1, 2 }, o:totable())
+    assert.matches("diff expects input to be at least one%-dimensional", h.err(sk.diff, T(1)))
+    assert.matches("order must be non%-negative but got %-1", h.err(sk.diff, T({ 1, 2 }), -1))
+    assert.matches("diff expects prepend or append to be the same dimension as input",
+                   h.err(sk.diff, T({ { 1, 2 } }), 1, 1, T({ 0 })))
+  end)
+end)
+
+describe("trace, dist, renorm", function()
+  it("trace sums the main diagonal (int64 for integers) and wants a matrix", function()
+    assert.equal(5, sk.trace(T({ { 1, 2 }, { 3, 4 } })):item())
+    assert.equal(6, T({ { 1, 2, 3 }, { 4, 5, 6 } }, { dtype = "int8" }):trace():item())
+    assert.equal("int64", sk.trace(T({ { 1 } }, { dtype = "int16" })):dtype())
+    h.assert_close(sk.trace(T({ { 0.5, 9 }, { 9, 0.25 } })):item(), 0.75)
+    assert.equal(0, sk.trace(sk.zeros({ 0, 3 })):item())
+    assert.matches("trace: expected a matrix, but got tensor with dim 1", h.err(sk.trace, T({ 1, 2 })))
+    assert.matches("\"trace\" not implemented for 'Bool'", h.err(sk.trace, T({ { true } })))
+  end)
+
+  it("dist is the p-norm of the difference, broadcasting", function()
+    local a, b = T({ { 1., 2 }, { 3, 4 } }), T({ 1., 0 })
+    h.assert_close(sk.dist(a, b):item(), math.sqrt(0 + 4 + 4 + 16))
+    h.assert_close(a:dist(b, 1):item(), 8)
+    h.assert_close(sk.dist(a, b, math.huge):item(), 4)
+    h.assert_close(sk.dist(a, b, 0):item(), 3)
+    assert.matches("norm%(%): input dtype should be either floating point or complex", h.err(sk.dist, T({ 1 }), T({ 2 })))
+  end)
+
+  it("renorm scales each slice whose norm exceeds maxnorm, in place and into out", function()
+    local x = T({ { 3, 4 }, { 0.3, 0.4 } }, { dtype = "float64" })
+    local s = 1 / (5 + 1e-7)
+    h.assert_close(sk.renorm(x, 2, 0, 1):totable(), { { 3 * s, 4 * s }, { 0.3, 0.4 } }, 1e-12)
+    -- over dim 1 the columns' norms are sqrt(9.09) and sqrt(16.16)
+    local c1, c2 = math.sqrt(9.09), math.sqrt(16.16)
+    h.assert_close(x:renorm(2, 1, 2):totable(), { { 3 * 2 / (c1 + 1e-7), 4 * 2 / (c2 + 1e-7) }, { 0.3 * 2 / (c1 + 1e-7), 0.4 * 2 / (c2 + 1e-7) } }, 1e-12)
+    h.assert_close(sk.renorm(x, 1, 0, 0.7):totable()[2], { 0.3, 0.4 }, 1e-12) -- a norm equal to maxnorm stays
+    h.assert_close(sk.renorm(x, 1, 0, 0.5):totable()[2], { 0.3 * 0.5 / (0.7 + 1e-7), 0.4 * 0.5 / (0.7 + 1e-7) }, 1e-12)
+    local y = x:clone()
+    y:renorm_(2, 0, 1)
+    h.assert_close(y:totable(), sk.renorm(x, 2, 0, 1):totable(), 1e-12)
+    local o = sk.empty({ 2, 2 }, { dtype = "float64" })
+    sk.renorm(x, 2, 0, 1, { out = o })
+    h.assert_close(o:totable(), y:totable(), 1e-12)
+    for _, dt in ipairs(FLOATS) do assert.equal(dt, sk.renorm(T({ { 1, 2 } }, { dtype = dt }), 2, 0, 1):dtype()) end
+    assert.matches("renorm: input needs at least 2 dimensions, got 1 dimensions", h.err(sk.renorm, T({ 1., 2 }), 2, 0, 1))
+    assert.matches("renorm: non%-positive%-norm not supported", h.err(sk.renorm, x, 0, 0, 1))
+    assert.matches("renorm: expected maxnorm to be >= 0 but got %-1", h.err(sk.renorm, x, 2, 0, -1))
+  end)
+end)
+
+describe("trapezoid and cumulative_trapezoid", function()
+  it("integrate with spacing dx or sample points x, along dim", function()
+    local y = T({ { 1, 2, 4 }, { 0, 1, 1 } })
+    h.assert_close(sk.trapezoid(y):totable(), { 4.5, 1.5 })
+    h.assert_close(sk.trapezoid(y, { dx = 2 }):totable(), { 9, 3 })
+    h.assert_close(sk.trapezoid(y, { dim = 0 }):totable(), { 0.5, 1.5, 2.5 })
+    h.assert_close(sk.trapezoid(y, T({ 0., 1, 3 })):totable(), { 1.5 + 6, 0.5 + 2 })
+    h.assert_close(sk.trapezoid(y, T({ { 0., 1, 3 }, { 0, 2, 2 } })):totable(), { 7.5, 1 })
+    h.assert_close(sk.cumulative_trapezoid(y):totable(), { { 1.5, 4.5 }, { 0.5, 1.5 } })
+    h.assert_close(sk.cumulative_trapezoid(y, { dx = 0.5, dim = 0 }):totable(), { { 0.25, 0.75, 1.25 } })
+    h.assert_close(sk.cumulative_trapezoid(y, T({ 0., 1, 3 })):totable(), { { 1.5, 7.5 }, { 0.5, 2.5 } })
+  end)
+
+  it("give zeros for no samples, float results for integers, and PyTorch's errors", function()
+    assert.same({ 0, 0 }, sk.trapezoid(sk.zeros({ 2, 0 })):totable())
+    assert.same({ 2, 0 }, sk.cumulative_trapezoid(sk.zeros({ 2, 0 })):shape())
+    for _, dt in ipairs(INTS) do
+      local r = sk.trapezoid(T({ 1, 2, 4 }, { dtype = dt }), { dx = 2 })
+      assert.equal("float32", r:dtype()); assert.equal(9, r:item())
+    end
+    assert.matches("trapezoid: There must be one `x` value for each sample point",
+                   h.err(sk.trapezoid, T({ 1., 2, 4 }), T({ 0., 1 })))
+    assert.matches("cumulative_trapezoid: There must be one `x` value for each sample point",
+                   h.err(sk.cumulative_trapezoid, T({ 1., 2, 4 }), T({ 0., 1 })))
+    assert.matches("bool is not supported", h.err(sk.trapezoid, T({ true, false })))
+    assert.matches("Dimension specified as %-1 but tensor has no dimensions", h.err(sk.trapezoid, T(1.)))
+  end)
+end)
+
+describe("logcumsumexp", function()
+  it("is log(cumsum(exp)) computed without overflow, and keeps infinities", function()
+    local r = sk.logcumsumexp(T({ -1000, 0, -inf, 1000 }, { dtype = "float64" }), 0):totable()
+    assert.equal(-1000, r[1]); h.assert_close(r[2], 0); h.assert_close(r[3], 0); h.assert_close(r[4], 1000)
+    local x = T({ { 0.5, -1, 2 }, { 1, 1, 1 } }, { dtype = "float64" })
+    local want = {}
+    for i = 1, 2 do
+      local row, s = x:totable()[i], 0
+      want[i] = {}
+      for j = 1, 3 do s = s + math.exp(row[j]); want[i][j] = math.log(s) end
+    end
+    h.assert_close(x:logcumsumexp(1):totable(), want, 1e-12)
+    h.assert_close(sk.logcumsumexp(x, 0):totable()[2][1], math.log(math.exp(0.5) + math.exp(1)), 1e-12)
+    assert.same({ -inf, -inf }, sk.logcumsumexp(T({ -inf, -inf }), 0):totable())
+    assert.same({ inf, inf }, sk.logcumsumexp(T({ inf, 1 }), 0):totable())
+    assert.is_true(isnan(sk.logcumsumexp(T({ 1, nan, 2 }), 0):totable()[3]))
+  end)
+
+  it("takes every float dtype, writes out=, refuses integers", function()
+    for _, dt in ipairs(FLOATS) do
+      local r = sk.logcumsumexp(T({ 0, 0 }, { dtype = dt }), 0)
+      assert.equal(dt, r:dtype()); h.assert_close(r:totable(), { 0, math.log(2) }, 1e-2)
+    end
+    local o = sk.empty({ 2 })
+    sk.logcumsumexp(T({ 0., 0 }), 0, { out = o })
+    h.assert_close(o:totable(), { 0, math.log(2) })
+    assert.matches("\"logcumsumexp\" not implemented for 'Long'", h.err(sk.logcumsumexp, T({ 1, 2 }), 0))
+    assert.equal(3, sk.logcumsumexp(T(3.), 0):item())
+  end)
+end)
+
+describe("cummax and cummin", function()
+  it("match a running extremum, in every dtype, over every dim of a non-contiguous input", function()
+    local g = int_grid(4, 5, 11)
+    for _, dt in ipairs(NUM) do
+      local x = T(g, { dtype = dt })
+      for _, is_max in ipairs { true, false } do
+        local f = is_max and sk.cummax or sk.cummin
+        local v, i = f(x, 1)
+        for r = 1, 4 do
+          local wv, wi = ref_cum(g[r], is_max)
+          assert.same(wv, v:totable()[r]); assert.same(wi, i:totable()[r])
+        end
+        v, i = f(x:t(), 1) -- rows of the transpose are g's columns
+        for c = 1, 5 do
+          local wv, wi = ref_cum(col(g, c), is_max)
+          assert.same(wv, v:totable()[c]); assert.same(wi, i:totable()[c])
+        end
+      end
+    end
+  end)
+
+  it("propagate NaN with the last NaN's index, and take bool", function()
+    local v, i = sk.cummax(T({ 1, 3, 3, 2, 3, nan, 1 }), 0)
+    assert.same({ 0, 1, 2, 2, 4, 5, 5 }, i:totable())
+    assert.is_true(isnan(v:totable()[7]))
+    v, i = sk.cummin(T({ nan, 1, nan }), 0)
+    assert.same({ 0, 0, 2 }, i:totable())
+    v, i = T({ true, false, true }):cummax(0)
+    assert.same({ true, true, true }, v:totable()); assert.same({ 0, 0, 2 }, i:totable())
+  end)
+
+  it("handle 0-dim and empty inputs, out=, and bad dims", function()
+    local v, i = sk.cummax(T(5.), 0)
+    assert.equal(5, v:item()); assert.equal(0, i:item())
+    v = sk.cummin(sk.zeros({ 0, 3 }), 0)
+    assert.same({ 0, 3 }, v:shape())
+    local ov, oi = sk.empty({ 3 }), sk.empty({ 3 }, { dtype = "int64" })
+    sk.cummin(T({ 2., 1, 3 }), 0, { values = ov, indices = oi })
+    assert.same({ 2, 1, 1 }, ov:totable()); assert.same({ 0, 1, 1 }, oi:totable())
+    assert.matches("dimension out of range", h.err(sk.cummax, T({ 1 }), 1))
+  end)
+end)
+
+describe("median, nanmedian, kthvalue, mode", function()
+  it("match sorting references in every dtype, over each dim, keepdim", function()
+    local g = int_grid(4, 5, 3)
+    for _, dt in ipairs(NUM) do
+      local x = T(g, { dtype = dt })
+      local v, i = sk.median(x, 1)
+      local kv, ki = sk.kthvalue(x, 2, 1)
+      local mv, mi = x:mode(1)
+      for r = 1, 4 do
+        local wv, wi = ref_median(g[r])
+        assert.equal(wv, v:totable()[r]); assert.equal(wi, i:totable()[r])
+        local p = sorted_pairs(g[r])
+        assert.equal(p[2].v, kv:totable()[r]); assert.equal(p[2].i, ki:totable()[r])
+        wv, wi = ref_mode(g[r])
+        assert.equal(wv, mv:totable()[r]); assert.equal(wi, mi:totable()[r])
+      end
+      v, i = x:median(0, true)
+      assert.same({ 1, 5 }, v:shape())
+      for c = 1, 5 do
+        local wv, wi = ref_median(col(g, c))
+        assert.equal(wv, v:totable()[1][c]); assert.equal(wi, i:totable()[1][c])
+      end
+      v = sk.nanmedian(x:t(), 1)
+      for c = 1, 5 do assert.equal((ref_median(col(g, c), true)), v:totable()[c]) end
+    end
+  end)
+
+  it("median over everything is the lower middle; NaN propagates; nanmedian skips NaN", function()
+    assert.equal(2, sk.median(T({ { 4, 1 }, { 2, 3 } })):item())
+    assert.equal(3, T({ 3., 1, 4, 1, 5, 9 }):median():item())
+    assert.is_true(isnan(sk.median(T({ 1, nan, 2 })):item()))
+    assert.equal(1, sk.nanmedian(T({ 1, nan, 2, nan })):item())
+    assert.is_true(isnan(sk.nanmedian(T({ nan, nan })):item()))
+    assert.is_true(isnan(sk.median(sk.zeros({ 0 })):item()))
+    local v, i = sk.median(T({ 1, nan, 2, nan }), 0)
+    assert.is_true(isnan(v:item())); assert.equal(1, i:item()) -- the first NaN
+    v, i = sk.nanmedian(T({ nan, 1, nan, 2, 3 }), 0)
+    assert.equal(2, v:item()); assert.equal(3, i:item())
+    v, i = sk.nanmedian(T({ nan, nan }), 0)
+    assert.is_true(isnan(v:item())); assert.equal(0, i:item())
+    v, i = sk.kthvalue(T({ 1, nan, 2 }), 3)
+    assert.is_true(isnan(v:item())); assert.equal(1, i:item()) -- NaN ranks above everything
+  end)
+
+  it("mode takes the smallest of equally frequent values, at its last index; bool too", function()
+    local v, i = sk.mode(T({ 1, 2, 2, 3, 3, 1 }))
+    assert.equal(1, v:item()); assert.equal(5, i:item())
+    v, i = sk.mode(T({ true, false, true }))
+    assert.is_true(v:item()); assert.equal(2, i:item())
+  end)
+
+  it("handle 0-dim inputs, empty non-reduced dims and out=", function()
+    local v, i = sk.median(T(7.), 0)
+    assert.equal(7, v:item()); assert.equal(0, i:item())
+    v, i = sk.kthvalue(T(7.), 1, 0, true)
+    assert.equal(7, v:item())
+    v = sk.mode(sk.zeros({ 0, 3 }), 1)
+    assert.same({ 0 }, v:shape())
+    local ov, oi = sk.empty({ 0 }), sk.empty({ 0 }, { dtype = "int64" })
+    sk.kthvalue(T({ { 5., 1, 3 }, { 2, 2, 0 } }), 3, 1, { values = ov, indices = oi })
+    assert.same({ 5, 2 }, ov:totable()); assert.same({ 0, 1 }, oi:totable())
+    sk.median(T({ { 5., 1, 3 }, { 2, 2, 0 } }), 1, { values = ov, indices = oi })
+    assert.same({ 3, 2 }, ov:totable()); assert.same({ 2, 0 }, oi:totable())
+  end)
+
+  it("refuse empty reduced dims, bad k and bool (median) with PyTorch's texts", function()
+    assert.matches("median%(%): Expected reduction dim 0 to have non%-zero size", h.err(sk.median, sk.zeros({ 0, 3 }), 0))
+    assert.matches("nanmedian%(%): Expected reduction dim 0 to have non%-zero size", h.err(sk.nanmedian, sk.zeros({ 0 }), 0))
+    assert.matches("mode%(%): Expected reduction dim 1 to have non%-zero size", h.err(sk.mode, sk.zeros({ 2, 0 }), 1))
+    assert.matches("kthvalue%(%): selected number k out of range for dimension 0", h.err(sk.kthvalue, T({ 1., 2 }), 3))
+    assert.matches("kthvalue%(%): selected number k out of range for dimension 0", h.err(sk.kthvalue, T({ 1., 2 }), 0))
+    assert.matches("\"median\" not implemented for 'Bool'", h.err(sk.median, T({ true }), 0))
+  end)
+end)
+
+describe("quantile and nanquantile", function()
+  local modes = { "linear", "lower", "higher", "midpoint", "nearest" }
+
+  it("match a sorting reference for every interpolation, q Scalar and Tensor", function()
+    local r = h.lcg(5)
+    local row = {}
+    for i = 1, 7 do row[i] = r(-3, 3) end
+    local x = T(row, { dtype = "float64" })
+    local qs = { 0, 0.1, 0.25, 0.5, 0.6, 0.75, 1 }
+    for _, m in ipairs(modes) do
+      local got = sk.quantile(x, T(qs, { dtype = "float64" }), { interpolation = m }):totable()
+      for k, q in ipairs(qs) do
+        h.assert_close(got[k], ref_quantile(row, q, m), 1e-12)
+        h.assert_close(x:quantile(q, { interpolation = m }):item(), ref_quantile(row, q, m), 1e-12)
+      end
+    end
+    -- nearest rounds half to even: ranks 1.5 and 2.5 of 0..4 both pick 2
+    assert.same({ 0, 2, 2, 2 }, sk.quantile(T({ 0., 1, 2, 3, 4 }), T({ 0.1, 0.375, 0.625, 0.5 }), { interpolation = "nearest" }):totable())
+  end)
+
+  it("put q's dim first, reduce dim with keepdim, or everything", function()
+    local x = sk.arange(6.):reshape({ 2, 3 })
+    local q = T({ 0.25, 0.5 })
+    assert.same({ 2, 2, 1 }, sk.quantile(x, q, 1, true):shape())
+    h.assert_close(sk.quantile(x, q, 1):totable(), { { 0.5, 3.5 }, { 1, 4 } })
+    h.assert_close(sk.quantile(x, q):totable(), { 1.25, 2.5 })
+    assert.same({ 1, 3 }, sk.quantile(x, 0.5, 0, true):shape())
+    assert.same({ 1, 1 }, sk.quantile(x, 0.5, nil, true):shape())
+    h.assert_close(sk.quantile(x, 0.5, 0):totable(), { 1.5, 2.5, 3.5 })
+    local o = sk.empty({ 0 })
+    sk.quantile(x, q, 1, { out = o })
+    h.assert_close(o:totable(), { { 0.5, 3.5 }, { 1, 4 } })
+  end)
+
+  it("quantile gives NaN for rows with NaN; nanquantile ignores them", function()
+    local x = T({ { 1, nan, 2 }, { 3, 1, 2 } })
+    local r = sk.quantile(x, 0.5, 1):totable()
+    assert.is_true(isnan(r[1])); assert.equal(2, r[2])
+    assert.same({ 1.5, 2 }, sk.nanquantile(x, 0.5, 1):totable())
+    assert.is_true(isnan(sk.nanquantile(T({ nan, nan }), 0.5):item()))
+  end)
+
+  it("refuse bad inputs with PyTorch's texts", function()
+    local x = T({ 1., 2 })
+    assert.matches("quantile%(%) q must be in the range %[0, 1%] but got 1.5", h.err(sk.quantile, x, 1.5))
+    assert.matches("nanquantile%(%) q must be in the range %[0, 1%] but got %-0.5", h.err(sk.nanquantile, x, -0.5))
+    assert.matches("quantile%(%) q values must be in the range %[0, 1%]", h.err(sk.quantile, x, T({ 0.5, 1.5 })))
+    assert.matches("quantile%(%) input tensor must be non%-empty", h.err(sk.quantile, sk.zeros({ 0 }), 0.5))
+    assert.matches("quantile%(%) q must be a scalar or 1D tensor", h.err(sk.quantile, x, T({ { 0.5 } })))
+    assert.matches("quantile%(%) input tensor must be either float or double dtype", h.err(sk.quantile, T({ 1, 2 }), 0.5))
+    assert.matches("quantile%(%) q tensor must be same dtype as the input tensor",
+                   h.err(sk.quantile, x, T({ 0.5 }, { dtype = "float64" })))
+    assert.matches("quantile%(%) interpolation must be one of linear, lower, higher, midpoint or nearest, but got foo",
+                   h.err(sk.quantile, x, 0.5, { interpolation = "foo" }))
+  end)
+end)
+
+describe("Meta shapes of the block", function()
+  it("match the CPU's shapes and dtypes", function()
+    local cases = {
+      { "nansum", function(mk) return sk.nansum(mk({ 2, 3 }), 1, true) end },
+      { "nanmean", function(mk) return sk.nanmean(mk({ 2, 3 }), 0) end },
+      { "count_nonzero", function(mk) return sk.count_nonzero(mk({ 2, 3 }), 1) end },
+      { "aminmax", function(mk) return (sk.aminmax(mk({ 2, 3 }), { dim = 0 })) end },
+      { "var_mean", function(mk) return select(2, sk.var_mean(mk({ 2, 3 }), { 1 })) end },
+      { "diff", function(mk) return sk.diff(mk({ 2, 5 }), 2) end },
+      { "trace", function(mk) return sk.trace(mk({ 3, 3 })) end },
+      { "dist", function(mk) return sk.dist(mk({ 2, 3 }), mk({ 3 })) end },
+      { "renorm", function(mk) return sk.renorm(mk({ 2, 3 }), 2, 1, 1) end },
+      { "trapezoid", function(mk) return sk.trapezoid(mk({ 2, 3 }), mk({ 3 })) end },
+      { "cumulative_trapezoid", function(mk) return sk.cumulative_trapezoid(mk({ 2, 3 }), { dim = 0 }) end },
+      { "logcumsumexp", function(mk) return sk.logcumsumexp(mk({ 2, 3 }), 1) end },
+      { "cummax", function(mk) return select(2, sk.cummax(mk({ 2, 3 }), 0)) end },
+      { "median.dim", function(mk) return (sk.median(mk({ 2, 3 }), 1, true)) end },
+      { "kthvalue", function(mk) return select(2, sk.kthvalue(mk({ 2, 3 }), 2)) end },
+      { "mode", function(mk) return (sk.mode(mk({ 2, 3 }), 0)) end },
+      { "quantile", function(mk) return sk.quantile(mk({ 2, 3 }), mk({ 4 }), 1, true) end },
+      { "nanquantile", function(mk) return sk.nanquantile(mk({ 2, 3 }), 0.5, 0) end },
+    }
+    h.assert_meta_like_cpu(cases, function(s) return sk.rand(s) * 0.5 end, function(s) return sk.empty(s, { device = "meta" }) end)
+  end)
+end)
