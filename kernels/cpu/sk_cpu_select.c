@@ -13,28 +13,12 @@
 */
 #include "sk_kernels.h"
 #include "sk_cpu_util.h"
-#include "sk_elem.h"
 #include "sk_parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NAN_KEY UINT64_MAX
-
-/* {==== Keys ==== */
-static inline uint64_t order_key(const char *p, SkDType dt) {
-  if (sk_dtype_is_floating(dt)) {
-    double v = sk_elem_load_floating(p, dt);
-    if (isnan(v)) return NAN_KEY;
-    if (v == 0) v = 0; /* -0.0 keys as +0.0 */
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    return u >> 63 ? ~u : u | 0x8000000000000000ull;
-  }
-  return (uint64_t)sk_elem_load_integral(p, dt) ^ 0x8000000000000000ull;
-}
-/* }==== */
 
 /* {==== Geometry ==== */
 typedef struct Slices {
@@ -114,10 +98,10 @@ static int run_slices(Slices *s, SliceFn fn, size_t scratch_per_elem) {
 ** takes over on x >= best (cummax) / x <= best (cummin), so ties give the last index. */
 static void cum_slice(Slices *s, const char *x, char *v, int64_t *ix, int is_max) {
   int64_t st = s->inner * (int64_t)s->z, best = 0;
-  uint64_t bk = order_key(x, s->dt);
+  uint64_t bk = sk_cpu_order_key(x, s->dt);
   for (int64_t i = 0; i < s->n; i++) {
-    uint64_t k = order_key(x + i * st, s->dt);
-    int xnan = s->fl && k == NAN_KEY, bnan = s->fl && bk == NAN_KEY;
+    uint64_t k = sk_cpu_order_key(x + i * st, s->dt);
+    int xnan = s->fl && k == SK_NAN_KEY, bnan = s->fl && bk == SK_NAN_KEY;
     if (i == 0 || xnan || (!bnan && (is_max ? k >= bk : k <= bk))) best = i, bk = k;
     memcpy(v + i * st, x + best * st, s->z);
     ix[i * s->inner] = best;
@@ -180,9 +164,9 @@ static int elem_cmp(const void *a, const void *b) {
 static int64_t sorted_slice(Slices *s, const char *x, Elem *e) {
   int64_t st = s->inner * (int64_t)s->z, nnan = 0;
   for (int64_t i = 0; i < s->n; i++) {
-    e[i].k = order_key(x + i * st, s->dt);
+    e[i].k = sk_cpu_order_key(x + i * st, s->dt);
     e[i].i = i;
-    nnan += s->fl && e[i].k == NAN_KEY;
+    nnan += s->fl && e[i].k == SK_NAN_KEY;
   }
   qsort(e, (size_t)s->n, sizeof *e, elem_cmp);
   return nnan;
@@ -220,7 +204,7 @@ static void mode_slice(Slices *s, const char *x, char *v, int64_t *ix, void *scr
   int64_t best = 0, freq = 0, run = 0;
   for (int64_t i = 0; i < s->n; i++) {
     run++;
-    int ends = i == s->n - 1 || e[i].k != e[i + 1].k || (s->fl && e[i].k == NAN_KEY);
+    int ends = i == s->n - 1 || e[i].k != e[i + 1].k || (s->fl && e[i].k == SK_NAN_KEY);
     if (ends) {
       if (run > freq) freq = run, best = i;
       run = 0;
