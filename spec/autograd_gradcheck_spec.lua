@@ -384,6 +384,18 @@ local ROWS = {
   { "kthvalue", function(a) return (sk.kthvalue(a, 2, 1)) end, { { 3, 4 } }, distinct = true },
   { "mode", function(a) return (sk.mode(a, 1)) end, { { 3, 4 } }, distinct = true },
   { "quantile", function(a) return sk.quantile(a, sk.tensor({ 0.2, 0.5 }, { dtype = "float64" }), 1) end, { { 3, 4 } }, distinct = true },
+  { "scatter_reduce sum", function(a, v) return a:scatter_reduce(0, sk.tensor({ { 2, 0, 2, 1 }, { 0, 0, 1, 1 } }), v, "sum") end,
+    { { 3, 4 }, { 2, 4 } } },
+  { "scatter_reduce prod", function(a, v) return a:scatter_reduce(0, sk.tensor({ { 2, 0, 2, 1 }, { 0, 0, 1, 1 } }), v, "prod") end,
+    { { 3, 4 }, { 2, 4 } } },
+  { "scatter_reduce mean, no self", function(a, v)
+      return a:scatter_reduce(1, sk.tensor({ { 1, 1, 3 }, { 0, 2, 2 }, { 3, 3, 3 } }), v, "mean", { include_self = false }) end,
+    { { 3, 4 }, { 3, 3 } } },
+  { "scatter_reduce amax", function(a, v) return a:scatter_reduce(0, sk.tensor({ { 2, 0, 2, 1 } }), v, "amax") end,
+    { { 3, 4 }, { 1, 4 } }, distinct = true },
+  { "scatter_reduce amin, no self", function(a, v)
+      return a:scatter_reduce(0, sk.tensor({ { 1, 1, 0, 2 }, { 1, 0, 0, 2 } }), v, "amin", { include_self = false }) end,
+    { { 3, 4 }, { 2, 4 } }, distinct = true },
   { "nanquantile midpoint", function(a) return sk.nanquantile(a, 0.3, 0, false, { interpolation = "midpoint" }) end, { { 3, 4 } },
     distinct = true },
 }

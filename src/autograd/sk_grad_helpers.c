@@ -1195,4 +1195,61 @@ int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, con
   if (g) *out = sk_tape_take(tp, g);
   return sk_tape_free(tp);
 }
+
+/* PyTorch's scatter_reduce_backward, for self and src:
+**   sum: grad, and grad at the indices; mean: both over the count of contributions;
+**   prod: the product of the others (through masked zeros, as PyTorch's);
+**   amax/amin: grad shared evenly among the elements equal to the result.
+** A position whose self was not included gets no self gradient. */
+int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
+                                    const SkTensor *index, const SkTensor *src, const char *reduce, int include_self,
+                                    const SkTensor *result) {
+  SkTape t = {0}, *tp = &t;
+  SkTensor *gs = NULL, *gsrc = NULL;
+  SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
+#define T_(call) SK_TAPE_STEP(tp, call)
+  if (!strcmp(reduce, "sum")) {
+    gs = sk_tape_keep(tp, 0, sk_tensor_retain((SkTensor *)grad));
+    gsrc = T_(sk_gather(&r, grad, dim, index, 0));
+  } else if (!strcmp(reduce, "prod")) {
+    SkTensor *mself = T_(sk_masked_fill_Scalar(&r, self, T_(sk_eq_Scalar(&r, self, zero)), one));
+    SkTensor *mres = T_(sk_scatter_reduce_two(&r, mself, dim, index, src, reduce, include_self));
+    gs = T_(sk_div(&r, T_(sk_mul(&r, grad, mres)), mself));
+    SkTensor *szero = T_(sk_eq_Scalar(&r, src, zero));
+    SkTensor *nz = T_(sk_gather(&r, T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, self, -1, -1, NONE_DEVICE, -1, -1)), dim, index,
+                                                      T_(sk_to_dtype(&r, szero, self->dtype, 0, 0, -1)))), dim, index, 0));
+    SkTensor *single = T_(sk_logical_and(&r, szero, T_(sk_eq_Scalar(&r, nz, one))));
+    SkTensor *msrc_res = T_(sk_scatter_reduce_two(&r, self, dim, index, T_(sk_masked_fill_Scalar(&r, src, single, one)), reduce,
+                                                  include_self));
+    SkTensor *a = T_(sk_gather(&r, T_(sk_mul(&r, grad, msrc_res)), dim, index, 0));
+    SkTensor *b = T_(sk_div(&r, T_(sk_gather(&r, T_(sk_mul(&r, grad, result)), dim, index, 0)),
+                            T_(sk_masked_fill_Scalar(&r, src, szero, one))));
+    gsrc = T_(sk_where_self(&r, single, a, b));
+  } else if (!strcmp(reduce, "mean")) {
+    SkTensor *n = include_self ? T_(sk_ones_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1))
+                               : T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1));
+    n = T_(sk_scatter_add(&r, n, dim, index, T_(sk_ones_like(&r, src, -1, -1, NONE_DEVICE, -1, -1))));
+    n = T_(sk_masked_fill_Scalar(&r, n, T_(sk_eq_Scalar(&r, n, zero)), one));
+    gs = T_(sk_div(&r, grad, n));
+    gsrc = T_(sk_div(&r, T_(sk_gather(&r, grad, dim, index, 0)), T_(sk_gather(&r, n, dim, index, 0))));
+  } else {
+    SkTensor *value = T_(sk_gather(&r, result, dim, index, 0));
+    SkTensor *self_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, self, result)), self->dtype, 0, 0, -1));
+    SkTensor *src_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, src, value)), self->dtype, 0, 0, -1));
+    SkTensor *dist = T_(sk_div(&r, grad, T_(sk_scatter_add(&r, self_is, dim, index, src_is))));
+    gs = T_(sk_mul(&r, self_is, dist));
+    gsrc = T_(sk_mul(&r, src_is, T_(sk_gather(&r, dist, dim, index, 0))));
+  }
+  if (gs && !include_self) gs = T_(sk_scatter_value(&r, gs, dim, index, zero));
+#undef T_
+  SkTensor **a = tp->rc ? NULL : calloc(2, sizeof *a);
+  if (!tp->rc && !a) sk_tape_keep(tp, sk_error("out of memory"), NULL);
+  if (a) {
+    a[0] = sk_tape_take(tp, gs);
+    a[1] = sk_tape_take(tp, gsrc);
+    out->data = a;
+    out->n = 2;
+  }
+  return sk_tape_free(tp);
+}
 /* }==== */

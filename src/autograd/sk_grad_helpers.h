@@ -80,5 +80,6 @@ int sk_grad_adaptive_avg_pool_double_backward(SkTensor **out, const SkTensor *gr
 int sk_grad_cummaxmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *indices, int64_t dim);
 int sk_grad_logcumsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, int64_t dim);
 int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *value);
+int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *src, const char *reduce, int include_self, const SkTensor *result);
 
 #endif
