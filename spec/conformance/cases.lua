@@ -1221,6 +1221,57 @@ row { op = "mode", args = { T({6}, { values = { 1, 2, 2, 3, 3, 1 } }), 0 }, dtyp
 row { op = "quantile", args = { T({4}, { values = { 1, 0 / 0, 2, 3 } }), 0.5 }, dtypes = F32 }
 row { op = "nanquantile", args = { T({4}, { values = { 1, 0 / 0, 2, 3 } }), 0.5 }, dtypes = F32 }
 row { op = "logcumsumexp", args = { T({4}, { values = { -1000, 0, -math.huge, math.huge } }), 0 }, dtypes = FLOATS }
+-- counting: unique and bincount have value-dependent shapes (Meta refuses them)
+local VALUES = { meta = "the result's shape depends on the values" }
+local SMALL = function(shape) return T(shape, { lo = 0, hi = 3 }) end
+for _, a in ipairs {
+  { "_unique2", SMALL{2, 3}, dtypes = ALL }, { "_unique2", SMALL{2, 3}, true, true, true }, { "_unique2", SMALL{}, false, false, true },
+  { "_unique2", T{0}, true, true, true }, { "_unique2", T({5}, { values = { 0 / 0, 1, 0 / 0, 1, 2 } }), true, true, true },
+  { "unique_dim", SMALL{4, 2}, 0, dtypes = ALL }, { "unique_dim", SMALL{2, 4}, 1, true, true, true },
+  { "unique_dim", T{0, 3}, 0, true, true, true }, { "unique_dim", T{}, 0, raises = "tensor has no dimensions" },
+  { "unique_dim", T{2, 0}, 0, raises = "There are 0 sized dimensions" },
+  { "unique_consecutive", SMALL{2, 3}, dtypes = ALL }, { "unique_consecutive", SMALL{6}, true, true },
+  { "unique_consecutive", SMALL{4, 2}, true, true, 0 },
+  { "bincount", I({6}, 5), dtypes = { "int64" }, variants = FN_M }, { "bincount", T({5}, { dtype = "uint8", lo = 0, hi = 4 }), T{5}, 7 },
+  { "bincount", T({4}, { dtype = "int32", lo = 0, hi = 4 }), T({4}, { dtype = "float64" }) },
+  { "bincount", T({0}, { dtype = "int64" }), kw = { minlength = 3 } },
+  { "bincount", T({2}, { dtype = "int64", values = { -1, 2 } }), raises = "non-negative integral inputs" },
+  { "bincount", T({2, 2}, { dtype = "int64", lo = 0, hi = 2 }), raises = "non-negative integral inputs" },
+  { "bincount", T({2}, { dtype = "int64", lo = 0, hi = 2 }), T{3}, raises = "same length as input" },
+  { "bincount", T({2}, { dtype = "int64", lo = 0, hi = 2 }), kw = { minlength = -1 }, raises = "minlength should be >= 0" },
+  { "bincount", T{3}, raises = "not implemented for 'Float'" },
+} do
+  row { op = a[1], args = { table.unpack(a, 2) }, kw = a.kw, dtypes = a.dtypes or (not a.raises and { "float32" } or nil),
+        variants = a.variants, raises = a.raises, skip = VALUES }
+end
+row { op = "histc", args = { T{2, 3}, 4, -1, 1 }, dtypes = FLOATS, variants = FN_M_OUT }
+row { op = "histc", args = { T{5} }, dtypes = F32, variants = FN_M }
+row { op = "histc", args = { T({4}, { values = { 1, 2, 0 / 0, 2 } }), 3, 0, 2 }, dtypes = F32 }
+row { op = "histc", args = { T({2}, { values = { 2, 2 } }), 2 }, dtypes = F32 }
+row { op = "histc", args = { T({2}, { values = { 1, 0 / 0 } }), 2 }, dtypes = F32, raises = "is not finite", skip = { meta = "the error depends on values" } }
+row { op = "histc", args = { T{3}, 0 }, dtypes = F32, raises = "bins must be > 0" }
+row { op = "histc", args = { T{3}, 2, 3, 1 }, dtypes = F32, raises = "max must be larger than min" }
+row { op = "histc", args = { T({3}, { dtype = "int64" }), 2 }, raises = "not implemented for 'Long'" }
+row { op = "histogram", args = { T{2, 3}, 4 }, kw = { range = { -1, 1 } }, dtypes = FLOATS, variants = FN_M_OUT, outs = { "hist", "bin_edges" } }
+row { op = "histogram", args = { T{6}, 3 }, kw = { weight = T{6}, density = true }, dtypes = F32, variants = FN_M_OUT, outs = { "hist", "bin_edges" } }
+row { op = "histogram", args = { T{6}, T({4}, { values = { -1, 0, 0.5, 2 } }) }, kw = { weight = T{6} }, dtypes = { "float32", "float64" },
+      variants = FN_M_OUT, outs = { "hist", "bin_edges" } }
+row { op = "histogram", args = { T({3}, { values = { 2, 2, 2 } }), 2 }, dtypes = F32 }
+row { op = "histogram", args = { T{3}, 0 }, dtypes = F32, raises = "bins must be > 0" }
+row { op = "histogram", args = { T{3}, 2 }, kw = { range = { 3, 1 } }, dtypes = F32, raises = "min should not exceed max" }
+row { op = "histogram", args = { T{3}, 2 }, kw = { weight = T{2} }, dtypes = F32, raises = "same shape as the input" }
+row { op = "histogram", args = { T{3}, T({3}, { dtype = "float64" }) }, dtypes = F32, raises = "should have the same dtype" }
+row { op = "histogram", args = { T({3}, { dtype = "int32" }), 2 }, raises = "not implemented for 'Int'" }
+-- scatter_reduce: every reduction, with and without self
+for _, red in ipairs { "sum", "prod", "mean", "amax", "amin" } do
+  row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, red }, dtypes = NUM, variants = ALL4 }
+  row { op = "scatter_reduce", args = { T{3, 4}, 1, I({3, 2}, 4), T{3, 3}, red }, kw = { include_self = false }, dtypes = F32 }
+end
+row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, "sum" }, dtypes = { "bool" }, variants = FN_M }
+row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, "max" }, dtypes = F32, raises = "reduce argument must be either" }
+row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 5}, 3), T{2, 4}, "sum" }, dtypes = F32, raises = "to be smaller than self" }
+row { op = "scatter_reduce", args = { T{3, 4}, 0, T({1, 4}, { dtype = "int64", values = { 0, 3, 1, 2 } }), T{2, 4}, "amax" }, dtypes = F32,
+      raises = "index 3 is out of bounds", skip = { meta = "the error depends on values" } }
 -- }====
 
 -- {==== Error cases that cut across ops ====
