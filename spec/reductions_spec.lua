@@ -531,3 +531,236 @@ describe("Meta shapes of the block", function()
     h.assert_meta_like_cpu(cases, function(s) return sk.rand(s) * 0.5 end, function(s) return sk.empty(s, { device = "meta" }) end)
   end)
 end)
+
+-- {==== Counting references ====
+-- the sorted distinct values of a list, with counts and each element's group (NaN: each its own)
+local function ref_unique(list)
+  local p = sorted_pairs(list)
+  local vals, counts, inv = {}, {}, {}
+  for k, e in ipairs(p) do
+    if k == 1 or isnan(e.v) or isnan(p[k - 1].v) or e.v ~= p[k - 1].v then vals[#vals + 1], counts[#vals + 1] = e.v, 0 end
+    counts[#vals] = counts[#vals] + 1
+    inv[e.i + 1] = #vals - 1
+  end
+  return vals, inv, counts
+end
+-- }====
+
+describe("unique and unique_consecutive", function()
+  it("match a sorting reference in every dtype, with inverse and counts", function()
+    local r = h.lcg(21)
+    local list = {}
+    for i = 1, 12 do list[i] = math.floor(r(0, 5)) end
+    local wv, wi, wc = ref_unique(list)
+    for _, dt in ipairs(NUM) do
+      local u, i, c = sk.unique(T(list, { dtype = dt }), { return_inverse = true, return_counts = true })
+      assert.same(wv, u:totable()); assert.same(wi, i:totable()); assert.same(wc, c:totable())
+      assert.equal(dt, u:dtype())
+    end
+    local u, c = sk.unique(T({ true, false, true }), { return_counts = true })
+    assert.same({ false, true }, u:totable()); assert.same({ 1, 2 }, c:totable())
+  end)
+
+  it("keeps NaNs apart, gives self's shape to the inverse, and empty results for the parts not asked", function()
+    local u = sk.unique(T({ nan, 1, nan }))
+    local t = u:totable()
+    assert.equal(3, #t); assert.equal(1, t[1]); assert.is_true(isnan(t[2]) and isnan(t[3]))
+    local _, i = T({ { 1, 2 }, { 3, 1 } }):unique({ return_inverse = true })
+    assert.same({ { 0, 1 }, { 2, 0 } }, i:totable())
+    local a, b, c = sk._unique2(T({ 3, 1 }))
+    assert.same({ 1, 3 }, a:totable()); assert.same({ 0 }, b:shape()); assert.same({ 0 }, c:shape())
+    assert.same({ 3 }, sk.unique(T(3)):totable())
+    a, b, c = sk._unique2(sk.zeros({ 0 }), true, true, true)
+    assert.same({ 0 }, a:shape()); assert.same({ 0 }, b:shape()); assert.same({ 0 }, c:shape())
+  end)
+
+  it("finds unique slices along dim", function()
+    local u, i, c = sk.unique(T({ { 1, 2 }, { 1, 2 }, { 0, 5 } }), { dim = 0, return_inverse = true, return_counts = true })
+    assert.same({ { 0, 5 }, { 1, 2 } }, u:totable()); assert.same({ 1, 1, 0 }, i:totable()); assert.same({ 1, 2 }, c:totable())
+    u, i, c = sk.unique_dim(T({ { 1, 2, 1 }, { 3, 0, 3 } }), 1, true, true, true)
+    assert.same({ { 1, 2 }, { 3, 0 } }, u:totable()); assert.same({ 0, 1, 0 }, i:totable()); assert.same({ 2, 1 }, c:totable())
+    u = sk.unique(sk.zeros({ 0, 3 }), { dim = 0 })
+    assert.same({ 0, 3 }, u:shape())
+    assert.matches("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied",
+                   h.err(sk.unique, sk.zeros({ 2, 0 }), { dim = 0 }))
+    assert.matches("Dimension specified as 0 but tensor has no dimensions", h.err(sk.unique, T(1), { dim = 0 }))
+  end)
+
+  it("unique_consecutive collapses runs, over everything or along dim", function()
+    local u, i, c = sk.unique_consecutive(T({ 1, 1, 2, 2, 3, 1, 1, 2 }), true, true)
+    assert.same({ 1, 2, 3, 1, 2 }, u:totable()); assert.same({ 0, 0, 1, 1, 2, 3, 3, 4 }, i:totable())
+    assert.same({ 2, 2, 1, 2, 1 }, c:totable())
+    u, i, c = sk.unique_consecutive(T({ { 1, 1 }, { 1, 1 }, { 2, 3 } }), true, true, 0)
+    assert.same({ { 1, 1 }, { 2, 3 } }, u:totable()); assert.same({ 0, 0, 1 }, i:totable()); assert.same({ 2, 1 }, c:totable())
+    u, i = sk.unique_consecutive(T({ { 1, 2 }, { 1, 2 } }), true)
+    assert.same({ 1, 2, 1, 2 }, u:totable()); assert.same({ { 0, 1 }, { 2, 3 } }, i:totable())
+  end)
+
+  it("is refused on Meta: the shape depends on the values", function()
+    local m = sk.empty({ 3 }, { device = "meta" })
+    assert.matches("the shape of the result depends on the values", h.err(sk.unique, m))
+    assert.matches("the shape of the result depends on the values", h.err(sk.unique_consecutive, m))
+    assert.matches("the shape of the result depends on the values", h.err(sk.bincount, sk.empty({ 3 }, { device = "meta", dtype = "int64" })))
+  end)
+end)
+
+describe("bincount", function()
+  it("counts each value, with weights and minlength, in every integer dtype", function()
+    local list = { 0, 1, 1, 3, 1, 0 }
+    for _, dt in ipairs(INTS) do
+      local c = sk.bincount(T(list, { dtype = dt }))
+      assert.equal("int64", c:dtype()); assert.same({ 2, 3, 0, 1 }, c:totable())
+    end
+    assert.same({ 2, 3, 0, 1, 0, 0 }, T(list):bincount(nil, 6):totable())
+    local w = sk.bincount(T(list), T({ 0.5, 1, 1, 2, 0.25, 1 }))
+    assert.equal("float32", w:dtype()); assert.same({ 1.5, 2.25, 0, 2 }, w:totable())
+    assert.equal("float64", sk.bincount(T(list), T({ 1, 1, 1, 1, 1, 1 })):dtype())
+    assert.same({ 0, 0, 0 }, sk.bincount(T({}, { dtype = "int64" }), { minlength = 3 }):totable())
+  end)
+
+  it("refuses bad inputs with PyTorch's texts", function()
+    assert.matches("bincount only supports 1%-d non%-negative integral inputs%.", h.err(sk.bincount, T({ -1, 1 })))
+    assert.matches("bincount only supports 1%-d non%-negative integral inputs%.", h.err(sk.bincount, T({ { 1 } })))
+    assert.matches("minlength should be >= 0", h.err(sk.bincount, T({ 1 }), { minlength = -1 }))
+    assert.matches("weights should be 1%-d and have the same length as input", h.err(sk.bincount, T({ 1, 2 }), T({ 1. })))
+    assert.matches("\"bincount_cpu\" not implemented for 'Float'", h.err(sk.bincount, T({ 1. })))
+  end)
+end)
+
+describe("histc and histogram", function()
+  -- counts of xs in nb equal bins over [lo, hi], hi in the last
+  local function ref_hist(xs, nb, lo, hi, ws)
+    local hgt = {}
+    for b = 1, nb do hgt[b] = 0 end
+    for k, x in ipairs(xs) do
+      if x >= lo and x <= hi then
+        local b = math.min(math.floor((x - lo) / (hi - lo) * nb), nb - 1)
+        hgt[b + 1] = hgt[b + 1] + (ws and ws[k] or 1)
+      end
+    end
+    return hgt
+  end
+
+  it("histc matches a counting reference, takes its range from the data when min == max", function()
+    local r = h.lcg(9)
+    local xs = {}
+    for i = 1, 40 do xs[i] = r(-2, 2) end
+    for _, dt in ipairs { "float32", "float64" } do
+      local x = T(xs, { dtype = dt })
+      assert.same(ref_hist(x:totable(), 7, -1, 1.5), sk.histc(x, 7, -1, 1.5):totable())
+      local v = x:totable()
+      local lo, hi = math.min(table.unpack(v)), math.max(table.unpack(v))
+      assert.same(ref_hist(v, 5, lo, hi), x:histc(5):totable())
+    end
+    assert.same({ 0, 2, 1, 0 }, sk.histc(T({ 1., 2, 1, 4 }), 4, 0, 3):totable())
+    assert.same({ 0, 2 }, sk.histc(T({ 2., 2 }), 2):totable()) -- an empty range widens to [1, 3]
+    assert.same({ 1, 1 }, sk.histc(T({ 1., nan, 0 }), 2, 0, 2):totable())
+    local o = sk.empty({ 3 }, { dtype = "float64" })
+    sk.histc(T({ 1., 2, 3 }, { dtype = "float64" }), 3, 1, 3, { out = o })
+    assert.same({ 1, 1, 1 }, o:totable())
+    assert.same({ 4 }, sk.histc(sk.empty({ 6 }, { device = "meta" }), 4):shape())
+  end)
+
+  it("histc refuses bad inputs with PyTorch's texts", function()
+    assert.matches("bins must be > 0, but got 0", h.err(sk.histc, T({ 1. }), 0))
+    assert.matches("torch.histc: max must be larger than min", h.err(sk.histc, T({ 1. }), 2, 3, 1))
+    assert.matches("torch.histc: range of %[nan, nan%] is not finite", h.err(sk.histc, T({ 1., nan }), 2))
+    assert.matches("not implemented for 'Long'", h.err(sk.histc, T({ 1, 2 }), 2))
+  end)
+
+  it("histogram gives counts and edges, weighted and as a density", function()
+    local hgt, e = sk.histogram(T({ 1., 2, 1 }), 4, { range = { 0, 3 } })
+    assert.same({ 0, 2, 1, 0 }, hgt:totable()); assert.same({ 0, 0.75, 1.5, 2.25, 3 }, e:totable())
+    hgt, e = sk.histogram(T({ 2., 2 }), 2)
+    assert.same({ 0, 2 }, hgt:totable()); assert.same({ 1.5, 2, 2.5 }, e:totable())
+    hgt, e = T({ 1., 2, 1, 2.5 }):histogram(T({ 0., 1, 2, 4 }), { weight = T({ 1., 2, 4, 8 }), density = true })
+    -- bins [0, 1) [1, 2) [2, 4]: weights 0, 5, 10 of 15; widths 1, 1, 2
+    h.assert_close(hgt:totable(), { 0, 1 / 3, 1 / 3 }); assert.same({ 0, 1, 2, 4 }, e:totable())
+    local r = h.lcg(4)
+    local xs, ws = {}, {}
+    for i = 1, 30 do xs[i], ws[i] = r(-1, 1), r(0, 2) end
+    local x = T(xs, { dtype = "float64" })
+    hgt = sk.histogram(x, 6, { weight = T(ws, { dtype = "float64" }) })
+    local lo, hi = math.min(table.unpack(xs)), math.max(table.unpack(xs))
+    h.assert_close(hgt:totable(), ref_hist(xs, 6, lo, hi, ws), 1e-9)
+    local oh, oe = sk.empty({ 0 }), sk.empty({ 0 })
+    sk.histogram(T({ 1., 2 }), 2, { range = { 0, 2 }, hist = oh, bin_edges = oe })
+    assert.same({ 0, 2 }, oh:totable()); assert.same({ 0, 1, 2 }, oe:totable())
+    hgt, e = sk.histogram(sk.empty({ 5 }, { device = "meta" }), 3)
+    assert.same({ 3 }, hgt:shape()); assert.same({ 4 }, e:shape())
+  end)
+
+  it("histogram refuses bad inputs with PyTorch's texts", function()
+    assert.matches("torch.histogram%(%): bins must be > 0, but got 0 for dimension 0", h.err(sk.histogram, T({ 1. }), 0))
+    assert.matches("min should not exceed max, but got min 3 max 1", h.err(sk.histogram, T({ 1. }), 2, { range = { 3, 1 } }))
+    assert.matches("\"histogramdd\" not implemented for 'Long'", h.err(sk.histogram, T({ 1 }), 2))
+    assert.matches("same shape as the input", h.err(sk.histogram, T({ 1., 2 }), 2, { weight = T({ 1. }) }))
+    assert.matches("should have the same dtype", h.err(sk.histogram, T({ 1., 2 }), T({ 0, 1 }, { dtype = "float64" })))
+  end)
+end)
+
+describe("scatter_reduce", function()
+  local self_ = { { 1, 2, 3 }, { 4, 5, 6 } }
+  local index = { { 0, 1, 0 }, { 1, 1, 0 } }
+  local src = { { 10, 20, 30 }, { 40, 50, 60 } }
+  -- a plain loop over index positions along dim 0
+  local function ref(red, include)
+    local out, n = {}, {}
+    for i = 1, 2 do out[i], n[i] = {}, {} for j = 1, 3 do out[i][j], n[i][j] = self_[i][j], include and 1 or 0 end end
+    local touched = {}
+    for i = 1, 2 do for j = 1, 3 do
+      local t = index[i][j] + 1
+      if not include and not touched[t .. ":" .. j] then
+        out[t][j] = ({ sum = 0, mean = 0, prod = 1, amax = -inf, amin = inf })[red]
+        touched[t .. ":" .. j] = true
+      end
+      local a, b = out[t][j], src[i][j]
+      out[t][j] = (red == "sum" or red == "mean") and a + b or red == "prod" and a * b or red == "amax" and math.max(a, b) or math.min(a, b)
+      n[t][j] = n[t][j] + 1
+    end end
+    if red == "mean" then
+      for i = 1, 2 do for j = 1, 3 do if n[i][j] > 0 then out[i][j] = out[i][j] / n[i][j] end end end
+    end
+    return out
+  end
+
+  it("matches a reference loop for every reduction, with and without self, in every dtype", function()
+    for _, red in ipairs { "sum", "prod", "mean", "amax", "amin" } do
+      for _, inc in ipairs { true, false } do
+        local want = ref(red, inc)
+        for _, dt in ipairs { "float32", "float64", "int32", "int64" } do
+          local got = T(self_, { dtype = dt }):scatter_reduce(0, T(index), T(src, { dtype = dt }), red, { include_self = inc })
+          if dt:sub(1, 3) == "int" then
+            for i = 1, 2 do for j = 1, 3 do want[i][j] = math.floor(want[i][j]) end end
+          end
+          assert.same(want, got:totable())
+        end
+      end
+    end
+  end)
+
+  it("floors integer means, propagates NaN through amax, writes in place and out=", function()
+    local got = T({ { 1, 2, 3 }, { -4, 5, 6 } }):scatter_reduce(0, T(index), T({ { 10, 21, 30 }, { -41, 50, 60 } }), "mean")
+    assert.same({ { 5, 2, 31 }, { -23, 25, 6 } }, got:totable())
+    local r = sk.scatter_reduce(T({ 1., 2 }), 0, T({ 0 }), T({ nan }), "amax")
+    assert.is_true(isnan(r:totable()[1]))
+    local x = T(self_, { dtype = "float32" })
+    x:scatter_reduce_(0, T(index), T(src, { dtype = "float32" }), "sum")
+    assert.same(ref("sum", true), x:totable())
+    local o = sk.empty({ 2, 3 })
+    sk.scatter_reduce(T(self_, { dtype = "float32" }), 0, T(index), T(src, { dtype = "float32" }), "amin", { out = o })
+    assert.same(ref("amin", true), o:totable())
+    assert.same({ true, true }, sk.scatter_reduce(T({ false, true }), 0, T({ 0 }), T({ true }), "sum"):totable())
+  end)
+
+  it("refuses bad inputs with PyTorch's texts", function()
+    local s = T(self_, { dtype = "float32" })
+    assert.matches("reduce argument must be either sum, prod, mean, amax or amin", h.err(sk.scatter_reduce, s, 0, T(index), s, "max"))
+    assert.matches("index 2 is out of bounds for dimension 0 with size 2", h.err(sk.scatter_reduce, s, 0, T({ { 2 } }), s, "sum"))
+    assert.matches("Expected dtype int64 for index", h.err(sk.scatter_reduce, s, 0, T({ { 0 } }, { dtype = "int32" }), s, "sum"))
+    assert.matches("Expected self.dtype to be equal to src.dtype", h.err(sk.scatter_reduce, s, 0, T(index), T(src), "sum"))
+    local m = sk.scatter_reduce(sk.empty({ 2, 3 }, { device = "meta" }), 0, sk.empty({ 2, 3 }, { device = "meta", dtype = "int64" }),
+                                sk.empty({ 2, 3 }, { device = "meta" }), "prod")
+    assert.same({ 2, 3 }, m:shape())
+  end)
+end)

@@ -167,6 +167,7 @@ int sk_cpu_bincount(SkTensor **result, const SkTensor *self, const SkTensor *wei
     if (v[i] < mn) mn = v[i];
   }
   if (!rc && (self->ndim != 1 || mn < 0)) rc = sk_error("bincount only supports 1-d non-negative integral inputs.");
+  if (!rc && mx == INT64_MAX) rc = sk_error("bincount: the largest value %lld leaves no room for its bin", (long long)mx);
   if (!rc && weights && (weights->ndim != 1 || weights->sizes[0] != self->sizes[0]))
     rc = sk_error("weights should be 1-d and have the same length as input");
   SkDType wt = weights && weights->dtype == SK_DTYPE_FLOAT32 ? SK_DTYPE_FLOAT32 : SK_DTYPE_FLOAT64;
@@ -284,7 +285,8 @@ int sk_cpu_histogram_bin_ct_out(const SkMeta *m, const SkTensor *self, int64_t b
   const double *x = as_doubles(self, &k1, &rc), *w = weight ? as_doubles(weight, &k2, &rc) : NULL;
   double lo = range.data ? range.data[0] : 0, hi = range.data ? range.data[1] : 0;
   size_t nbytes;
-  if (!rc && sk_nbytes(2 * bins + 1, sizeof(double), &nbytes)) rc = -1;
+  if (!rc && (bins > (INT64_MAX - 1) / 2 || sk_nbytes(2 * bins + 1, sizeof(double), &nbytes)))
+    rc = sk_error("histogram: %lld bins are too many", (long long)bins);
   double *h = rc ? NULL : calloc(1, nbytes);
   if (!rc && !h) rc = sk_error("histogram: out of memory");
   if (!rc) rc = auto_range(x, self->numel, &lo, &hi, 0.5, "torch.histogram");
