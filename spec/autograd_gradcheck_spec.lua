@@ -396,6 +396,19 @@ local ROWS = {
   { "scatter_reduce amin, no self", function(a, v)
       return a:scatter_reduce(0, sk.tensor({ { 1, 1, 0, 2 }, { 1, 0, 0, 2 } }), v, "amin", { include_self = false }) end,
     { { 3, 4 }, { 2, 4 } }, distinct = true },
+  { "segment_reduce sum", function(a) return sk.segment_reduce(a, "sum", { lengths = sk.tensor({ 1, 0, 2 }) }) end, { { 3, 4 } } },
+  { "segment_reduce mean, offsets", function(a) return sk.segment_reduce(a, "mean", { offsets = sk.tensor({ 0, 2, 3 }) }) end,
+    { { 3, 4 } } },
+  { "segment_reduce max over axis 1", function(a)
+      return sk.segment_reduce(a, "max", { lengths = sk.tensor({ { 2, 2 }, { 1, 3 }, { 3, 1 } }), axis = 1 }) end, { { 3, 4 } },
+    distinct = true },
+  { "segment_reduce min, initial", function(a) return sk.segment_reduce(a, "min", { lengths = sk.tensor({ 2, 1 }), initial = 5 }) end,
+    { { 3, 2 } }, distinct = true },
+  { "segment_reduce prod", function(a) return sk.segment_reduce(a, "prod", { lengths = sk.tensor({ 2, 1 }), initial = 2 }) end,
+    { { 3, 2 } } },
+  { "segment_reduce prod with a zero", function(a)
+      return sk.segment_reduce(a * sk.tensor({ { 1, 0 }, { 1, 1 }, { 0, 0 } }, { dtype = "float64" }), "prod", { lengths = sk.tensor({ 2, 1 }) }) end,
+    { { 3, 2 } } },
   { "nanquantile midpoint", function(a) return sk.nanquantile(a, 0.3, 0, false, { interpolation = "midpoint" }) end, { { 3, 4 } },
     distinct = true },
 }

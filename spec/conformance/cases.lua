@@ -1272,6 +1272,22 @@ row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, "max" }
 row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 5}, 3), T{2, 4}, "sum" }, dtypes = F32, raises = "to be smaller than self" }
 row { op = "scatter_reduce", args = { T{3, 4}, 0, T({1, 4}, { dtype = "int64", values = { 0, 3, 1, 2 } }), T{2, 4}, "amax" }, dtypes = F32,
       raises = "index 3 is out of bounds", skip = { meta = "the error depends on values" } }
+-- segment_reduce: lengths or offsets, along axis, with initial; its shape comes from theirs (Meta has it)
+for _, red in ipairs { "sum", "mean", "max", "min", "prod" } do
+  row { op = "segment_reduce", args = { T{6, 2}, red }, kw = { lengths = T({3}, { dtype = "int64", values = { 2, 1, 3 } }) }, dtypes = FLOATS }
+  row { op = "segment_reduce", args = { T{6}, red }, kw = { lengths = T({4}, { dtype = "int64", values = { 2, 0, 3, 1 } }), initial = 1.5 },
+        dtypes = F32 }
+end
+row { op = "segment_reduce", args = { T{2, 5}, "sum" }, kw = { offsets = T({2, 3}, { dtype = "int64", values = { 0, 2, 5, 1, 1, 4 } }), axis = 1 },
+      dtypes = F32 }
+row { op = "segment_reduce", args = { T{5}, "max" }, kw = { lengths = T({2}, { dtype = "int32", values = { 1, 2 } }), unsafe = true }, dtypes = F32 }
+row { op = "segment_reduce", args = { T{6}, "foo" }, kw = { lengths = T({1}, { dtype = "int64", values = { 6 } }) }, dtypes = F32,
+      raises = "unsupported reduction given" }
+row { op = "segment_reduce", args = { T{6}, "sum" }, dtypes = F32, raises = "Either lengths or offsets must be defined" }
+row { op = "segment_reduce", args = { T{6}, "sum" }, kw = { lengths = T({2}, { dtype = "int64", values = { 2, 2 } }) }, dtypes = F32,
+      raises = "to sum to data.size", skip = { meta = "the error depends on values" } }
+row { op = "segment_reduce", args = { T({6}, { dtype = "int64" }), "sum" }, kw = { lengths = T({1}, { dtype = "int64", values = { 6 } }) },
+      raises = "not implemented for 'Long'" }
 -- }====
 
 -- {==== Error cases that cut across ops ====

@@ -1252,4 +1252,80 @@ int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, con
   }
   return sk_tape_free(tp);
 }
+
+/* segment_reduce's gradient (PyTorch's _segment_reduce_backward, through ops): each position
+** along axis finds its segment by a search of the segments' ends, then takes
+**   sum: grad; mean: grad / length; max/min: grad shared among the elements equal to the
+**   result; prod: result / x, or for the one zero of a segment the product of the others.
+** Positions outside every segment (offsets starting past 0, unsafe lengths) get zero. */
+int sk_grad_segment_reduce_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, const SkTensor *data,
+                                    const char *reduce, const SkTensor *lengths, const SkTensor *offsets, int64_t axis,
+                                    SkScalar initial) {
+  int64_t ax;
+  if (sk_wrap_dim(axis, data->ndim, "axis", &ax)) return -1;
+  int64_t n = data->sizes[ax], nseg = result->sizes[ax];
+  if (nseg == 0 || n == 0) return sk_zeros_like(out, data, -1, -1, NONE_DEVICE, -1, -1);
+  SkTape t = {0}, *tp = &t;
+  SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
+#define T_(call) SK_TAPE_STEP(tp, call)
+  const SkTensor *seg = offsets ? offsets : lengths;
+  SkTensor *seg64 = T_(sk_to_dtype(&r, seg, SK_DTYPE_INT64, 0, 0, -1));
+  SkTensor *ends, *lens, *first;
+  if (offsets) {
+    ends = T_(sk_narrow(&r, seg64, ax, 1, nseg));
+    lens = T_(sk_sub(&r, ends, T_(sk_narrow(&r, seg64, ax, 0, nseg)), one));
+    first = T_(sk_narrow(&r, seg64, ax, 0, 1));
+  } else {
+    ends = T_(sk_cumsum(&r, seg64, ax, SK_DTYPE_INT64));
+    lens = seg64;
+    first = T_(sk_zeros_like(&r, T_(sk_narrow(&r, seg64, ax, 0, 1)), -1, -1, NONE_DEVICE, -1, -1));
+  }
+  SkTensor *last = T_(sk_narrow(&r, ends, ax, nseg - 1, 1));
+  /* positions 0..n-1 along the segments' last dim, for every row */
+  int64_t shp[SK_MAX_DIMS], full[SK_MAX_DIMS];
+  for (int d = 0; d <= ax; d++) shp[d] = d == ax ? n : 1, full[d] = d == ax ? n : seg->sizes[d];
+  SkTensor *pos = T_(sk_arange(&r, sk_scalar_int(n), SK_DTYPE_INT64, -1, data->device, -1));
+  pos = T_(sk_expand(&r, T_(sk_reshape(&r, pos, (SkIntList){shp, (int)ax + 1})), (SkIntList){full, (int)ax + 1}, 0));
+  pos = T_(sk_clone(&r, pos, -1));
+  SkTensor *sid = T_(sk_searchsorted(&r, T_(sk_clone(&r, ends, -1)), pos, 0, 1, NULL, NULL));
+  SkTensor *valid = T_(sk_logical_and(&r, T_(sk_ge(&r, pos, first)), T_(sk_lt(&r, pos, last))));
+  sid = T_(sk_masked_fill_Scalar(&r, sid, T_(sk_logical_not(&r, valid)), zero));
+  /* to data's shape: trailing dims of size 1, expanded */
+  int64_t vs[SK_MAX_DIMS];
+  for (int d = 0; d < data->ndim; d++) vs[d] = d <= ax ? full[d] : 1;
+  SkIntList vshape = {vs, data->ndim}, dshape = {data->sizes, data->ndim};
+  SkTensor *idx = T_(sk_expand(&r, T_(sk_reshape(&r, sid, vshape)), dshape, 0));
+  SkTensor *vf = T_(sk_to_dtype(&r, T_(sk_expand(&r, T_(sk_reshape(&r, valid, vshape)), dshape, 0)), grad->dtype, 0, 0, -1));
+  SkTensor *g = NULL;
+  if (!strcmp(reduce, "sum")) {
+    g = T_(sk_gather(&r, grad, ax, idx, 0));
+  } else if (!strcmp(reduce, "mean")) {
+    int64_t ls[SK_MAX_DIMS];
+    for (int d = 0; d < result->ndim; d++) ls[d] = d <= ax ? result->sizes[d] : 1;
+    SkTensor *lf = T_(sk_clamp_min(&r, T_(sk_to_dtype(&r, lens, grad->dtype, 0, 0, -1)), one));
+    lf = T_(sk_reshape(&r, lf, (SkIntList){ls, result->ndim}));
+    g = T_(sk_gather(&r, T_(sk_div(&r, grad, lf)), ax, idx, 0));
+  } else if (!strcmp(reduce, "max") || !strcmp(reduce, "min")) {
+    SkTensor *hit = T_(sk_mul(&r, T_(sk_to_dtype(&r, T_(sk_eq(&r, data, T_(sk_gather(&r, result, ax, idx, 0)))), grad->dtype, 0, 0, -1)), vf));
+    SkTensor *cnt = T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1)), ax, idx, hit));
+    cnt = T_(sk_clamp_min(&r, cnt, one));
+    g = T_(sk_mul(&r, hit, T_(sk_gather(&r, T_(sk_div(&r, grad, cnt)), ax, idx, 0))));
+  } else {
+    SkTensor *isz = T_(sk_logical_and(&r, T_(sk_eq_Scalar(&r, data, zero)), T_(sk_expand(&r, T_(sk_reshape(&r, valid, vshape)), dshape, 0))));
+    SkTensor *masked = T_(sk_where_self(&r, T_(sk_logical_or(&r, isz, T_(sk_logical_not(&r, T_(sk_to_dtype(&r, vf, SK_DTYPE_BOOL, 0, 0, -1)))))),
+                                        sk_tape_number(tp, one), data));
+    SkTensor *others = T_(sk_scatter_reduce_two(&r, T_(sk_ones_like(&r, result, -1, -1, NONE_DEVICE, -1, -1)), ax, idx, masked, "prod", 1));
+    if (initial.kind != SK_SCALAR_NONE) others = T_(sk_mul_Scalar(&r, others, initial));
+    SkTensor *zf = T_(sk_to_dtype(&r, isz, grad->dtype, 0, 0, -1));
+    SkTensor *nz = T_(sk_gather(&r, T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1)), ax, idx, zf)), ax, idx, 0));
+    SkTensor *at_zero = T_(sk_where_self(&r, T_(sk_eq_Scalar(&r, nz, one)), T_(sk_gather(&r, T_(sk_mul(&r, grad, others)), ax, idx, 0)),
+                                         sk_tape_number(tp, zero)));
+    SkTensor *elsewhere = T_(sk_div(&r, T_(sk_gather(&r, T_(sk_mul(&r, grad, result)), ax, idx, 0)), masked));
+    g = T_(sk_where_self(&r, isz, at_zero, elsewhere));
+  }
+  g = T_(sk_mul(&r, g, vf));
+#undef T_
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
 /* }==== */

@@ -81,5 +81,6 @@ int sk_grad_cummaxmin_backward(SkTensor **out, const SkTensor *grad, const SkTen
 int sk_grad_logcumsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, int64_t dim);
 int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *value);
 int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *src, const char *reduce, int include_self, const SkTensor *result);
+int sk_grad_segment_reduce_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, const SkTensor *data, const char *reduce, const SkTensor *lengths, const SkTensor *offsets, int64_t axis, SkScalar initial);
 
 #endif
