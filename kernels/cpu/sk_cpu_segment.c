@@ -78,14 +78,15 @@ int sk_cpu_segment_reduce(SkTensor **result, const SkTensor *data, const char *r
     int64_t total = 0;
     for (int64_t i = 0; !rc && i < per; i++) {
       if (!offsets && q[i] < 0) rc = sk_error("lengths contains negative value!");
+      else if (!offsets && q[i] > n - total) total = n + 1; /* past the data: refused below, without overflow */
       else if (offsets && (q[i] < 0 || q[i] > n || (i && q[i] < q[i - 1])))
         rc = sk_error("segment_reduce(): offsets must not decrease and must lie in [0, %lld]", (long long)n);
-      else if (!offsets) total += q[i];
+      else if (!offsets && total <= n) total += q[i];
     }
     if (!rc && !offsets && total != n) {
       if (!unsafe)
         rc = sk_error("segment_reduce(): Expected all rows of lengths along axis to sum to data.size(lengths.dim()-1) when !unsafe.");
-      else if (total > n) rc = sk_error("segment_reduce(): the lengths of a row sum to %lld, past data's %lld", (long long)total, (long long)n);
+      else if (total > n) rc = sk_error("segment_reduce(): the lengths of a row sum past data's size %lld", (long long)n);
     }
   }
   SkTensor *out = rc ? NULL : sk_tensor_empty(data->ndim, sizes, SK_DTYPE_FLOAT64, SK_CPU);
