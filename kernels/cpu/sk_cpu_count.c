@@ -172,7 +172,7 @@ int sk_cpu_bincount(SkTensor **result, const SkTensor *self, const SkTensor *wei
     rc = sk_error("weights should be 1-d and have the same length as input");
   SkDType wt = weights && weights->dtype == SK_DTYPE_FLOAT32 ? SK_DTYPE_FLOAT32 : SK_DTYPE_FLOAT64;
   const SkTensor *w = weights && !rc ? sk_cpu_operand(weights, SK_DTYPE_FLOAT64, &k2, &rc) : NULL;
-  int64_t nb = mx + 1 > minlength ? mx + 1 : minlength;
+  int64_t nb = rc ? 0 : mx + 1 > minlength ? mx + 1 : minlength;
   SkTensor *acc = rc ? NULL : sk_tensor_empty(1, &nb, weights ? SK_DTYPE_FLOAT64 : SK_DTYPE_INT64, SK_CPU);
   if (!rc && !acc) rc = -1;
   if (!rc) {
