@@ -134,7 +134,9 @@ local SMALL_INTS = { 0, 1, 2, 3, -1, -2, -3, 4, 5 }
 local FLOATS = { 0.0, -0.0, 1.5, -2.5, 0 / 0, 1 / 0, -1 / 0, 1e308, -1e308, 5e-324, 65504.0, 65520.0, 3.4e38,
                  2^63, -2^63, 2^64, 1e-8, 0.5 }
 local STRINGS = { "", "floor", "trunc", "none", "mean", "sum", "x", ("x"):rep(300), "cpu", "meta", "fuzzdev",
-                  "cuda", "cuda:1", "cpu:-1", "meta:99999999999", "\0", "%s%n" }
+                  "cuda", "cuda:1", "cpu:-1", "meta:99999999999", "\0", "%s%n",
+                  -- the reductions' modes (scatter_reduce, segment_reduce, quantile)
+                  "prod", "amax", "amin", "max", "min", "linear", "lower", "higher", "midpoint", "nearest" }
 local DEVICES = { "cpu", "meta", "fuzzdev", "cuda", "fuzzdev:1", "cpu:2147483648", "npu", "meta:-1", "" }
 -- in a meta case (huge sizes allowed) a Device argument names no device with data: 2^31 real elements are slow, not a bug
 local META_DEVICES = { "meta", "cuda", "cpu:2147483648", "npu", "meta:-1", "" }

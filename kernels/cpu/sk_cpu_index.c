@@ -862,12 +862,12 @@ int sk_cpu_searchsorted_out(const SkMeta *m, const SkTensor *sorted_sequence, co
 ** Serial: repeated indices reduce into one element. Elements go through double (floating
 ** dtypes) or int64 (integer and bool ones); a mean divides by the count of contributions
 ** (self's included), floor division for integers, as PyTorch's. */
-typedef enum { RED_PROD, RED_MEAN, RED_AMAX, RED_AMIN } RedOp;
+typedef enum { RED_PROD, RED_MEAN, RED_AMAX, RED_AMIN, RED_SUM } RedOp;
 
 static double red_d(RedOp op, double a, double b) {
   switch (op) {
   case RED_PROD: return a * b;
-  case RED_MEAN: return a + b;
+  case RED_MEAN: case RED_SUM: return a + b;
   case RED_AMAX: return (a != a || b != b) ? a + b : a > b ? a : b; /* NaN propagates */
   default: return (a != a || b != b) ? a + b : a < b ? a : b;
   }
@@ -875,7 +875,7 @@ static double red_d(RedOp op, double a, double b) {
 static int64_t red_i(RedOp op, int64_t a, int64_t b) {
   switch (op) {
   case RED_PROD: return (int64_t)((uint64_t)a * (uint64_t)b); /* wraps, as C++'s int multiply does in practice */
-  case RED_MEAN: return (int64_t)((uint64_t)a + (uint64_t)b);
+  case RED_MEAN: case RED_SUM: return (int64_t)((uint64_t)a + (uint64_t)b);
   case RED_AMAX: return a > b ? a : b;
   default: return a < b ? a : b;
   }
@@ -966,6 +966,99 @@ int sk_cpu_index_reduce_out(const SkMeta *m, const SkTensor *self, int64_t dim, 
     }
   }
   free(iv), free(count);
+  return 0;
+}
+/* }==== */
+
+/* {==== scatter_reduce: out = self, then out[p with dim replaced by index[p]] (op)= src[p] ====
+** Serial, over index's positions in C order, with index_reduce's element rules (NaN
+** propagates through amax/amin; a mean divides by the count of contributions, self's
+** included, with floor division for integers); bool sums as logical or. */
+static RedOp red_of(const char *reduce) {
+  return !strcmp(reduce, "sum") ? RED_SUM : !strcmp(reduce, "prod") ? RED_PROD : !strcmp(reduce, "mean") ? RED_MEAN
+         : !strcmp(reduce, "amax") ? RED_AMAX : RED_AMIN;
+}
+
+static void red_store(char *p, const char *q, SkDType dt, RedOp op) {
+  if (dt == SK_DTYPE_BOOL && op == RED_SUM) *(uint8_t *)p = *(uint8_t *)p | *(const uint8_t *)q;
+  else if (!sk_dtype_is_floating(dt)) sk_store_int64(p, dt, red_i(op, sk_load_int64(p, dt), sk_load_int64(q, dt)));
+  else sk_store_double(p, dt, red_d(op, sk_load_double(p, dt), sk_load_double(q, dt)));
+}
+
+static void red_identity(char *p, SkDType dt, RedOp op) {
+  if (!sk_dtype_is_floating(dt)) {
+    int64_t id = op == RED_PROD ? 1 : op == RED_AMAX ? int_lowest(dt) : op == RED_AMIN ? int_highest(dt) : 0;
+    sk_store_int64(p, dt, id);
+  } else
+    sk_store_double(p, dt, op == RED_PROD ? 1.0 : op == RED_AMAX ? -1.0 / 0.0 : op == RED_AMIN ? 1.0 / 0.0 : 0.0);
+}
+
+int sk_cpu_scatter_reduce_two_out(const SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *src,
+                                  const char *reduce, int include_self, SkTensor *out) {
+  RedOp op = red_of(reduce);
+  int d = (int)dim, nd = index->ndim;
+  if (index->numel && check_bounds(index, geom_size(self, d), 0, dim)) return -1;
+  if (m->variant != SK_VARIANT_INPLACE && out != self && sk_copy_cpu(out, self)) return -1;
+  int64_t n = index->numel;
+  if (n == 0) return 0;
+  /* per out element along the scattered positions: the count of contributions (mean) */
+  int64_t *count = NULL;
+  if (op == RED_MEAN && !(count = calloc((size_t)out->numel, sizeof *count))) return sk_error("out of memory");
+  SkDType dt = out->dtype;
+  size_t z = sk_dtype_size(dt);
+  char *ob = sk_tensor_data(out);
+  const char *sb = sk_tensor_data(src), *ib = sk_tensor_data(index);
+  int64_t at[SK_MAX_DIMS] = {0};
+  /* two passes over index: identities where self is left out, then the reduction */
+  for (int pass = include_self ? 1 : 0; pass < 2; pass++) {
+    memset(at, 0, sizeof at);
+    for (int64_t e = 0; e < n; e++) {
+      int64_t io = 0, so = 0, oo = 0, lin = 0;
+      for (int k = 0; k < nd; k++) {
+        io += at[k] * index->strides[k], so += at[k] * src->strides[k];
+        if (k != d) oo += at[k] * out->strides[k];
+      }
+      int64_t v = *(const int64_t *)(ib + io * 8);
+      oo += v * (nd ? out->strides[d] : 0);
+      char *p = ob + oo * (int64_t)z;
+      if (pass == 0) red_identity(p, dt, op);
+      else {
+        red_store(p, sb + so * (int64_t)z, dt, op);
+        if (count) {
+          /* out's logical linear position, for the count */
+          for (int k = 0; k < nd; k++) lin = lin * out->sizes[k] + (k == d ? v : at[k]);
+          count[lin]++;
+        }
+      }
+      for (int k = nd - 1; k >= 0; k--) {
+        if (++at[k] < index->sizes[k]) break;
+        at[k] = 0;
+      }
+    }
+  }
+  if (count) {
+    memset(at, 0, sizeof at);
+    int ond = out->ndim;
+    for (int64_t lin = 0; lin < out->numel; lin++) {
+      int64_t c = count[lin] + (include_self ? 1 : 0);
+      if (count[lin] && c > 1) {
+        int64_t oo = 0;
+        for (int k = 0; k < ond; k++) oo += at[k] * out->strides[k];
+        char *p = ob + oo * (int64_t)z;
+        if (!sk_dtype_is_floating(dt)) {
+          int64_t x = sk_load_int64(p, dt), q = x / c;
+          if ((x % c != 0) && (x < 0)) q--; /* floor */
+          sk_store_int64(p, dt, q);
+        } else
+          sk_store_double(p, dt, sk_load_double(p, dt) / (double)c);
+      }
+      for (int k = ond - 1; k >= 0; k--) {
+        if (++at[k] < out->sizes[k]) break;
+        at[k] = 0;
+      }
+    }
+    free(count);
+  }
   return 0;
 }
 /* }==== */

@@ -12,6 +12,9 @@
 
 #include "sk_error.h"
 #include "sk_iter.h"
+#include "sk_elem.h"
+
+#include <math.h>
 
 #include <string.h>
 
@@ -217,6 +220,23 @@ static inline int sk_cpu_from_meta(SkTensor **r, int n) {
     if (!(r[i] = t)) rc = -1;
   }
   return rc;
+}
+/* }==== */
+
+/* {==== Order keys ====
+** A uint64 that sorts as the values: floats map their double's bits so that every NaN keys
+** above +inf (SK_NAN_KEY) and -0.0 equals +0.0; integers flip their sign bit. */
+#define SK_NAN_KEY UINT64_MAX
+static inline uint64_t sk_cpu_order_key(const char *p, SkDType dt) {
+  if (sk_dtype_is_floating(dt)) {
+    double v = sk_elem_load_floating(p, dt);
+    if (isnan(v)) return SK_NAN_KEY;
+    if (v == 0) v = 0;
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 63 ? ~u : u | 0x8000000000000000ull;
+  }
+  return (uint64_t)sk_elem_load_integral(p, dt) ^ 0x8000000000000000ull;
 }
 /* }==== */
 

@@ -75,6 +75,22 @@ function sk.einsum(equation, first, ...)
   end
   return einsum(equation, ops)
 end
+
+-- sk.unique(t, {sorted =, return_inverse =, return_counts =, dim =}): PyTorch's torch.unique, through
+-- _unique2 (or unique_dim with dim): the unique values, then the inverse and the counts when asked.
+function sk.unique(t, options)
+  local o = options or {}
+  if type(o) ~= "table" then core.raise("sk.unique: argument 'options' must be a table") end
+  local sorted = o.sorted == nil and true or o.sorted
+  local out, inv, cnt
+  if o.dim ~= nil then out, inv, cnt = sk.unique_dim(t, o.dim, sorted, o.return_inverse or false, o.return_counts or false)
+  else out, inv, cnt = sk._unique2(t, sorted, o.return_inverse or false, o.return_counts or false) end
+  if o.return_inverse and o.return_counts then return out, inv, cnt end
+  if o.return_inverse then return out, inv end
+  if o.return_counts then return out, cnt end
+  return out
+end
+methods.unique = sk.unique
 -- }====
 
 -- dtype names, so sk.float32 reads like torch.float32

@@ -1164,6 +1164,150 @@ row { op = "normal", args = { T{2, 3}, -1.0 }, dtypes = F32, seed = 29, raises =
 row { op = "normal", args = { T{2, 3} }, dtypes = { "int64" }, seed = 29, raises = "floating point" }
 -- }====
 
+-- {==== Reductions and scans of issue 13 (reductions) ====
+local VI = { "values", "indices" }
+local NOBOOL = NUM
+-- PyTorch reads a q tensor's values only on the CPU (no device sync): elsewhere it is not checked
+local Q_CPU_ONLY, Q_PENDING = { meta = "q is checked on the CPU only" },
+  { conf_host = "q is checked on the CPU only", cuda = "q is checked on the CPU only" }
+local Q01 = function(shape) return T(shape, { lo = 0, hi = 1 }) end
+local RD = {
+  -- op, dtypes of the first row, variants of the first row, rows (args); later rows run on float32
+  { "nansum", ALL, FN_M_OUT, { T{2, 3} }, { T{2, 3}, { 1 }, true }, { T{2, 3}, kw = { dtype = "float64" } }, { T{0, 3}, { 0 } },
+    { T{2, 3}, { 0, 0 }, raises = "appears multiple times" } },
+  { "nanmean", FLOATS, FN_M_OUT, { T{2, 3} }, { T{2, 3}, { 0 }, true }, { T{0, 3}, { 1 } },
+    { T({2, 3}, { dtype = "int64" }), raises = "expected input to have floating point dtype" } },
+  { "count_nonzero", ALL, FN_M, { T{2, 3} }, { T{2, 3}, 1 }, { T{2, 3, 2}, { 0, 2 } }, { T{} } },
+  { "aminmax", ALL, FN_M_OUT, { T{2, 3} }, { T{2, 3}, kw = { dim = 1, keepdim = true } }, { T{0, 3}, kw = { dim = 1 } },
+    { T{0, 3}, raises = "cannot compute aminmax over an empty dimension" }, { T{0, 3}, kw = { dim = 0 }, raises = "non-zero size" } },
+  { "var_mean", FLOATS, nil, { T{2, 3} }, { T{2, 3}, { 1 } }, { T{2, 3}, { 0 }, kw = { correction = 0, keepdim = true } },
+    { T{2, 3}, false }, { T({2, 3}, { dtype = "int32" }), raises = "var_mean only support floating point" } },
+  { "std_mean", FLOATS, nil, { T{2, 3} }, { T{2, 3}, { 1 }, false, true }, { T{2, 3}, kw = { correction = 2 } },
+    { T({2, 3}, { dtype = "int32" }), raises = "std_mean only support floating point" } },
+  { "diff", ALL, FN_M_OUT, { T{2, 4} }, { T{2, 4}, 2, 0 }, { T{2, 4}, 1, 1, T{2, 1}, T{2, 2} }, { T{3}, 5 },
+    { T{}, raises = "at least one-dimensional" }, { T{3}, -1, raises = "order must be non-negative" },
+    { T{2, 3}, 1, 1, T{3}, raises = "same dimension as input" } },
+  { "trace", NUM, FN_M, { T{3, 4} }, { T{0, 2} }, { T{3}, raises = "expected a matrix" },
+    { T({2, 2}, { dtype = "bool" }), raises = "not implemented for 'Bool'" } },
+  { "dist", FLOATS, FN_M, { T{2, 3}, T{2, 3} }, { T{2, 3}, T{3}, 1 }, { T{2, 3}, T{2, 3}, 0 }, { T{2, 3}, T{2, 3}, math.huge } },
+  { "renorm", FLOATS, ALL4, { T{3, 4}, 2, 0, 0.5 }, { T{2, 3, 2}, 1, 1, 1 }, { T{3}, 2, 0, 1, raises = "at least 2 dimensions" },
+    { T{3, 4}, -1, 0, 1, raises = "non-positive-norm" }, { T{3, 4}, 2, 0, -1, raises = "maxnorm to be >= 0" } },
+  { "trapezoid", NUM, nil, { T{2, 4} }, { T{2, 4}, kw = { dx = 0.5, dim = 0 } }, { T{2, 4}, T{4} }, { T{2, 4}, T{2, 4}, kw = { dim = 1 } },
+    { T{2, 0} }, { T{2, 4}, T{3}, raises = "one `x` value for each sample point" },
+    { T({3}, { dtype = "bool" }), raises = "bool is not supported" } },
+  { "cumulative_trapezoid", NUM, nil, { T{2, 4} }, { T{2, 4}, kw = { dx = 2, dim = 0 } }, { T{2, 4}, T{4} }, { T{2, 0} },
+    { T{2, 4}, T{3}, raises = "one `x` value for each sample point" } },
+  { "logcumsumexp", FLOATS, FN_M_OUT, { T{2, 3}, 1 }, { T{2, 3}, 0 }, { T{}, 0 }, { T{0, 3}, 1 },
+    { T({2, 3}, { dtype = "int64" }), 1, raises = "not implemented for 'Long'" }, { T{2, 3}, 2, raises = "dimension out of range" } },
+  { "cummax", ALL, FN_M_OUT, { T{2, 3}, 1 }, { T{3, 2, layout = "transposed"}, 0 }, { T{}, 0 }, { T{0, 3}, 0 } },
+  { "cummin", ALL, FN_M_OUT, { T{2, 3}, 1 }, { T{2, 3, layout = "sliced"}, -1 }, { T{}, 0 } },
+  { "median", NOBOOL, FN_M, { T{2, 3} }, { T{2, 3}, 1 }, { T{2, 3}, 0, true }, { T{}, 0 }, { T{0, 3}, 1 },
+    { T{0, 3}, 0, raises = "Expected reduction dim 0 to have non-zero size" }, { T({3}, { dtype = "bool" }), 0, raises = "Bool" } },
+  { "nanmedian", NOBOOL, FN_M, { T{2, 3} }, { T{2, 3}, 1 }, { T{3, 2, layout = "transposed"}, 0, true },
+    { T{0, 3}, 0, raises = "non-zero size" } },
+  { "kthvalue", NOBOOL, FN_M_OUT, { T{2, 3}, 2 }, { T{2, 3}, 1, 0, true }, { T{}, 1 },
+    { T{2, 3}, 4, raises = "selected number k out of range for dimension 1" }, { T{2, 3}, 0, raises = "out of range" } },
+  { "mode", ALL, FN_M_OUT, { T{2, 3} }, { T{2, 3}, 0, true }, { T{}, 0 }, { T{0, 3}, 0, raises = "non-zero size" } },
+  { "quantile", { "float32", "float64" }, FN_M_OUT, { T{2, 3}, Q01{2} }, { T{2, 3}, 0.25, 1, true },
+    { T{2, 3}, Q01{}, 0, kw = { interpolation = "nearest" } }, { T{2, 3}, 0.5, kw = { interpolation = "midpoint" } },
+    { T{2, 3}, 1.5, raises = "q must be in the range [0, 1] but got 1.5" }, { T{0}, 0.5, raises = "input tensor must be non-empty" },
+    { T{2, 3}, 0.5, kw = { interpolation = "foo" }, raises = "interpolation must be one of" },
+    { T{2, 3}, T({2}, { values = { 0.5, 2 } }), raises = "q values must be in the range [0, 1]", skip = Q_CPU_ONLY,
+      pending = Q_PENDING },
+    { T({2, 3}, { dtype = "int64" }), 0.5, raises = "either float or double dtype" } },
+  { "nanquantile", { "float32", "float64" }, FN_M_OUT, { T{2, 3}, Q01{3} }, { T{2, 3}, 0.75, 0, false, kw = { interpolation = "lower" } },
+    { T{2, 3}, Q01{1}, 1, true, kw = { interpolation = "higher" } }, { T{2, 3}, T{1, 2}, raises = "q must be a scalar or 1D tensor" } },
+}
+local RD_OUTS = { aminmax = { "min", "max" }, cummax = VI, cummin = VI, median = VI, nanmedian = VI, kthvalue = VI, mode = VI }
+-- median/nanmedian over everything have no out= (only their dim overloads)
+local RD_NO_OUT = { median = 1, nanmedian = 1 }
+for _, r in ipairs(RD) do
+  for i = 4, #r do
+    local a = r[i]
+    local variants = i == 4 and r[3] or nil
+    if RD_NO_OUT[r[1]] and i == 5 then variants = FN_M_OUT end
+    row { op = r[1], args = a, kw = a.kw, dtypes = (i == 4 and not a.raises) and r[2] or F32, variants = variants,
+          outs = RD_OUTS[r[1]], raises = a.raises, skip = a.skip,
+          pending = a.pending }
+  end
+end
+-- values that only the CPU sees: NaN rules and the tie order of the indices
+row { op = "cummax", args = { T({6}, { values = { 1, 3, 3, 0 / 0, 2, 0 / 0 } }), 0 }, dtypes = { "float32", "float64" }, variants = FN_M_OUT, outs = VI }
+row { op = "median", args = { T({2, 3}, { values = { 1, 0 / 0, 2, 3, 3, 3 } }), 1 }, dtypes = F32, variants = FN_M_OUT, outs = VI }
+row { op = "nanmedian", args = { T({5}, { values = { 0 / 0, 1, 0 / 0, 2, 3 } }), 0 }, dtypes = F32, variants = FN_M_OUT, outs = VI }
+row { op = "mode", args = { T({6}, { values = { 1, 2, 2, 3, 3, 1 } }), 0 }, dtypes = NUM, variants = FN_M_OUT, outs = VI }
+row { op = "quantile", args = { T({4}, { values = { 1, 0 / 0, 2, 3 } }), 0.5 }, dtypes = F32 }
+row { op = "nanquantile", args = { T({4}, { values = { 1, 0 / 0, 2, 3 } }), 0.5 }, dtypes = F32 }
+row { op = "logcumsumexp", args = { T({4}, { values = { -1000, 0, -math.huge, math.huge } }), 0 }, dtypes = FLOATS }
+-- counting: unique and bincount have value-dependent shapes (Meta refuses them)
+local VALUES = { meta = "the result's shape depends on the values" }
+local SMALL = function(shape) return T(shape, { lo = 0, hi = 3 }) end
+for _, a in ipairs {
+  { "_unique2", SMALL{2, 3}, dtypes = ALL }, { "_unique2", SMALL{2, 3}, true, true, true }, { "_unique2", SMALL{}, false, false, true },
+  { "_unique2", T{0}, true, true, true }, { "_unique2", T({5}, { values = { 0 / 0, 1, 0 / 0, 1, 2 } }), true, true, true },
+  { "unique_dim", SMALL{4, 2}, 0, dtypes = ALL }, { "unique_dim", SMALL{2, 4}, 1, true, true, true },
+  { "unique_dim", T{0, 3}, 0, true, true, true }, { "unique_dim", T{}, 0, raises = "tensor has no dimensions" },
+  { "unique_dim", T{2, 0}, 0, raises = "There are 0 sized dimensions" },
+  { "unique_consecutive", SMALL{2, 3}, dtypes = ALL }, { "unique_consecutive", SMALL{6}, true, true },
+  { "unique_consecutive", SMALL{4, 2}, true, true, 0 },
+  { "bincount", I({6}, 5), dtypes = { "int64" }, variants = FN_M }, { "bincount", T({5}, { dtype = "uint8", lo = 0, hi = 4 }), T{5}, 7 },
+  { "bincount", T({4}, { dtype = "int32", lo = 0, hi = 4 }), T({4}, { dtype = "float64" }) },
+  { "bincount", T({0}, { dtype = "int64" }), kw = { minlength = 3 } },
+  { "bincount", T({2}, { dtype = "int64", values = { -1, 2 } }), raises = "non-negative integral inputs" },
+  { "bincount", T({2, 2}, { dtype = "int64", lo = 0, hi = 2 }), raises = "non-negative integral inputs" },
+  { "bincount", T({2}, { dtype = "int64", lo = 0, hi = 2 }), T{3}, raises = "same length as input" },
+  { "bincount", T({2}, { dtype = "int64", lo = 0, hi = 2 }), kw = { minlength = -1 }, raises = "minlength should be >= 0" },
+  { "bincount", T{3}, raises = "not implemented for 'Float'" },
+} do
+  row { op = a[1], args = { table.unpack(a, 2) }, kw = a.kw, dtypes = a.dtypes or (not a.raises and { "float32" } or nil),
+        variants = a.variants, raises = a.raises, skip = VALUES }
+end
+row { op = "histc", args = { T{2, 3}, 4, -1, 1 }, dtypes = FLOATS, variants = FN_M_OUT }
+row { op = "histc", args = { T{5} }, dtypes = F32, variants = FN_M }
+row { op = "histc", args = { T({4}, { values = { 1, 2, 0 / 0, 2 } }), 3, 0, 2 }, dtypes = F32 }
+row { op = "histc", args = { T({2}, { values = { 2, 2 } }), 2 }, dtypes = F32 }
+row { op = "histc", args = { T({2}, { values = { 1, 0 / 0 } }), 2 }, dtypes = F32, raises = "is not finite", skip = { meta = "the error depends on values" } }
+row { op = "histc", args = { T{3}, 0 }, dtypes = F32, raises = "bins must be > 0" }
+row { op = "histc", args = { T{3}, 2, 3, 1 }, dtypes = F32, raises = "max must be larger than min" }
+row { op = "histc", args = { T({3}, { dtype = "int64" }), 2 }, raises = "not implemented for 'Long'" }
+row { op = "histogram", args = { T{2, 3}, 4 }, kw = { range = { -1, 1 } }, dtypes = FLOATS, variants = FN_M_OUT, outs = { "hist", "bin_edges" } }
+row { op = "histogram", args = { T{6}, 3 }, kw = { weight = T{6}, density = true }, dtypes = F32, variants = FN_M_OUT, outs = { "hist", "bin_edges" } }
+row { op = "histogram", args = { T{6}, T({4}, { values = { -1, 0, 0.5, 2 } }) }, kw = { weight = T{6} }, dtypes = { "float32", "float64" },
+      variants = FN_M_OUT, outs = { "hist", "bin_edges" } }
+row { op = "histogram", args = { T({3}, { values = { 2, 2, 2 } }), 2 }, dtypes = F32 }
+row { op = "histogram", args = { T{3}, 0 }, dtypes = F32, raises = "bins must be > 0" }
+row { op = "histogram", args = { T{3}, 2 }, kw = { range = { 3, 1 } }, dtypes = F32, raises = "min should not exceed max" }
+row { op = "histogram", args = { T{3}, 2 }, kw = { weight = T{2} }, dtypes = F32, raises = "same shape as the input" }
+row { op = "histogram", args = { T{3}, T({3}, { dtype = "float64" }) }, dtypes = F32, raises = "should have the same dtype" }
+row { op = "histogram", args = { T({3}, { dtype = "int32" }), 2 }, raises = "not implemented for 'Int'" }
+-- scatter_reduce: every reduction, with and without self
+for _, red in ipairs { "sum", "prod", "mean", "amax", "amin" } do
+  row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, red }, dtypes = NUM, variants = ALL4 }
+  row { op = "scatter_reduce", args = { T{3, 4}, 1, I({3, 2}, 4), T{3, 3}, red }, kw = { include_self = false }, dtypes = F32 }
+end
+row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, "sum" }, dtypes = { "bool" }, variants = FN_M }
+row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 4}, 3), T{2, 4}, "max" }, dtypes = F32, raises = "reduce argument must be either" }
+row { op = "scatter_reduce", args = { T{3, 4}, 0, I({2, 5}, 3), T{2, 4}, "sum" }, dtypes = F32, raises = "to be smaller than self" }
+row { op = "scatter_reduce", args = { T{3, 4}, 0, T({1, 4}, { dtype = "int64", values = { 0, 3, 1, 2 } }), T{2, 4}, "amax" }, dtypes = F32,
+      raises = "index 3 is out of bounds", skip = { meta = "the error depends on values" } }
+-- segment_reduce: lengths or offsets, along axis, with initial; its shape comes from theirs (Meta has it)
+for _, red in ipairs { "sum", "mean", "max", "min", "prod" } do
+  row { op = "segment_reduce", args = { T{6, 2}, red }, kw = { lengths = T({3}, { dtype = "int64", values = { 2, 1, 3 } }) }, dtypes = FLOATS }
+  row { op = "segment_reduce", args = { T{6}, red }, kw = { lengths = T({4}, { dtype = "int64", values = { 2, 0, 3, 1 } }), initial = 1.5 },
+        dtypes = F32 }
+end
+row { op = "segment_reduce", args = { T{2, 5}, "sum" }, kw = { offsets = T({2, 3}, { dtype = "int64", values = { 0, 2, 5, 1, 1, 4 } }), axis = 1 },
+      dtypes = F32 }
+row { op = "segment_reduce", args = { T{5}, "max" }, kw = { lengths = T({2}, { dtype = "int32", values = { 1, 2 } }), unsafe = true }, dtypes = F32 }
+row { op = "segment_reduce", args = { T{6}, "foo" }, kw = { lengths = T({1}, { dtype = "int64", values = { 6 } }) }, dtypes = F32,
+      raises = "unsupported reduction given" }
+row { op = "segment_reduce", args = { T{6}, "sum" }, dtypes = F32, raises = "Either lengths or offsets must be defined" }
+row { op = "segment_reduce", args = { T{6}, "sum" }, kw = { lengths = T({2}, { dtype = "int64", values = { 2, 2 } }) }, dtypes = F32,
+      raises = "to sum to data.size", skip = { meta = "the error depends on values" } }
+row { op = "segment_reduce", args = { T({6}, { dtype = "int64" }), "sum" }, kw = { lengths = T({1}, { dtype = "int64", values = { 6 } }) },
+      raises = "not implemented for 'Long'" }
+-- }====
+
 -- {==== Error cases that cut across ops ====
 -- a bad dtype name, an unknown option, a wrong argument type
 row { op = "sum", args = { T{2, 3} }, kw = { dtype = "floaty" }, dtypes = F32, raises = "unknown dtype" }

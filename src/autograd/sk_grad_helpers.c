@@ -1285,3 +1285,187 @@ int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const
   return sk_tape_free(tp);
 }
 /* }==== */
+
+/* {==== Reductions and scans of issue 13 ==== */
+/* cummax/cummin: grad summed into the positions the indices chose (PyTorch's cummaxmin_backward). */
+int sk_grad_cummaxmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *indices,
+                               int64_t dim) {
+  if (self->ndim == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  SkTape t = {0}, *tp = &t;
+  SkTensor *z = SK_TAPE_STEP(tp, sk_zeros_like(&r, self, (int)grad->dtype, -1, NONE_DEVICE, -1, -1));
+  SkTensor *g = SK_TAPE_STEP(tp, sk_scatter_add(&r, z, dim, indices, grad));
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+
+/* PyTorch's logcumsumexp_backward (after TensorFlow's): the positive and negative parts of
+** grad in log space, each through a reversed logcumsumexp, so nothing overflows. */
+int sk_grad_logcumsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result,
+                                  int64_t dim) {
+  if (grad->ndim == 0 || grad->numel == 0) { *out = sk_tensor_retain((SkTensor *)grad); return 0; }
+  SkTape t = {0}, *tp = &t;
+#define T_(call) SK_TAPE_STEP(tp, call)
+  double lowest = grad->dtype == SK_DTYPE_FLOAT64 ? -1.7976931348623157e308 : -3.4028234663852886e38;
+  SkTensor *gmin = sk_tape_number(tp, sk_scalar_float(lowest));
+  SkTensor *lg = T_(sk_log(&r, T_(sk_abs(&r, grad))));
+  SkTensor *parts[2];
+  for (int s = 0; s < 2; s++) {
+    SkTensor *pick = s == 0 ? T_(sk_gt_Scalar(&r, grad, sk_scalar_int(0))) : T_(sk_lt_Scalar(&r, grad, sk_scalar_int(0)));
+    SkTensor *lp = T_(sk_sub(&r, T_(sk_where_self(&r, pick, lg, gmin)), result, sk_scalar_int(1)));
+    SkIntList d1 = {&dim, 1};
+    SkTensor *rev = T_(sk_flip(&r, T_(sk_logcumsumexp(&r, T_(sk_flip(&r, lp, d1)), dim)), d1));
+    parts[s] = T_(sk_exp(&r, T_(sk_add(&r, rev, self, sk_scalar_int(1)))));
+  }
+  SkTensor *g = T_(sk_sub(&r, parts[0], parts[1], sk_scalar_int(1)));
+#undef T_
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+
+/* median()/nanmedian(): grad shared evenly among the elements equal to the result (NaN
+** results among the NaNs), PyTorch's evenly_distribute_backward. */
+int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *value) {
+  SkTape t = {0}, *tp = &t;
+#define T_(call) SK_TAPE_STEP(tp, call)
+  SkTensor *both_nan = T_(sk_logical_and(&r, T_(sk_isnan(&r, self)), T_(sk_isnan(&r, value))));
+  SkTensor *mask = T_(sk_logical_or(&r, T_(sk_eq(&r, self, value)), both_nan));
+  SkTensor *cnt = T_(sk_sum(&r, mask, -1));
+  SkTensor *g = T_(sk_mul(&r, T_(sk_to_dtype(&r, mask, grad->dtype, 0, 0, -1)), T_(sk_div(&r, grad, cnt))));
+#undef T_
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+
+/* PyTorch's scatter_reduce_backward, for self and src:
+**   sum: grad, and grad at the indices; mean: both over the count of contributions;
+**   prod: the product of the others (through masked zeros, as PyTorch's);
+**   amax/amin: grad shared evenly among the elements equal to the result.
+** A position whose self was not included gets no self gradient. */
+int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
+                                    const SkTensor *index, const SkTensor *src, const char *reduce, int include_self,
+                                    const SkTensor *result) {
+  SkTape t = {0}, *tp = &t;
+  SkTensor *gs = NULL, *gsrc = NULL;
+  SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
+#define T_(call) SK_TAPE_STEP(tp, call)
+  if (!strcmp(reduce, "sum")) {
+    gs = sk_tape_keep(tp, 0, sk_tensor_retain((SkTensor *)grad));
+    gsrc = T_(sk_gather(&r, grad, dim, index, 0));
+  } else if (!strcmp(reduce, "prod")) {
+    SkTensor *mself = T_(sk_masked_fill_Scalar(&r, self, T_(sk_eq_Scalar(&r, self, zero)), one));
+    SkTensor *mres = T_(sk_scatter_reduce_two(&r, mself, dim, index, src, reduce, include_self));
+    gs = T_(sk_div(&r, T_(sk_mul(&r, grad, mres)), mself));
+    SkTensor *szero = T_(sk_eq_Scalar(&r, src, zero));
+    SkTensor *nz = T_(sk_gather(&r, T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, self, -1, -1, NONE_DEVICE, -1, -1)), dim, index,
+                                                      T_(sk_to_dtype(&r, szero, self->dtype, 0, 0, -1)))), dim, index, 0));
+    SkTensor *single = T_(sk_logical_and(&r, szero, T_(sk_eq_Scalar(&r, nz, one))));
+    SkTensor *msrc_res = T_(sk_scatter_reduce_two(&r, self, dim, index, T_(sk_masked_fill_Scalar(&r, src, single, one)), reduce,
+                                                  include_self));
+    SkTensor *a = T_(sk_gather(&r, T_(sk_mul(&r, grad, msrc_res)), dim, index, 0));
+    SkTensor *b = T_(sk_div(&r, T_(sk_gather(&r, T_(sk_mul(&r, grad, result)), dim, index, 0)),
+                            T_(sk_masked_fill_Scalar(&r, src, szero, one))));
+    gsrc = T_(sk_where_self(&r, single, a, b));
+  } else if (!strcmp(reduce, "mean")) {
+    SkTensor *n = include_self ? T_(sk_ones_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1))
+                               : T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1));
+    n = T_(sk_scatter_add(&r, n, dim, index, T_(sk_ones_like(&r, src, -1, -1, NONE_DEVICE, -1, -1))));
+    n = T_(sk_masked_fill_Scalar(&r, n, T_(sk_eq_Scalar(&r, n, zero)), one));
+    gs = T_(sk_div(&r, grad, n));
+    gsrc = T_(sk_div(&r, T_(sk_gather(&r, grad, dim, index, 0)), T_(sk_gather(&r, n, dim, index, 0))));
+  } else {
+    SkTensor *value = T_(sk_gather(&r, result, dim, index, 0));
+    SkTensor *self_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, self, result)), self->dtype, 0, 0, -1));
+    SkTensor *src_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, src, value)), self->dtype, 0, 0, -1));
+    SkTensor *dist = T_(sk_div(&r, grad, T_(sk_scatter_add(&r, self_is, dim, index, src_is))));
+    gs = T_(sk_mul(&r, self_is, dist));
+    gsrc = T_(sk_mul(&r, src_is, T_(sk_gather(&r, dist, dim, index, 0))));
+  }
+  if (gs && !include_self) gs = T_(sk_scatter_value(&r, gs, dim, index, zero));
+#undef T_
+  SkTensor **a = tp->rc ? NULL : calloc(2, sizeof *a);
+  if (!tp->rc && !a) sk_tape_keep(tp, sk_error("out of memory"), NULL);
+  if (a) {
+    a[0] = sk_tape_take(tp, gs);
+    a[1] = sk_tape_take(tp, gsrc);
+    out->data = a;
+    out->n = 2;
+  }
+  return sk_tape_free(tp);
+}
+
+/* segment_reduce's gradient (PyTorch's _segment_reduce_backward, through ops): each position
+** along axis finds its segment by a search of the segments' ends, then takes
+**   sum: grad; mean: grad / length; max/min: grad shared among the elements equal to the
+**   result; prod: result / x, or for the one zero of a segment the product of the others.
+** Positions outside every segment (offsets starting past 0, unsafe lengths) get zero. */
+int sk_grad_segment_reduce_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, const SkTensor *data,
+                                    const char *reduce, const SkTensor *lengths, const SkTensor *offsets, int64_t axis,
+                                    SkScalar initial) {
+  int64_t ax;
+  if (sk_wrap_dim(axis, data->ndim, "axis", &ax)) return -1;
+  int64_t n = data->sizes[ax], nseg = result->sizes[ax];
+  if (nseg == 0 || n == 0) return sk_zeros_like(out, data, -1, -1, NONE_DEVICE, -1, -1);
+  SkTape t = {0}, *tp = &t;
+  SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
+#define T_(call) SK_TAPE_STEP(tp, call)
+  const SkTensor *seg = offsets ? offsets : lengths;
+  SkTensor *seg64 = T_(sk_to_dtype(&r, seg, SK_DTYPE_INT64, 0, 0, -1));
+  SkTensor *ends, *lens, *first;
+  if (offsets) {
+    ends = T_(sk_narrow(&r, seg64, ax, 1, nseg));
+    lens = T_(sk_sub(&r, ends, T_(sk_narrow(&r, seg64, ax, 0, nseg)), one));
+    first = T_(sk_narrow(&r, seg64, ax, 0, 1));
+  } else {
+    ends = T_(sk_cumsum(&r, seg64, ax, SK_DTYPE_INT64));
+    lens = seg64;
+    first = T_(sk_zeros_like(&r, T_(sk_narrow(&r, seg64, ax, 0, 1)), -1, -1, NONE_DEVICE, -1, -1));
+  }
+  SkTensor *last = T_(sk_narrow(&r, ends, ax, nseg - 1, 1));
+  /* positions 0..n-1 along the segments' last dim, for every row */
+  int64_t shp[SK_MAX_DIMS], full[SK_MAX_DIMS];
+  for (int d = 0; d <= ax; d++) shp[d] = d == ax ? n : 1, full[d] = d == ax ? n : seg->sizes[d];
+  SkTensor *pos = T_(sk_arange(&r, sk_scalar_int(n), SK_DTYPE_INT64, -1, data->device, -1));
+  pos = T_(sk_expand(&r, T_(sk_reshape(&r, pos, (SkIntList){shp, (int)ax + 1})), (SkIntList){full, (int)ax + 1}, 0));
+  pos = T_(sk_clone(&r, pos, -1));
+  SkTensor *sid = T_(sk_searchsorted(&r, T_(sk_clone(&r, ends, -1)), pos, 0, 1, NULL, NULL));
+  SkTensor *valid = T_(sk_logical_and(&r, T_(sk_ge(&r, pos, first)), T_(sk_lt(&r, pos, last))));
+  sid = T_(sk_masked_fill_Scalar(&r, sid, T_(sk_logical_not(&r, valid)), zero));
+  /* to data's shape: trailing dims of size 1, expanded */
+  int64_t vs[SK_MAX_DIMS];
+  for (int d = 0; d < data->ndim; d++) vs[d] = d <= ax ? full[d] : 1;
+  SkIntList vshape = {vs, data->ndim}, dshape = {data->sizes, data->ndim};
+  SkTensor *idx = T_(sk_expand(&r, T_(sk_reshape(&r, sid, vshape)), dshape, 0));
+  SkTensor *vf = T_(sk_to_dtype(&r, T_(sk_expand(&r, T_(sk_reshape(&r, valid, vshape)), dshape, 0)), grad->dtype, 0, 0, -1));
+  SkTensor *g = NULL;
+  if (!strcmp(reduce, "sum")) {
+    g = T_(sk_gather(&r, grad, ax, idx, 0));
+  } else if (!strcmp(reduce, "mean")) {
+    int64_t ls[SK_MAX_DIMS];
+    for (int d = 0; d < result->ndim; d++) ls[d] = d <= ax ? result->sizes[d] : 1;
+    SkTensor *lf = T_(sk_clamp_min(&r, T_(sk_to_dtype(&r, lens, grad->dtype, 0, 0, -1)), one));
+    lf = T_(sk_reshape(&r, lf, (SkIntList){ls, result->ndim}));
+    g = T_(sk_gather(&r, T_(sk_div(&r, grad, lf)), ax, idx, 0));
+  } else if (!strcmp(reduce, "max") || !strcmp(reduce, "min")) {
+    SkTensor *hit = T_(sk_mul(&r, T_(sk_to_dtype(&r, T_(sk_eq(&r, data, T_(sk_gather(&r, result, ax, idx, 0)))), grad->dtype, 0, 0, -1)), vf));
+    SkTensor *cnt = T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1)), ax, idx, hit));
+    cnt = T_(sk_clamp_min(&r, cnt, one));
+    g = T_(sk_mul(&r, hit, T_(sk_gather(&r, T_(sk_div(&r, grad, cnt)), ax, idx, 0))));
+  } else {
+    SkTensor *isz = T_(sk_logical_and(&r, T_(sk_eq_Scalar(&r, data, zero)), T_(sk_expand(&r, T_(sk_reshape(&r, valid, vshape)), dshape, 0))));
+    SkTensor *masked = T_(sk_where_self(&r, T_(sk_logical_or(&r, isz, T_(sk_logical_not(&r, T_(sk_to_dtype(&r, vf, SK_DTYPE_BOOL, 0, 0, -1)))))),
+                                        sk_tape_number(tp, one), data));
+    SkTensor *others = T_(sk_scatter_reduce_two(&r, T_(sk_ones_like(&r, result, -1, -1, NONE_DEVICE, -1, -1)), ax, idx, masked, "prod", 1));
+    if (initial.kind != SK_SCALAR_NONE) others = T_(sk_mul_Scalar(&r, others, initial));
+    SkTensor *zf = T_(sk_to_dtype(&r, isz, grad->dtype, 0, 0, -1));
+    SkTensor *nz = T_(sk_gather(&r, T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1)), ax, idx, zf)), ax, idx, 0));
+    SkTensor *at_zero = T_(sk_where_self(&r, T_(sk_eq_Scalar(&r, nz, one)), T_(sk_gather(&r, T_(sk_mul(&r, grad, others)), ax, idx, 0)),
+                                         sk_tape_number(tp, zero)));
+    SkTensor *elsewhere = T_(sk_div(&r, T_(sk_gather(&r, T_(sk_mul(&r, grad, result)), ax, idx, 0)), masked));
+    g = T_(sk_where_self(&r, isz, at_zero, elsewhere));
+  }
+  g = T_(sk_mul(&r, g, vf));
+#undef T_
+  if (g) *out = sk_tape_take(tp, g);
+  return sk_tape_free(tp);
+}
+/* }==== */

@@ -81,5 +81,10 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
 int sk_grad_max_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *indices, int64_t dim);
 /* _adaptive_avg_pool{dim}d(grad) to grad_output's spatial sizes. */
 int sk_grad_adaptive_avg_pool_double_backward(SkTensor **out, const SkTensor *grad, const SkTensor *grad_output, int64_t dim);
+int sk_grad_cummaxmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *indices, int64_t dim);
+int sk_grad_logcumsumexp_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, int64_t dim);
+int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *value);
+int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *src, const char *reduce, int include_self, const SkTensor *result);
+int sk_grad_segment_reduce_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, const SkTensor *data, const char *reduce, const SkTensor *lengths, const SkTensor *offsets, int64_t axis, SkScalar initial);
 
 #endif

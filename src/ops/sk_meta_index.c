@@ -276,6 +276,17 @@ int sk_meta_scatter_add(SkMeta *m, const SkTensor *self, int64_t dim, const SkTe
   return meta_scatter(m, "scatter_add", self, dim, index, src, &precompute->dim);
 }
 
+int sk_meta_scatter_reduce_two(SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *src,
+                               const char *reduce, int include_self, sk_precompute_scatter_reduce_two_out *precompute) {
+  (void)include_self;
+  static const char *const ok[] = {"sum", "prod", "mean", "amax", "amin"};
+  int known = 0;
+  for (int i = 0; i < 5; i++) known |= reduce && !strcmp(reduce, ok[i]);
+  if (!known)
+    return sk_error("reduce argument must be either sum, prod, mean, amax or amin. (argument 'reduce' is %s)", reduce ? reduce : "None");
+  return meta_scatter(m, "scatter_reduce", self, dim, index, src, &precompute->dim);
+}
+
 int sk_meta_index_select(SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor *index,
                          sk_precompute_index_select_out *precompute) {
   int64_t d;
