@@ -341,6 +341,25 @@ describe("index ops", function()
       assert.same(tri(c[1], c[2], c[3], false), vals(sk.triu_indices(c[1], c[2], c[3])))
     end
     assert.equal("int32", sk.tril_indices(2, 2, 0, { dtype = "int32" }):dtype())
+    -- the count in closed form, for every small shape and offset, and on Meta for 2^48 rows (a fuzz finding: it looped)
+    for row = 0, 5 do
+      for col = 0, 5 do
+        for off = -7, 7 do
+          local nl, nu = 0, 0
+          for i = 0, row - 1 do
+            for j = 0, col - 1 do
+              if j <= i + off then nl = nl + 1 end
+              if j >= i + off then nu = nu + 1 end
+            end
+          end
+          assert.same({ 2, nl }, sk.tril_indices(row, col, off):shape())
+          assert.same({ 2, nu }, sk.triu_indices(row, col, off):shape())
+        end
+      end
+    end
+    assert.same({ 2, (1 << 49) - 5 }, sk.tril_indices(1 << 48, 2, -2, { device = "meta" }):shape())
+    assert.same({ 2, 3 }, sk.triu_indices(1 << 40, 3, 1, { device = "meta" }):shape())
+    assert.matches("the result is too large", h.err(sk.tril_indices, 1 << 62, 1 << 62, 0, { device = "meta" }))
     assert.matches("row must be non%-negative, got%-1", h.err(sk.tril_indices, -1, 3))
   end)
 

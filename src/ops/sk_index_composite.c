@@ -110,6 +110,18 @@ static int put_along(SkTensor *self, int64_t dim, const SkTensor *index, const S
 /* }==== */
 
 /* {==== tril_indices, triu_indices ==== */
+/* Σ over rows i < row of clamp(i + offset + 1, 0, col): the elements j <= i + offset of each row */
+static __int128 tril_size(int64_t row, int64_t col, int64_t offset) {
+  if (row == 0 || col == 0) return 0;
+  __int128 a = offset < 0 ? -(__int128)offset : 0;   /* the first row with an element */
+  __int128 f = (__int128)col - offset - 1;           /* the first full row */
+  if (a > row) a = row;
+  __int128 b = f < a ? a : f > row ? row : f;        /* rows [a, b) grow by one each */
+  __int128 first = a + offset + 1, last = b - 1 + offset + 1;
+  __int128 n = b > a ? (first + last) * (b - a) / 2 : 0;
+  return n + (row - b) * col;                        /* rows [b, row) are full */
+}
+
 /* The [2, n] coordinates of the lower (upper) triangle, row by row, built on the CPU and
 ** moved to the requested device and dtype. */
 static int triangle_indices(SkTensor **result, int64_t row, int64_t col, int64_t offset, int dtype, SkDevice device,
@@ -119,14 +131,14 @@ static int triangle_indices(SkTensor **result, int64_t row, int64_t col, int64_t
   SkDType dt = dtype >= 0 ? (SkDType)dtype : SK_DTYPE_INT64;
   if (dt != SK_DTYPE_INT64 && dt != SK_DTYPE_INT32)
     return sk_error("\"%s\" not implemented for '%s'", op, sk_dtype_name(dt));
-  int64_t n = 0;
-  for (int64_t i = 0; i < row; i++) { /* lower: j <= i + offset; upper: j >= i + offset */
-    int64_t lo = lower ? 0 : i + offset, hi = lower ? i + offset : col - 1;
-    if (lo < 0) lo = 0;
-    if (hi > col - 1) hi = col - 1;
-    if (hi >= lo && sk_add_overflow(n, hi - lo + 1, &n)) return sk_error("%s: the result is too large", op);
-  }
+  /* the count in closed form (rows may number 2^62): the upper triangle at offset is
+  ** everything but the lower one at offset - 1 */
+  __int128 all = (__int128)row * col, tri = tril_size(row, col, lower ? offset : offset - 1);
+  __int128 n128 = lower ? tri : all - tri;
+  if (n128 > INT64_MAX / 2) return sk_error("%s: the result is too large", op);
+  int64_t n = (int64_t)n128;
   int64_t sizes[2] = {2, n};
+  if (device.type == SK_DEVICE_META) return (*result = sk_tensor_empty(2, sizes, dt, device)) ? 0 : -1;
   SkTensor *t = sk_tensor_empty(2, sizes, SK_DTYPE_INT64, SK_CPU);
   if (!t) return -1;
   int64_t *p = sk_tensor_data(t), k = 0;
