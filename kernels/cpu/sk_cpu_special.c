@@ -524,6 +524,9 @@ static double sf_spherical_j0(double x) {
 /* The orthogonal polynomials of PyTorch (x, n): n is truncated toward zero; a negative or non-finite
 ** n gives 0. The recurrences stop once a value is NaN (it stays NaN). */
 static int64_t poly_n(double n) { return n >= 0 && n < 9.2e18 ? (int64_t)n : -1; }
+/* Laguerre and Legendre stay bounded, so their recurrences would run to any n: past this degree
+** they are NaN (sk's limit; PyTorch would loop n times). */
+#define POLY_MAX_DEGREE ((int64_t)1 << 24)
 
 static double sf_cheb_t(double x, double dn) {
   int64_t n = poly_n(dn);
@@ -615,6 +618,7 @@ static double sf_laguerre_l(double x, double dn) {
   if (fabs(x) == 0) return 1;
   if (n == 0) return 1;
   if (n == 1) return 1 - x;
+  if (n > POLY_MAX_DEGREE) return NAN;
   double p = 1, q = 1 - x, r = q;
   for (int64_t k = 1; k < n && q == q; k++) {
     double dk = (double)k;
@@ -629,6 +633,7 @@ static double sf_legendre_p(double x, double dn) {
   if (fabs(x) == 1) return x > 0 || n % 2 == 0 ? 1 : -1;
   if (n == 0) return 1;
   if (n == 1) return x;
+  if (n > POLY_MAX_DEGREE) return NAN;
   double p = 1, q = x, r = q;
   for (int64_t k = 1; k < n && q == q; k++) {
     double dk = (double)k;
