@@ -336,6 +336,17 @@ describe("special functions", function()
     assert.is_true(abs(vals(sk.special_bessel_j1(F64{ 1.3 }))[1] + jp) < 1e-9)
     close(sk.special_bessel_y0(F64{ 0, -1, 1 }), { -inf, nan, 0.08825696421567696 }, 1e-14)
     close(sk.special_bessel_y1(F64{ 0, -1, 1 }), { -inf, nan, -0.7812128213002887 }, 1e-14)
+    -- K0, K1 from the Wronskian I0 K1 + I1 K0 = 1/x (the I's from their series), their scaled forms, 0 and below
+    local xs = { 0.3, 1, 2, 2.5, 7, 15 }
+    local k0, k1 = vals(sk.special_modified_bessel_k0(F64(xs))), vals(sk.special.modified_bessel_k1(F64(xs)))
+    for i, x in ipairs(xs) do
+      local w = i0_series(x) * k1[i] + i1_series(x) * k0[i]
+      assert.is_true(abs(w * x - 1) < 1e-13, "Wronskian at " .. x)
+    end
+    close(sk.special_modified_bessel_k0(F64{ 1 }), { 0.42102443824070834 }, 1e-14)
+    close(sk.special_scaled_modified_bessel_k0(F64(xs)), (function() local r = {} for i, x in ipairs(xs) do r[i] = k0[i] * exp(x) end return r end)(), 1e-13)
+    close(sk.special_scaled_modified_bessel_k1(F64(xs)), (function() local r = {} for i, x in ipairs(xs) do r[i] = k1[i] * exp(x) end return r end)(), 1e-13)
+    close(sk.special_modified_bessel_k1(F64{ 0, -1 }), { inf, nan })
     close(sk.special_spherical_bessel_j0(F64{ 0, 0.3, 2, inf }), { 1, math.sin(0.3) / 0.3, math.sin(2) / 2, 0 }, 1e-15)
   end)
 

@@ -3,7 +3,7 @@
 ** xlog1py, copysign, nextafter, fmax, fmin, heaviside, gcd, lcm, igamma, igammac,
 ** erfinv, lgamma, digamma, polygamma, i0, sinc, logit, sgn, signbit, isposinf,
 ** isneginf, frexp, and the special.* functions (ndtri, log_ndtr, erfcx, entr,
-** i0e, i1, i1e, zeta, Bessel functions, orthogonal polynomials).
+** i0e, i1, i1e, zeta, Bessel functions (K0 and K1 too), orthogonal polynomials).
 ** The scalar algorithms are PyTorch's (aten/src/ATen/native/Math.h, most of them
 ** Cephes'), written once in double: every float dtype computes through them
 ** (float32 and the half types round the double result once, at the store).
@@ -225,6 +225,49 @@ static double sf_i1(double x0) {
   double r = x <= 8 ? exp(x) * x * chbevl(x / 2 - 2, i1e_A, 29) : exp(x) * chbevl(32 / x - 2, i1e_B, 25) / sqrt(x);
   return x0 < 0 ? -r : r;
 }
+
+/* K0 and K1 (Cephes): Chebyshev series in x^2 - 2 on (0, 2] around the log term, in 8 / x - 2 past 2;
+** `scaled` multiplies by e^x. 0 gives inf, a negative x NaN. */
+static const double k0_A[10] = {1.37446543561352307156e-16, 4.25981614279661018399e-14, 1.03496952576338420167e-11,
+                                1.90451637722020886025e-09, 2.53479107902614945675e-07, 2.28621210311945178607e-05,
+                                1.26461541144692592338e-03, 3.59799365153615016266e-02, 3.44289899924628486886e-01,
+                                -5.35327393233902768720e-01};
+static const double k0_B[25] = {
+  5.30043377268626276149e-18,  -1.64758043015242134646e-17, 5.21039150503902756861e-17,  -1.67823109680541210385e-16,
+  5.51205597852431940784e-16,  -1.84859337734377901440e-15, 6.34007647740507060557e-15,  -2.22751332699166985548e-14,
+  8.03289077536357521100e-14,  -2.98009692317273043925e-13, 1.14034058820847496303e-12,  -4.51459788337394416547e-12,
+  1.85594911495471785253e-11,  -7.95748924447710747776e-11, 3.57739728140030116597e-10,  -1.69753450938905987466e-09,
+  8.57403401741422608519e-09,  -4.66048989768794782956e-08, 2.76681363944501510342e-07,  -1.83175552271911948767e-06,
+  1.39498137188764993662e-05,  -1.28495495816278026384e-04, 1.56988388573005337491e-03,  -3.14481013119645005427e-02,
+  2.44030308206595545468e+00};
+static const double k1_A[11] = {-7.02386347938628759343e-18, -2.42744985051936593393e-15, -6.66690169419932900609e-13,
+                                -1.41148839263352776110e-10, -2.21338763073472585583e-08, -2.43340614156596823496e-06,
+                                -1.73028895751305206302e-04, -6.97572385963986435018e-03, -1.22611180822657148235e-01,
+                                -3.53155960776544875667e-01, 1.52530022733894777053e+00};
+static const double k1_B[25] = {
+  -5.75674448366501715755e-18, 1.79405087314755922667e-17,  -5.68946255844285935196e-17, 1.83809354436663880070e-16,
+  -6.05704724837331885336e-16, 2.03870316562433424052e-15,  -7.01983709041831346144e-15, 2.47715442448130437068e-14,
+  -8.97670518232499435011e-14, 3.34841966607842919884e-13,  -1.28917396095102890680e-12, 5.13963967348173025100e-12,
+  -2.12996783842756842877e-11, 9.21831518760500529508e-11,  -4.19035475934189648750e-10, 2.01504975519703286596e-09,
+  -1.03457624656780970260e-08, 5.74108412545004946722e-08,  -3.50196060308781257119e-07, 2.40648494783721712015e-06,
+  -1.93619797416608296024e-05, 1.95215518471351631108e-04,  -2.85781685962277938680e-03, 1.03923736576817238437e-01,
+  2.72062619048444266945e+00};
+
+static double bessel_k(double x, int order, int scaled) {
+  if (x == 0) return INFINITY;
+  if (x < 0) return NAN;
+  if (x <= 2) {
+    double r = order ? log(0.5 * x) * sf_i1(x) + chbevl(x * x - 2, k1_A, 11) / x
+                     : chbevl(x * x - 2, k0_A, 10) - log(0.5 * x) * sf_i0(x);
+    return scaled ? r * exp(x) : r;
+  }
+  double r = chbevl(8 / x - 2, order ? k1_B : k0_B, 25) / sqrt(x);
+  return scaled ? r : exp(-x) * r;
+}
+static double sf_k0(double x) { return bessel_k(x, 0, 0); }
+static double sf_k1(double x) { return bessel_k(x, 1, 0); }
+static double sf_k0e(double x) { return bessel_k(x, 0, 1); }
+static double sf_k1e(double x) { return bessel_k(x, 1, 1); }
 
 static double sf_sinc(double x) {
   if (x == 0) return 1;
@@ -705,6 +748,10 @@ D1(bessel_j1, j1)
 D1(bessel_y0, y0)
 D1(bessel_y1, y1)
 D1(spherical_bessel_j0, sf_spherical_j0)
+D1(k0, sf_k0)
+D1(k1, sf_k1)
+D1(k0e, sf_k0e)
+D1(k1e, sf_k1e)
 D2(zeta, sf_zeta)
 D2(cheb_t, sf_cheb_t)
 D2(cheb_u, sf_cheb_u)
@@ -843,6 +890,10 @@ UNARY_KERNEL(special_bessel_y1_out, bessel_y1_loops, "bessel_y1_cpu")
 UNARY_KERNEL(special_modified_bessel_i0_out, i0_loops, "modified_bessel_i0_cpu")
 UNARY_KERNEL(special_modified_bessel_i1_out, i1_loops, "modified_bessel_i1_cpu")
 UNARY_KERNEL(special_spherical_bessel_j0_out, spherical_bessel_j0_loops, "spherical_bessel_j0_cpu")
+UNARY_KERNEL(special_modified_bessel_k0_out, k0_loops, "modified_bessel_k0_cpu")
+UNARY_KERNEL(special_modified_bessel_k1_out, k1_loops, "modified_bessel_k1_cpu")
+UNARY_KERNEL(special_scaled_modified_bessel_k0_out, k0e_loops, "scaled_modified_bessel_k0_cpu")
+UNARY_KERNEL(special_scaled_modified_bessel_k1_out, k1e_loops, "scaled_modified_bessel_k1_cpu")
 
 /* Predicates read the input in its own dtype (operand 1), see sk_meta_special.c. */
 #define PRED_KERNEL(op)                                                           \

@@ -86,6 +86,10 @@ UNARY_FLOAT_META(special_bessel_y1, "bessel_y1_cpu", F64_32)
 UNARY_FLOAT_META(special_modified_bessel_i0, "modified_bessel_i0_cpu", F64_32)
 UNARY_FLOAT_META(special_modified_bessel_i1, "modified_bessel_i1_cpu", F64_32)
 UNARY_FLOAT_META(special_spherical_bessel_j0, "spherical_bessel_j0_cpu", F64_32)
+UNARY_FLOAT_META(special_modified_bessel_k0, "modified_bessel_k0_cpu", F64_32)
+UNARY_FLOAT_META(special_modified_bessel_k1, "modified_bessel_k1_cpu", F64_32)
+UNARY_FLOAT_META(special_scaled_modified_bessel_k0, "scaled_modified_bessel_k0_cpu", F64_32)
+UNARY_FLOAT_META(special_scaled_modified_bessel_k1, "scaled_modified_bessel_k1_cpu", F64_32)
 
 int sk_meta_sgn(SkMeta *m, const SkTensor *self) { return sk_iter_unary_op(m, self); }
 
