@@ -164,9 +164,15 @@ SK_SCALAR_OVERLOAD(sk_math_rsub_Scalar(SkTensor **result, const SkTensor *self, 
 /* }==== */
 
 /* {==== mvlgamma, polygamma_, deg2rad, rad2deg, positive, isreal ==== */
+#define MVLGAMMA_MAX_TERMS ((int64_t)1 << 26)
 /* PyTorch's mvlgamma: sum_{i<p} lgamma(x - i/2) + p(p-1)/4 log(pi), integers taken as float32. */
 int sk_math_mvlgamma(SkTensor **result, const SkTensor *self, int64_t p) {
   if (p < 1) return sk_error("p has to be greater than or equal to 1");
+  /* the composite materializes p terms per element: sk bounds them (PyTorch would try to allocate them) */
+  int64_t n = self->numel > 1 ? self->numel : 1;
+  if (p > MVLGAMMA_MAX_TERMS / n)
+    return sk_error("mvlgamma: p = %lld terms for each of %lld elements is more than sk's limit of 2^26 terms",
+                    (long long)p, (long long)n);
   SkTape tp = {0};
   SkTensor *x = sk_dtype_is_floating(self->dtype) ? NULL : SK_TAPE_STEP(&tp, sk_to_dtype(&r, self, SK_DTYPE_FLOAT32, 0, 0, -1));
   const SkTensor *xs = x ? x : self;
