@@ -13,6 +13,13 @@ for name, fn in pairs(core.functions) do sk[name] = fn end
 for name, fn in pairs(core.tensor_methods) do methods[name] = fn end
 for name, fn in pairs(core.methods) do methods[name] = fn end
 
+-- sk.special.X is torch.special.X: every special_X op under its short name.
+sk.special = {}
+for name, fn in pairs(core.functions) do
+  local short = name:match("^special_(.+)$")
+  if short then sk.special[short] = fn end
+end
+
 for _, name in ipairs { "tensor", "manual_seed", "set_num_threads", "get_num_threads", "empty_cache",
                         "cached_bytes", "dispatch_table", "call", "cpu_isa" } do
   sk[name] = core[name]

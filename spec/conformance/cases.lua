@@ -1308,6 +1308,89 @@ row { op = "segment_reduce", args = { T({6}, { dtype = "int64" }), "sum" }, kw =
       raises = "not implemented for 'Long'" }
 -- }====
 
+-- {==== pointwise: the math ops and special.* of issue 13 ====
+do
+  local POS = T({2, 3}, { lo = 0.2, hi = 3 })
+  local UNIT = T({2, 3}, { lo = -0.9, hi = 0.9 })
+  local PROB = T({2, 3}, { lo = 0.05, hi = 0.95 })
+  local DEGREES = T({2, 3}, { values = { 0, 1, 2, 3, 5, 9 } })
+  -- binary ops: name, variants, second argument, dtypes
+  for _, b in ipairs {
+    { "logaddexp", FN_M_OUT }, { "logaddexp2", FN_M_OUT }, { "xlogy", ALL4, POS }, { "special_xlog1py", FN_OUT, POS },
+    { "copysign", ALL4 }, { "nextafter", ALL4 }, { "fmax", FN_M_OUT }, { "fmin", FN_M_OUT },
+    { "igamma", ALL4, POS, POS }, { "igammac", ALL4, POS, POS }, { "ldexp", ALL4, T({2, 3}, { dtype = "int32", lo = -3, hi = 3 }) },
+    { "float_power", FN_M_OUT, POS, POS }, { "special_zeta", FN_OUT, POS, T({2, 3}, { lo = 1.5, hi = 4 }) },
+    { "special_gammainc", FN_OUT, POS, POS }, { "special_gammaincc", FN_OUT, POS, POS }, { "special_xlogy", FN_OUT, POS },
+  } do
+    local first = b[4] and T({2, 3}, { lo = 1.5, hi = 4 }) or T{2, 3}
+    row { op = b[1], args = { first, b[3] or T{2, 3} }, dtypes = ALL, variants = b[2] }
+    row { op = b[1], args = { T{3, 2, layout = "transposed"}, b[3] and T({2}, { lo = 0.5, hi = 2 }) or T{2} }, dtypes = F32 }
+  end
+  for _, p in ipairs { "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+                       "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p" } do
+    row { op = "special_" .. p, args = { UNIT, DEGREES }, dtypes = ALL, variants = FN_OUT }
+    row { op = "special_" .. p, args = { 0.5, DEGREES }, dtypes = { "float64" } }
+    row { op = "special_" .. p, args = { UNIT, 3 }, dtypes = { "float64" }, variants = FN_OUT }
+  end
+  row { op = "heaviside", args = { T({2, 3}, { values = { -1, 0, 2, 0, 3, -4 } }), T{2, 3} }, dtypes = ALL, variants = ALL4 }
+  row { op = "heaviside", args = { T{2, 3}, T({2, 3}, { dtype = "float64" }) }, dtypes = F32, raises = "different dtypes" }
+  for _, op in ipairs { "gcd", "lcm" } do
+    row { op = op, args = { T({2, 3}, { lo = -20, hi = 20 }), T({2, 3}, { lo = -20, hi = 20 }) }, dtypes = INTS, variants = ALL4 }
+    row { op = op, args = { T{2, 3}, T{2, 3} }, dtypes = F32, raises = op .. "_cpu\" not implemented for 'Float'" }
+  end
+  row { op = "rsub", args = { T{2, 3}, T{2, 3} }, kw = { alpha = 2 }, dtypes = NUM }
+  row { op = "rsub", args = { T{2, 3}, 1.5 }, dtypes = FLOATS }
+  row { op = "xlogy", args = { 2, POS }, dtypes = FLOATS, variants = FN_OUT }
+  row { op = "xlogy", args = { POS, 3 }, dtypes = FLOATS, variants = ALL4 }
+  row { op = "special_xlog1py", args = { 2, POS }, dtypes = FLOATS, variants = FN_OUT }
+  row { op = "special_xlog1py", args = { POS, 3 }, dtypes = FLOATS, variants = FN_OUT }
+  row { op = "special_zeta", args = { 2, POS }, dtypes = { "float32", "float64" }, variants = FN_OUT }
+  row { op = "special_zeta", args = { T({2, 3}, { lo = 1.5, hi = 4 }), 2 }, dtypes = { "float32", "float64" }, variants = FN_OUT }
+  row { op = "special_xlogy", args = { 2, POS }, dtypes = F32, variants = FN_OUT }
+  row { op = "special_xlogy", args = { POS, 3 }, dtypes = F32, variants = FN_OUT }
+  row { op = "copysign", args = { T{2, 3}, -1 }, dtypes = ALL, variants = ALL4 }
+  row { op = "float_power", args = { POS, 2.5 }, dtypes = ALL, variants = FN_M_OUT }
+  row { op = "float_power", args = { 2, T{2, 3} }, dtypes = ALL, variants = FN_OUT }
+  row { op = "float_power", args = { POS, 2 }, dtypes = { "float64" }, variants = { "inplace" } }
+  row { op = "float_power", args = { POS, POS }, dtypes = { "float64" }, variants = { "inplace" } }
+  row { op = "float_power", args = { POS, 2 }, dtypes = F32, variants = { "inplace" }, raises = "float_power_ has dtype Float" }
+  -- unary ops: name, variants, input, extra leading / trailing arguments
+  for _, u in ipairs {
+    { "erfinv", ALL4, UNIT }, { "lgamma", ALL4, POS }, { "digamma", ALL4, POS }, { "i0", ALL4 }, { "sinc", ALL4 },
+    { "logit", ALL4, PROB }, { "deg2rad", ALL4 }, { "rad2deg", ALL4 }, { "sgn", ALL4 }, { "signbit", FN_M_OUT },
+    { "isposinf", FN_M_OUT }, { "isneginf", FN_M_OUT }, { "isreal", FN_M }, { "positive", FN_M },
+    { "special_ndtr", FN_OUT }, { "special_ndtri", FN_OUT, PROB }, { "special_log_ndtr", FN_OUT }, { "special_erfcx", FN_OUT },
+    { "special_entr", FN_OUT }, { "special_i0e", FN_OUT }, { "special_i1", FN_OUT }, { "special_i1e", FN_OUT },
+    { "special_bessel_j0", FN_OUT }, { "special_bessel_j1", FN_OUT }, { "special_bessel_y0", FN_OUT, POS },
+    { "special_bessel_y1", FN_OUT, POS }, { "special_modified_bessel_i0", FN_OUT }, { "special_modified_bessel_i1", FN_OUT },
+    { "special_spherical_bessel_j0", FN_OUT }, { "special_modified_bessel_k0", FN_OUT, POS },
+    { "special_modified_bessel_k1", FN_OUT, POS }, { "special_scaled_modified_bessel_k0", FN_OUT, POS },
+    { "special_scaled_modified_bessel_k1", FN_OUT, POS }, { "special_erf", FN_OUT }, { "special_erfc", FN_OUT },
+    { "special_erfinv", FN_OUT, UNIT }, { "special_expit", FN_OUT }, { "special_exp2", FN_OUT }, { "special_expm1", FN_OUT },
+    { "special_log1p", FN_OUT, POS }, { "special_logit", FN_OUT, PROB }, { "special_gammaln", FN_OUT, POS },
+    { "special_digamma", FN_OUT, POS }, { "special_psi", FN_OUT, POS }, { "special_i0", FN_OUT }, { "special_sinc", FN_OUT },
+  } do
+    row { op = u[1], args = { u[3] or T{2, 3} }, dtypes = ALL, variants = u[2] }
+    for _, x in ipairs(UNARY_SHAPES) do row { op = u[1], args = { x }, dtypes = F32 } end
+  end
+  row { op = "logit", args = { T{2, 3}, 0.25 }, dtypes = FLOATS, variants = ALL4 }
+  row { op = "positive", args = { T{2, 3} }, dtypes = { "bool" }, raises = "on a bool tensor is not supported" }
+  row { op = "polygamma", args = { 1, POS }, dtypes = ALL, variants = FN_OUT }
+  row { op = "polygamma", args = { POS, 2 }, dtypes = FLOATS, variants = { "inplace" } }
+  row { op = "polygamma", args = { -1, POS }, dtypes = F32, raises = "does not support negative n" }
+  row { op = "special_polygamma", args = { 3, POS }, dtypes = F32, variants = FN_OUT }
+  row { op = "mvlgamma", args = { T({2, 3}, { lo = 2, hi = 4 }), 3 }, dtypes = ALL, variants = ALL4 }
+  row { op = "mvlgamma", args = { T{2, 3}, 0 }, dtypes = F32, raises = "p has to be greater than or equal to 1" }
+  row { op = "special_multigammaln", args = { T({2, 3}, { lo = 2, hi = 4 }), 2 }, dtypes = F32, variants = FN_OUT }
+  row { op = "frexp", args = { T{2, 3} }, dtypes = ALL, variants = FN_M_OUT, outs = { "mantissa", "exponent" } }
+  row { op = "frexp", args = { T{0, 3} }, dtypes = F32 }
+  row { op = "special_round", args = { T{2, 3} }, kw = { decimals = 1 }, dtypes = FLOATS, variants = FN_OUT }
+  row { op = "special_softmax", args = { T{2, 3}, 1 }, dtypes = FLOATS }
+  row { op = "special_log_softmax", args = { T{2, 3}, 1 }, dtypes = FLOATS }
+  row { op = "special_logsumexp", args = { T{2, 3}, { 1 } }, dtypes = FLOATS, variants = FN_OUT }
+end
+-- }====
+
 -- {==== Error cases that cut across ops ====
 -- a bad dtype name, an unknown option, a wrong argument type
 row { op = "sum", args = { T{2, 3} }, kw = { dtype = "floaty" }, dtypes = F32, raises = "unknown dtype" }

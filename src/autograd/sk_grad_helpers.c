@@ -1469,3 +1469,96 @@ int sk_grad_segment_reduce_backward(SkTensor **out, const SkTensor *grad, const 
   return sk_tape_free(tp);
 }
 /* }==== */
+
+/* {==== Pointwise ops of issue 13 (PyTorch's FunctionsManual formulas) ==== */
+int sk_grad_xlogy_self_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_ne_Scalar(NEXT(&tp), self, sk_scalar_int(0));
+  if (!rc) rc = sk_xlogy(NEXT(&tp), tp.t[0], other);
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[1]);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_copysign_tensor_self_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self,
+                                          const SkTensor *result) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_div(NEXT(&tp), result, self);
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), self, sk_scalar_int(0));
+  if (!rc) rc = sk_masked_fill_Scalar(NEXT(&tp), tp.t[0], tp.t[1], sk_scalar_int(0));
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[2]);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_fmax_fmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other,
+                               int is_max, int to_self) {
+  Tmp tp = {{0}, 0};
+  int rc = is_max ? sk_ge(NEXT(&tp), self, other) : sk_le(NEXT(&tp), self, other);
+  if (!rc) rc = sk_isnan(NEXT(&tp), other);
+  if (!rc) rc = sk_logical_or(NEXT(&tp), tp.t[0], tp.t[1]); /* self wins */
+  if (!rc) rc = sk_grad_where_take(NEXT(&tp), tp.t[2], grad, to_self);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_polygamma_backward(SkTensor **out, const SkTensor *grad, int64_t n, const SkTensor *self) {
+  if (n == INT64_MAX) return sk_error("polygamma: n + 1 overflows");
+  Tmp tp = {{0}, 0};
+  int rc = sk_polygamma(NEXT(&tp), n + 1, self);
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[0]);
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_logit_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkOptDouble eps) {
+  Tmp tp = {{0}, 0};
+  double lo = eps.has ? eps.v : 0, hi = eps.has ? 1 - eps.v : 1;
+  int rc = sk_rsub_Scalar(NEXT(&tp), self, sk_scalar_int(1), sk_scalar_int(1)); /* 0: 1 - x */
+  if (!rc) rc = sk_mul(NEXT(&tp), self, tp.t[0]);
+  if (!rc) rc = sk_div(NEXT(&tp), grad, tp.t[1]);                                /* 2 */
+  if (!rc) rc = sk_lt_Scalar(NEXT(&tp), self, sk_scalar_float(lo));
+  if (!rc) rc = sk_gt_Scalar(NEXT(&tp), self, sk_scalar_float(hi));
+  if (!rc) rc = sk_logical_or(NEXT(&tp), tp.t[3], tp.t[4]);                       /* 5: outside */
+  if (!rc) rc = sk_masked_fill_Scalar(NEXT(&tp), tp.t[2], tp.t[5], sk_scalar_float(eps.has ? 0.0 : NAN));
+  return finish(&tp, rc, out);
+}
+
+int sk_grad_sinc_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self) {
+  Tmp tp = {{0}, 0};
+  int rc = sk_mul_Scalar(NEXT(&tp), self, sk_scalar_float(M_PI));   /* 0: pi x */
+  if (!rc) rc = sk_cos(NEXT(&tp), tp.t[0]);
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], tp.t[1]);                 /* 2: pi x cos(pi x) */
+  if (!rc) rc = sk_sin(NEXT(&tp), tp.t[0]);
+  if (!rc) rc = sk_sub(NEXT(&tp), tp.t[2], tp.t[3], sk_scalar_int(1)); /* 4: numerator */
+  if (!rc) rc = sk_mul(NEXT(&tp), tp.t[0], self);                    /* 5: pi x^2 */
+  if (!rc) rc = sk_div(NEXT(&tp), tp.t[4], tp.t[5]);
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), self, sk_scalar_int(0));
+  if (!rc) rc = sk_masked_fill_Scalar(NEXT(&tp), tp.t[6], tp.t[7], sk_scalar_int(0));
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[8]);
+  return finish(&tp, rc, out);
+}
+/* }==== */
+
+/* {==== i1, i1e (PyTorch's i1_backward / i1e_backward) ====
+** i1'(x) = i0(x) - i1(x) / x, 1/2 at 0; i1e'(x) = i0e(x) - i1e(x) (sgn(x) + 1 / x), 1/2 at 0. */
+static int i1_common(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, int scaled) {
+  Tmp tp = {{0}, 0};
+  int rc = scaled ? sk_special_i0e(NEXT(&tp), self) : sk_i0(NEXT(&tp), self); /* 0 */
+  if (!rc) rc = sk_reciprocal(NEXT(&tp), self);                                /* 1: 1 / x */
+  if (!rc && scaled) {
+    SkTensor *s = NULL;
+    rc = sk_sgn(&s, self);
+    if (!rc) rc = sk_add_(tp.t[1], s, sk_scalar_int(1));                       /* sgn(x) + 1 / x */
+    sk_tensor_release(s);
+  }
+  if (!rc) rc = sk_mul(NEXT(&tp), result, tp.t[1]);
+  if (!rc) rc = sk_sub(NEXT(&tp), tp.t[0], tp.t[2], sk_scalar_int(1));          /* 3 */
+  if (!rc) rc = sk_eq_Scalar(NEXT(&tp), self, sk_scalar_int(0));
+  if (!rc) rc = sk_masked_fill_Scalar(NEXT(&tp), tp.t[3], tp.t[4], sk_scalar_float(0.5));
+  if (!rc) rc = sk_mul(NEXT(&tp), grad, tp.t[5]);
+  return finish(&tp, rc, out);
+}
+int sk_grad_i1_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result) {
+  return i1_common(out, grad, self, result, 0);
+}
+int sk_grad_i1e_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result) {
+  return i1_common(out, grad, self, result, 1);
+}
+/* }==== */

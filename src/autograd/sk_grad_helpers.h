@@ -87,4 +87,22 @@ int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, con
 int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *src, const char *reduce, int include_self, const SkTensor *result);
 int sk_grad_segment_reduce_backward(SkTensor **out, const SkTensor *grad, const SkTensor *result, const SkTensor *data, const char *reduce, const SkTensor *lengths, const SkTensor *offsets, int64_t axis, SkScalar initial);
 
+/* {==== Pointwise ops of issue 13 (PyTorch's FunctionsManual formulas) ==== */
+/* xlogy.Tensor's self: grad * xlogy(self != 0, other). */
+int sk_grad_xlogy_self_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other);
+/* copysign's self: grad * result / self, 0 where self == 0. */
+int sk_grad_copysign_tensor_self_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
+/* fmax / fmin: grad to self where self wins (self >= other, <= for fmin, or other NaN), else to other. */
+int sk_grad_fmax_fmin_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *other, int is_max, int to_self);
+/* polygamma(n, x)'s x: grad * polygamma(n + 1, x). */
+int sk_grad_polygamma_backward(SkTensor **out, const SkTensor *grad, int64_t n, const SkTensor *self);
+/* logit: grad / (x (1 - x)); outside [eps, 1 - eps] 0, or NaN outside [0, 1] without eps. */
+int sk_grad_logit_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, SkOptDouble eps);
+/* sinc: grad * (pi x cos(pi x) - sin(pi x)) / (pi x^2), 0 at x == 0. */
+int sk_grad_sinc_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
+/* special_i1 / special_i1e: PyTorch's i1_backward / i1e_backward. */
+int sk_grad_i1_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
+int sk_grad_i1e_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
+/* }==== */
+
 #endif
