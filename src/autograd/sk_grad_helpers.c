@@ -979,15 +979,15 @@ TAPE_OP(t_expand, (SkTape *tp, const SkTensor *a, int n, const int64_t *s), sk_e
 /* a + b, where a may be NULL (nothing yet) */
 static SkTensor *t_acc(SkTape *tp, SkTensor *a, SkTensor *b) { return a ? t_add(tp, a, b) : b; }
 
-/* The three gradients a, b, c (each may be NULL) as *out, the tape freed: the end of the norm
-** helpers below. */
-static int tape_grads3(SkTape *tp, SkTensor *a, SkTensor *b, SkTensor *c, SkTensorList *out) {
+/* The n (2 or 3) gradients a, b[, c] (each may be NULL) as *out, the tape freed: the end of the
+** helpers with several results. */
+static int tape_grads(SkTape *tp, SkTensorList *out, int n, SkTensor *a, SkTensor *b, SkTensor *c) {
   SkTensor **res = tp->rc ? NULL : calloc(4, sizeof *res);
   if (!tp->rc && !res) sk_tape_keep(tp, sk_error("out of memory"), NULL);
-  if (res) res[0] = sk_tensor_retain(a), res[1] = sk_tensor_retain(b), res[2] = sk_tensor_retain(c);
+  if (res) res[0] = sk_tensor_retain(a), res[1] = sk_tensor_retain(b), res[2] = n > 2 ? sk_tensor_retain(c) : NULL;
   int rc = sk_tape_free(tp);
   out->data = res;
-  out->n = res ? 3 : 0;
+  out->n = res ? n : 0;
   if (rc) sk_tensorlist_free(out);
   return rc;
 }
@@ -1044,7 +1044,7 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
     if (ggb) ggO = t_acc(tp, ggO, ggb);
     if (ggO) ggO = t_reshape(tp, t_expand(tp, ggO, 2, mn), input->ndim, input->sizes);
   }
-  return tape_grads3(tp, ggO, gI, gG, out);
+  return tape_grads(tp, out, 3, ggO, gI, gG);
 }
 /* }==== */
 
@@ -1117,7 +1117,7 @@ int sk_grad_batchnorm_double_backward(SkTensorList *out, const SkTensor *input, 
   }
 #undef FIRST_BACK
   if (!mask.data[0]) gI = NULL;
-  return tape_grads3(tp, gI, gG, ggO, out);
+  return tape_grads(tp, out, 3, gI, gG, ggO);
 }
 /* }==== */
 
@@ -1178,7 +1178,7 @@ int sk_grad_group_norm_backward(SkTensorList *out, const SkTensor *grad, const S
       gB = sk_tape_keep(tp, rc, r);
     }
   }
-  return tape_grads3(tp, gI, gW, gB, out);
+  return tape_grads(tp, out, 3, gI, gW, gB);
 }
 /* }==== */
 
@@ -1274,15 +1274,7 @@ int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const
   }
   if (gs && !include_self) gs = T_(sk_index_fill_int_Scalar(&r, gs, dim, index, zero));
 #undef T_
-  SkTensor **a = tp->rc ? NULL : calloc(2, sizeof *a);
-  if (!tp->rc && !a) sk_tape_keep(tp, sk_error("out of memory"), NULL);
-  if (a) {
-    a[0] = sk_tape_take(tp, gs);
-    a[1] = sk_tape_take(tp, gsrc);
-    out->data = a;
-    out->n = 2;
-  }
-  return sk_tape_free(tp);
+  return tape_grads(tp, out, 2, gs, gsrc, NULL);
 }
 /* }==== */
 
@@ -1382,15 +1374,7 @@ int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, con
   }
   if (gs && !include_self) gs = T_(sk_scatter_value(&r, gs, dim, index, zero));
 #undef T_
-  SkTensor **a = tp->rc ? NULL : calloc(2, sizeof *a);
-  if (!tp->rc && !a) sk_tape_keep(tp, sk_error("out of memory"), NULL);
-  if (a) {
-    a[0] = sk_tape_take(tp, gs);
-    a[1] = sk_tape_take(tp, gsrc);
-    out->data = a;
-    out->n = 2;
-  }
-  return sk_tape_free(tp);
+  return tape_grads(tp, out, 2, gs, gsrc, NULL);
 }
 
 /* segment_reduce's gradient (PyTorch's _segment_reduce_backward, through ops): each position
