@@ -601,6 +601,12 @@ describe("batch_norm", function()
   end)
 end)
 
+describe("batch_norm with no channels", function()
+  it("trains on an input of 0 channels (a fuzz finding: the per-channel count divided by zero)", function()
+    assert.same({2, 0, 3}, sk.batch_norm(sk.zeros({2, 0, 3}), nil, nil, nil, nil, true, 0.1, 1e-5, false):shape())
+  end)
+end)
+
 describe("group_norm, instance_norm, local_response_norm, normalize", function()
   local function f64(v) return T(v, {dtype = "float64"}) end
   it("group_norm normalizes each group of channels of each sample", function()

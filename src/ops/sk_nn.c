@@ -267,7 +267,7 @@ int sk_math_batch_norm(SkTensor **result, const SkTensor *input, const SkTensor 
                        double eps, int cudnn_enabled) {
   (void)cudnn_enabled;
   char a[160];
-  if (training && input->ndim >= 2 && input->numel / input->sizes[1] == 1)
+  if (training && input->ndim >= 2 && input->sizes[1] && input->numel / input->sizes[1] == 1)
     return sk_error("Expected more than 1 value per channel when training, got input size %s",
                     sk_shape_str(input->ndim, input->sizes, a, sizeof a));
   SkTensor *y = NULL, *m = NULL, *v = NULL;
