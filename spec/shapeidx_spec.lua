@@ -273,6 +273,8 @@ describe("products", function()
                    h.err(sk.tensordot, sk.zeros { 2, 3 }, sk.zeros { 2, 3 }, { 0 }, { 1 }))
     assert.matches("both dimension lists should have same length", h.err(sk.tensordot, sk.zeros { 2, 3 }, sk.zeros { 2, 3 }, { 0, 1 }, { 0 }))
     assert.matches("tensordot expects dims >= 0, but got dims=%-1", h.err(sk.tensordot, a, c, -1))
+    assert.matches("tensordot expects dims <= %d+ %(the fewer dimensions of the two tensors%), but got dims=4611686018427387904",
+                   h.err(sk.tensordot, a, c, 1 << 62)) -- a fuzz finding: the Lua loop ran 2^62 times
     assert.matches("the last dimension must match on both input tensors but got shapes %[2, 3%] and %[4%]",
                    h.err(sk.inner, sk.zeros { 2, 3 }, sk.zeros { 4 }))
   end)

@@ -55,9 +55,14 @@ end
 -- default), a pair of lists {dims_a, dims_b}, or the op's own two list arguments.
 local tensordot = sk.tensordot
 function sk.tensordot(a, b, dims, ...)
+  if getmetatable(a) ~= mt or getmetatable(b) ~= mt then return tensordot(a, b, dims, ...) end -- the op names the bad argument
   if dims == nil or math.type(dims) == "integer" then
     dims = dims or 2
     if dims < 0 then core.raise(string.format("tensordot expects dims >= 0, but got dims=%d", dims)) end
+    local most = math.min(a:dim(), b:dim())
+    if dims > most then
+      core.raise(string.format("tensordot expects dims <= %d (the fewer dimensions of the two tensors), but got dims=%d", most, dims))
+    end
     local da, db, na = {}, {}, a:dim()
     for i = 1, dims do da[i], db[i] = na - dims + i - 1, i - 1 end
     return tensordot(a, b, da, db, ...)
