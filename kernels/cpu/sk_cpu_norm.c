@@ -272,16 +272,16 @@ typedef struct Bn {
       c->invstd[ch] = q / (double)(c->n * c->s); /* the variance, until bn_forward */                 \
     }                                                                                                  \
   }                                                                                                    \
+  /* rows [n, ch] in memory order: one sequential sweep of x and y */                               \
   SK_CLONES static void bn_apply_##sfx(void *ctx, int64_t lo, int64_t hi) {                          \
     const Bn *c = ctx;                                                                                 \
-    for (int64_t ch = lo; ch < hi; ch++) {                                                             \
+    for (int64_t row = lo; row < hi; row++) {                                                          \
+      int64_t ch = row % c->c;                                                                         \
       double w = c->w ? (double)((const T *)c->w)[ch] : 1, b = c->b ? (double)((const T *)c->b)[ch] : 0; \
       const T scale = (T)(c->invstd[ch] * w), shift = (T)(b - c->mean[ch] * c->invstd[ch] * w);        \
-      for (int64_t i = 0; i < c->n; i++) {                                                             \
-        const T *x = (const T *)c->x + (i * c->c + ch) * c->s;                                         \
-        T *y = (T *)c->y + (i * c->c + ch) * c->s;                                                     \
-        for (int64_t j = 0; j < c->s; j++) y[j] = x[j] * scale + shift;                                \
-      }                                                                                                \
+      const T *x = (const T *)c->x + row * c->s;                                                       \
+      T *y = (T *)c->y + row * c->s;                                                                   \
+      for (int64_t j = 0; j < c->s; j++) y[j] = x[j] * scale + shift;                                  \
     }                                                                                                  \
   }                                                                                                    \
   SK_CLONES static void bn_grad_##sfx(void *ctx, int64_t lo, int64_t hi) {                           \
@@ -370,7 +370,8 @@ int sk_cpu_native_batch_norm(SkTensor **result1, SkTensor **result2, SkTensor **
     } else
       for (int64_t ch = 0; ch < c.c; ch++)
         c.mean[ch] = elem(running_mean, ch), c.invstd[ch] = 1 / sqrt(elem(running_var, ch) + eps);
-    if (count) sk_parallel_for(0, c.c, grain < 1 ? 1 : grain, ct == SK_DTYPE_FLOAT64 ? bn_apply_f64 : bn_apply_f32, &c);
+    int64_t rgrain = c.s ? SK_GRAIN / c.s : c.n * c.c;
+    if (count) sk_parallel_for(0, c.n * c.c, rgrain < 1 ? 1 : rgrain, ct == SK_DTYPE_FLOAT64 ? bn_apply_f64 : bn_apply_f32, &c);
   }
   rc = write_back(rc, r[0], k[3]);
   free(stats);
