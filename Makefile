@@ -271,7 +271,7 @@ sanitize-cuda-emu: sanitize-build
 
 # `make fuzz`: fuzz/sk_fuzz.lua under the sanitizer build (FUZZ_ARGS="--calls N --seed S").
 fuzz: sanitize-build
-	$(SAN_RUN) $(LUA) fuzz/sk_fuzz.lua $(FUZZ_ARGS)
+	SK_CPU_MAX_ALLOC=4294967296 $(SAN_RUN) $(LUA) fuzz/sk_fuzz.lua $(FUZZ_ARGS)
 # }====
 # }====
 

@@ -23,7 +23,23 @@ static size_t cached_bytes;
 
 static size_t round_large(size_t n) { return (n + SK_LARGE_ROUND - 1) / SK_LARGE_ROUND * SK_LARGE_ROUND; }
 
+/* SK_CPU_MAX_ALLOC (bytes, read once): larger requests fail as out of memory. The fuzzer sets
+** it, so that a valid but huge result (a pad of 2^32) is an error rather than minutes of paging. */
+static size_t max_alloc(void) {
+  static size_t limit = 0;
+  static int read = 0;
+  if (!read) {
+    const char *e = getenv("SK_CPU_MAX_ALLOC");
+    limit = e && *e ? (size_t)strtoull(e, NULL, 10) : 0;
+    read = 1;
+  }
+  return limit;
+}
+
 void *sk_cpu_alloc(size_t nbytes) {
+  size_t cap = max_alloc();
+  if (cap && nbytes > cap)
+    return sk_error("out of memory allocating %zu bytes on cpu (SK_CPU_MAX_ALLOC is %zu)", nbytes, cap), NULL;
   if (nbytes < SK_LARGE_MIN) {
     void *p = malloc(nbytes ? nbytes : 1);
     if (!p) sk_error("out of memory allocating %zu bytes on cpu", nbytes);

@@ -131,6 +131,9 @@ static int triangle_indices(SkTensor **result, int64_t row, int64_t col, int64_t
   SkDType dt = dtype >= 0 ? (SkDType)dtype : SK_DTYPE_INT64;
   if (dt != SK_DTYPE_INT64 && dt != SK_DTYPE_INT32)
     return sk_error("\"%s\" not implemented for '%s'", op, sk_dtype_name(dt));
+  /* offsets past ±the matrix select all or nothing: clamped, i + offset cannot overflow */
+  if (offset > col) offset = col;
+  if (offset < -row) offset = -row;
   /* the count in closed form (rows may number 2^62): the upper triangle at offset is
   ** everything but the lower one at offset - 1 */
   __int128 all = (__int128)row * col, tri = tril_size(row, col, lower ? offset : offset - 1);
