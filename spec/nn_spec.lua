@@ -107,6 +107,38 @@ describe("softmax and log_softmax", function()
     h.assert_close(r[2], softmax_vec({1, 2}), 1e-6)
     h.assert_close(T({-inf, 0.0}):softmax(0):totable(), {0, 1}, 0)
   end)
+  it("in float32 match the reference at every row length, down to subnormal results", function()
+    -- the float32 rows run one fused vector pass (an inline exp): every tail length, spread
+    -- inputs whose exps underflow to subnormals (x - max in [-104, -87]) and past them
+    for _, n in ipairs({ 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 64, 200, 1029 }) do
+      local rows = random_rows(3, n, n, -60, 60)
+      rows[3][1] = 0
+      for j = 2, n do rows[3][j] = -87 - (j % 20) end -- down to -106
+      local f = T(rows) -- float32: the reference reads the same rounded values
+      local exact = f:to("float64"):totable()
+      local got, lgot = f:softmax(1):totable(), f:log_softmax(1):totable()
+      for i = 1, 3 do
+        local want, lwant = softmax_vec(exact[i]), softmax_vec(exact[i], true)
+        for j = 1, n do
+          -- float32's x - max is off by half an ulp of itself: exp's relative error grows with it
+          -- (a subnormal result: within 2 of its steps)
+          local tol = math.max(2.9e-45, (2e-6 + 1.2e-7 * math.abs(lwant[j])) * want[j])
+          assert(math.abs(got[i][j] - want[j]) <= tol, ("n %d row %d col %d: %.9g, want %.9g"):format(n, i, j, got[i][j], want[j]))
+          assert(math.abs(lgot[i][j] - lwant[j]) <= 2e-5 * math.max(1, math.abs(lwant[j])), ("log n %d col %d"):format(n, j))
+        end
+      end
+    end
+    -- a NaN anywhere (body or tail) makes its row NaN; -inf contributes 0
+    for _, pos in ipairs({ 1, 8, 9, 11 }) do
+      local row = {}
+      for j = 1, 11 do row[j] = j == pos and nan or j / 4 end
+      for _, v in ipairs(T({ row }):softmax(1):totable()[1]) do assert.is_true(v ~= v) end
+      for _, v in ipairs(T({ row }):log_softmax(1):totable()[1]) do assert.is_true(v ~= v) end
+      row[pos] = -inf
+      local r = T({ row }):softmax(1):totable()[1]
+      assert.equal(0, r[pos])
+    end
+  end)
   it("convert to dtype first, compute half types in float, refuse integers", function()
     local i = T({{1, 2}, {3, 4}})
     assert.matches('"softmax_lastdim_kernel_impl" not implemented for \'Long\'', h.err(function() return i:softmax(1) end))

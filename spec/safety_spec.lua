@@ -290,3 +290,25 @@ describe("SK_CPU_MAX_ALLOC", function()
     assert.matches("\n1000", out)
   end)
 end)
+
+describe("the CPU block cache", function()
+  it("keeps freed blocks from 128 KiB up and hands them out again; smaller ones go back to malloc", function()
+    local sk = require("spec.helper").sk
+    collectgarbage("collect")
+    sk.empty_cache()
+    local small = sk.empty({ 32767 }) -- 4 bytes short of 128 KiB: malloc's
+    small = nil; collectgarbage("collect")
+    assert.equal(0, sk.cached_bytes())
+    local mid = sk.empty({ 128 * 1024 }) -- 512 KiB, a multiple of 64 KiB
+    mid = nil; collectgarbage("collect")
+    assert.equal(512 * 1024, sk.cached_bytes())
+    local again = sk.empty({ 128 * 1024 - 100 }) -- rounds to the same 512 KiB: the cached block
+    assert.equal(0, sk.cached_bytes())
+    again = nil; collectgarbage("collect")
+    local big = sk.empty({ 3 * 256 * 1024 }) -- 3 MiB rounds to 4 MiB (huge pages)
+    big = nil; collectgarbage("collect")
+    assert.equal(512 * 1024 + 4 * 1024 * 1024, sk.cached_bytes())
+    sk.empty_cache()
+    assert.equal(0, sk.cached_bytes())
+  end)
+end)

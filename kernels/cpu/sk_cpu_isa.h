@@ -53,9 +53,14 @@ typedef void (*SkVecFn)(void *out, const void *in, int64_t n);
 /* out[i] = op(a[i], b[i]) for i < n, in one dtype. */
 typedef void (*SkVecFn2)(void *out, const void *a, const void *b, int64_t n);
 
+/* y[i] = exp(x[i] - shift) for i < n (y NULL: none stored; y may be x), returning Σ y[i]:
+** softmax's core, for shift >= every x[i]. */
+typedef double (*SkVecExpSum)(float *y, const float *x, float shift, int64_t n);
+
 typedef struct SkVecMath {
   SkVecFn f32[SK_VEC_COUNT], f64[SK_VEC_COUNT];
   SkVecFn2 f32_2[SK_VEC2_COUNT], f64_2[SK_VEC2_COUNT];
+  SkVecExpSum expsum_f32;
 } SkVecMath;
 
 /* The loops of the level in use (all NULL at baseline). */

@@ -94,32 +94,38 @@ typedef struct Norm {
       }                                                                                             \
     }                                                                                               \
   }                                                                                                 \
-  SK_CLONES static void bwd_rows_##sfx(void *ctx, int64_t lo, int64_t hi) {                                  \
+  /* one row's input gradient; GI(i) is grad·weight at i (restrict and no branch: vectorized) */  \
+  static inline __attribute__((always_inline)) void bwd_row_##sfx(const T *restrict x, const T *restrict g,   \
+      const T *restrict w, T *restrict dx, int64_t n, T mean, T rs, int weighted) {                 \
+    AT lg[LANES] = {0}, lgx[LANES] = {0}, sg = 0, sgx = 0;                                          \
+    int64_t i = 0;                                                                                  \
+    for (; i + LANES <= n; i += LANES)                                                              \
+      for (int j = 0; j < LANES; j++) {                                                             \
+        T gi = weighted ? g[i + j] * w[i + j] : g[i + j];                                           \
+        lg[j] += (AT)gi;                                                                            \
+        lgx[j] += (AT)(gi * ((x[i + j] - mean) * rs));                                              \
+      }                                                                                             \
+    for (; i < n; i++) {                                                                            \
+      T gi = weighted ? g[i] * w[i] : g[i];                                                         \
+      sg += (AT)gi;                                                                                 \
+      sgx += (AT)(gi * ((x[i] - mean) * rs));                                                       \
+    }                                                                                               \
+    for (int j = 0; j < LANES; j++) sg += lg[j], sgx += lgx[j];                                     \
+    const T mg = (T)(sg / (double)n), mgx = (T)(sgx / (double)n);                                   \
+    for (i = 0; i < n; i++) {                                                                       \
+      T gi = weighted ? g[i] * w[i] : g[i];                                                         \
+      dx[i] = rs * (gi - mg - (x[i] - mean) * rs * mgx);                                            \
+    }                                                                                               \
+  }                                                                                                 \
+  SK_CLONES static void bwd_rows_##sfx(void *ctx, int64_t lo, int64_t hi) {                         \
     const Norm *c = ctx;                                                                            \
     const T *w = c->w;                                                                              \
     for (int64_t r = lo; r < hi; r++) {                                                             \
       const T *x = (const T *)c->x + r * c->n, *g = (const T *)c->g + r * c->n;                     \
       T *dx = (T *)c->y + r * c->n;                                                                 \
       const T mean = ((const T *)c->mean)[r], rs = ((const T *)c->rstd)[r];                         \
-      AT lg[LANES] = {0}, lgx[LANES] = {0}, sg = 0, sgx = 0;                                        \
-      int64_t i = 0;                                                                                \
-      for (; i + LANES <= c->n; i += LANES)                                                         \
-        for (int j = 0; j < LANES; j++) {                                                           \
-          T gi = w ? g[i + j] * w[i + j] : g[i + j];                                                \
-          lg[j] += (AT)gi;                                                                          \
-          lgx[j] += (AT)(gi * ((x[i + j] - mean) * rs));                                            \
-        }                                                                                           \
-      for (; i < c->n; i++) {                                                                       \
-        T gi = w ? g[i] * w[i] : g[i];                                                              \
-        sg += (AT)gi;                                                                               \
-        sgx += (AT)(gi * ((x[i] - mean) * rs));                                                     \
-      }                                                                                             \
-      for (int j = 0; j < LANES; j++) sg += lg[j], sgx += lgx[j];                                   \
-      const T mg = (T)(sg / (double)c->n), mgx = (T)(sgx / (double)c->n);                           \
-      for (i = 0; i < c->n; i++) {                                                                  \
-        T gi = w ? g[i] * w[i] : g[i];                                                              \
-        dx[i] = rs * (gi - mg - (x[i] - mean) * rs * mgx);                                          \
-      }                                                                                             \
+      if (w) bwd_row_##sfx(x, g, w, dx, c->n, mean, rs, 1);                                         \
+      else bwd_row_##sfx(x, g, NULL, dx, c->n, mean, rs, 0);                                        \
     }                                                                                               \
   }                                                                                                 \
   /* blocks of COLS columns: gw[j] = Σ_r g[r, j]·x̂[r, j], gb[j] = Σ_r g[r, j] */                  \

@@ -38,6 +38,10 @@ static void exp_f64(double *y, const double *x, int64_t n) {
 
 #define FMAX(m, x) ((x) > (m) || (x) != (x) ? (x) : (m))
 
+/* The fused Σ exp(x - shift) of the level in use, for float32 rows; none for float64. */
+static SkVecExpSum expsum_f32(void) { return sk_cpu_vec_math() ? sk_cpu_vec_math()->expsum_f32 : NULL; }
+static SkVecExpSum expsum_f64(void) { return NULL; }
+
 #define SOFTMAX_LOOPS(sfx, T, EXP, LOG)                                                           \
   static inline __attribute__((always_inline)) double sum_##sfx(const T *y, int64_t n) {                                                \
     double s[LANES] = {0}, sum = 0;                                                               \
@@ -48,16 +52,27 @@ static void exp_f64(double *y, const double *x, int64_t n) {
     for (int j = 0; j < LANES; j++) sum += s[j];                                                  \
     return sum;                                                                                   \
   }                                                                                               \
-  /* One row: y may equal x (x is read only until y = x - max is written). */                     \
+  /* One row: y may equal x (x is read only until y = x - max is written). The max skips NaN   \
+  ** (a plain vector max): a NaN still makes exp(x - max), the sum and so the row NaN. */        \
   SK_CLONES static void row_##sfx(const T *x, T *y, int64_t n, int log_sm) {                                \
     T l[LANES], m = (T)-INFINITY;                                                                 \
     int64_t i = 0;                                                                                \
     for (int j = 0; j < LANES; j++) l[j] = (T)-INFINITY;                                          \
     for (; i + LANES <= n; i += LANES)                                                            \
-      for (int j = 0; j < LANES; j++) l[j] = FMAX(l[j], x[i + j]);                                \
-    for (; i < n; i++) m = FMAX(m, x[i]);                                                         \
-    for (int j = 0; j < LANES; j++) m = FMAX(m, l[j]);                                            \
-    if (log_sm) { /* Σ exp(x - max) through a small buffer, then y = x - max - log(sum) */       \
+      for (int j = 0; j < LANES; j++) l[j] = x[i + j] > l[j] ? x[i + j] : l[j];                   \
+    for (; i < n; i++) m = x[i] > m ? x[i] : m;                                                   \
+    for (int j = 0; j < LANES; j++) m = l[j] > m ? l[j] : m;                                      \
+    SkVecExpSum es = expsum_##sfx();                                                              \
+    if (es) { /* one fused pass for the sum (and softmax's exps), one to finish */               \
+      double sum = es((float *)(log_sm ? NULL : y), (const float *)x, (float)m, n);               \
+      if (log_sm) {                                                                               \
+        const T lse = (T)LOG(sum);                                                                \
+        for (i = 0; i < n; i++) y[i] = (x[i] - m) - lse;                                          \
+      } else {                                                                                    \
+        const T scale = (T)(1 / sum);                                                             \
+        for (i = 0; i < n; i++) y[i] *= scale;                                                    \
+      }                                                                                           \
+    } else if (log_sm) { /* Σ exp(x - max) through a small buffer, then y = x - max - log(sum) */ \
       T e[BLOCK];                                                                                 \
       double sum = 0;                                                                             \
       for (i = 0; i < n; i += BLOCK) {                                                            \

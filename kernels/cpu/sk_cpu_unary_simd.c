@@ -103,7 +103,8 @@ static const float erf_q[] = {-1.556815267e+00f, -5.290210247e-01f, 1.262393743e
                               8.822600357e-04f, -2.272721613e-04f, 4.100156002e-05f};
 #define BC(V, c) ((V){} + (c)) /* a vector of copies of c (not for -0.0: 0 + -0 is +0) */
 
-/* Primitives per float32 flavor: fma, |x|, min, a < b ? x : y, |r| with x's sign, NaN x kept. */
+/* Primitives per float32 flavor: fma, |x|, min, a < b ? x : y, |r| with x's sign, NaN x kept,
+** whether any lane of a < b. */
 AVX512 static inline __m512 f32_512_fma(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
 AVX512 static inline __m512 f32_512_abs(__m512 x) { return _mm512_abs_ps(x); }
 AVX512 static inline __m512 f32_512_min(__m512 a, __m512 b) { return _mm512_min_ps(a, b); }
@@ -116,6 +117,8 @@ AVX512 static inline __m512 f32_512_copysign(__m512 r, __m512 x) {
 AVX512 static inline __m512 f32_512_keep_nan(__m512 x, __m512 r) {
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, x);
 }
+AVX512 static inline int f32_512_any_lt(__m512 a, __m512 b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ) != 0; }
+AVX2 static inline int f32_256_any_lt(__m256 a, __m256 b) { return _mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LT_OQ)) != 0; }
 AVX2 static inline __m256 f32_256_fma(__m256 a, __m256 b, __m256 c) { return _mm256_fmadd_ps(a, b, c); }
 AVX2 static inline __m256 f32_256_abs(__m256 x) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x); }
 AVX2 static inline __m256 f32_256_min(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
@@ -139,10 +142,10 @@ AVX2 static inline __m256 f32_256_pow2i(__m256 n) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
 #define EXP_NEG_F32(F, V, ATTR)                                                                     \
-  ATTR static inline V F##_exp_neg(V a) {                                                           \
-    V n = F##_round(a * (float)M_LOG2E);                                                            \
-    V r = F##_fma(n, BC(V, -0.693145751953125f), a);                                                \
-    r = F##_fma(n, BC(V, -1.428606765330187e-06f), r);                                              \
+  ATTR static inline V F##_exp_red(V a, V *n) { /* exp(a) = result·2^n */                           \
+    *n = F##_round(a * (float)M_LOG2E);                                                             \
+    V r = F##_fma(*n, BC(V, -0.693145751953125f), a);                                               \
+    r = F##_fma(*n, BC(V, -1.428606765330187e-06f), r);                                             \
     V p = BC(V, 1.0f / 5040);                                                                       \
     p = F##_fma(p, r, BC(V, 1.0f / 720));                                                           \
     p = F##_fma(p, r, BC(V, 1.0f / 120));                                                           \
@@ -150,7 +153,10 @@ AVX2 static inline __m256 f32_256_pow2i(__m256 n) {
     p = F##_fma(p, r, BC(V, 1.0f / 6));                                                             \
     p = F##_fma(p, r, BC(V, 0.5f));                                                                 \
     p = F##_fma(p, r, BC(V, 1.0f));                                                                 \
-    p = F##_fma(p, r, BC(V, 1.0f));                                                                 \
+    return F##_fma(p, r, BC(V, 1.0f));                                                              \
+  }                                                                                                 \
+  ATTR static inline V F##_exp_neg(V a) {                                                           \
+    V n, p = F##_exp_red(a, &n);                                                                    \
     return p * F##_pow2i(n);                                                                        \
   }
 EXP_NEG_F32(f32_512, __m512, AVX512)
@@ -205,6 +211,50 @@ GELU_BODIES(f32_512, __m512, float, AVX512, SLEEF_f32_512)
 GELU_BODIES(f64_512, __m512d, double, AVX512, SLEEF_f64_512)
 GELU_BODIES(f32_256, __m256, float, AVX2, SLEEF_f32_256)
 GELU_BODIES(f64_256, __m256d, double, AVX2, SLEEF_f64_256)
+/* }==== */
+
+/* {==== Σ exp(x - shift), softmax's core ====
+** y[i] = exp(x[i] - shift) (y NULL: only the sum; y may be x), the sum returned in double.
+** The exponent is the inline one of erf, over the whole of a <= 0: subnormal results too
+** (2^n as 2^(n + 25)·2^-25), 0 below -104, and NaN stays NaN. The sum runs in one vector of float
+** lanes, moved into a double every 64 vectors, so a long row loses no more than a short one. */
+#define EXPSUM_F32(F, V, ATTR)                                                                      \
+  ATTR static inline V F##_exp_le0(V a) { /* 2^n for n < -126 as 2^(n + 25)·2^-25 */                \
+    if (!F##_any_lt(a, BC(V, -87.33654f))) return F##_exp_neg(a); /* (NaN: p is NaN) */            \
+    V n, p = F##_exp_red(F##_lt(a, BC(V, -104.0f), BC(V, -104.0f), a), &n);                         \
+    V tiny = F##_lt(n, BC(V, -126.0f), BC(V, 2.98023224e-08f), BC(V, 1.0f));                        \
+    V r = p * F##_pow2i(F##_lt(n, BC(V, -126.0f), n + 25.0f, n)) * tiny;                            \
+    return F##_keep_nan(a, F##_lt(a, BC(V, -104.0f), BC(V, 0.0f), r));                              \
+  }                                                                                                 \
+  ATTR static double F##_expsum(float *y, const float *x, float shift, int64_t n) {                 \
+    enum { W = sizeof(V) / sizeof(float) };                                                         \
+    V acc = {0}, v;                                                                                 \
+    double sum = 0;                                                                                 \
+    int64_t i = 0;                                                                                  \
+    for (int k = 1; i + W <= n; i += W, k++) {                                                      \
+      memcpy(&v, x + i, sizeof v);                                                                  \
+      v = F##_exp_le0(v - shift);                                                                   \
+      if (y) memcpy(y + i, &v, sizeof v);                                                           \
+      acc += v;                                                                                     \
+      if (k % 64 == 0) {                                                                            \
+        for (int j = 0; j < W; j++) sum += acc[j];                                                  \
+        acc = (V){0};                                                                               \
+      }                                                                                             \
+    }                                                                                               \
+    if (i < n) { /* the tail padded with -inf, whose exp is 0 */                                   \
+      float buf[W];                                                                                 \
+      for (int j = 0; j < W; j++) buf[j] = i + j < n ? x[i + j] : -INFINITY;                        \
+      memcpy(&v, buf, sizeof v);                                                                    \
+      v = F##_exp_le0(v - shift);                                                                   \
+      memcpy(buf, &v, sizeof v);                                                                    \
+      if (y) memcpy(y + i, buf, (size_t)(n - i) * sizeof(float));                                   \
+      acc += v;                                                                                     \
+    }                                                                                               \
+    for (int j = 0; j < W; j++) sum += acc[j];                                                      \
+    return sum;                                                                                     \
+  }
+EXPSUM_F32(f32_512, __m512, AVX512)
+EXPSUM_F32(f32_256, __m256, AVX2)
 /* }==== */
 
 /* {==== Loops over n elements ==== */
@@ -284,11 +334,11 @@ SK_VEC_OPS2(LOOP2_f64_256)
 #define ENTRY2_f32_256(op) [SK_VEC2_##op] = f32_256_##op##_loop2,
 #define ENTRY2_f64_256(op) [SK_VEC2_##op] = f64_256_##op##_loop2,
 static const SkVecMath tables[] = {
-  [SK_CPU_ISA_BASELINE] = {{NULL}, {NULL}, {NULL}, {NULL}},
+  [SK_CPU_ISA_BASELINE] = {{NULL}, {NULL}, {NULL}, {NULL}, NULL},
   [SK_CPU_ISA_AVX2] = {{SK_VEC_OPS(ENTRY_f32_256)}, {SK_VEC_OPS(ENTRY_f64_256)},
-                       {SK_VEC_OPS2(ENTRY2_f32_256)}, {SK_VEC_OPS2(ENTRY2_f64_256)}},
+                       {SK_VEC_OPS2(ENTRY2_f32_256)}, {SK_VEC_OPS2(ENTRY2_f64_256)}, f32_256_expsum},
   [SK_CPU_ISA_AVX512] = {{SK_VEC_OPS(ENTRY_f32_512)}, {SK_VEC_OPS(ENTRY_f64_512)},
-                         {SK_VEC_OPS2(ENTRY2_f32_512)}, {SK_VEC_OPS2(ENTRY2_f64_512)}},
+                         {SK_VEC_OPS2(ENTRY2_f32_512)}, {SK_VEC_OPS2(ENTRY2_f64_512)}, f32_512_expsum},
 };
 static const char *const names[] = {"baseline", "avx2", "avx512"};
 
