@@ -7,7 +7,9 @@
 ** BLOCK columns does the same row by row. Rows and blocks run in parallel.
 ** The gradients read grad_output g and the forward's output y the same way:
 ** softmax gI = y·(g - Σ g·y), log_softmax gI = g - exp(y)·Σ g.
-** float32 and float64 compute in their own type (sums in double); float16
+** float32 and float64 compute in their own type (sums in double; a float32 row over the
+** last dim at AVX2 and up is one fused vector pass of exp and sum, in float lanes moved
+** into a double every 64 vectors, sk_cpu_unary_simd.c); float16
 ** and bfloat16 compute in float32 through converted copies.
 ** NaN anywhere in a row makes the row NaN, as in PyTorch.
 */
