@@ -146,16 +146,17 @@ describe("einsum", function()
     -- a [2000, 2] · b [2, 2000] first is a 2000×2000 (16 MB) temporary; b · c first, [2, 1]
     local a, b, c = ints({ 2000, 2 }, 1, "float32"), ints({ 2, 2000 }, 2, "float32"), ints({ 2000, 1 }, 3, "float32")
     local want = flat(sk.mm(a, sk.mm(b, c)))
-    sk.empty_cache()
+    local function settle() collectgarbage("collect") collectgarbage("collect") sk.empty_cache() end
+    settle() -- the cache then holds only what the call frees
     assert.same(want, flat(sk.einsum("ij,jk,kl->il", a, b, c)))
-    assert.equal(0, sk.cached_bytes()) -- no large temporary was made
-    sk.empty_cache()
+    assert.is_true(sk.cached_bytes() < 64 * 1024) -- no large temporary was made
+    settle()
     assert.same(want, flat(sk.einsum("ij,jk,kl->il", a, b, c, { path = { 0, 1, 0, 1 } })))
     assert.is_true(sk.cached_bytes() >= 2000 * 2000 * 4) -- the temporary the given order makes
-    sk.empty_cache()
+    settle()
     -- a path's pairs name positions in the shrinking list, the result appended (opt_einsum's)
     assert.same(want, flat(sk.einsum("ij,jk,kl->il", a, b, c, { path = { 2, 1, 1, 0 } })))
-    assert.equal(0, sk.cached_bytes())
+    assert.is_true(sk.cached_bytes() < 64 * 1024)
     -- nine operands: the order is found greedily
     local ops, eq = {}, "a,b,c,d,e,f,g,h,i->"
     for k = 1, 9 do ops[k] = ints({ 3 }, k) end

@@ -292,23 +292,34 @@ describe("SK_CPU_MAX_ALLOC", function()
 end)
 
 describe("the CPU block cache", function()
-  it("keeps freed blocks from 128 KiB up and hands them out again; smaller ones go back to malloc", function()
+  it("keeps freed blocks from 4 KiB up in size classes and hands them out again; smaller ones go back to malloc", function()
     local sk = require("spec.helper").sk
-    collectgarbage("collect")
+    local function drop() collectgarbage("collect") collectgarbage("collect") end
+    drop()
+    collectgarbage("stop") -- only drop() frees: no step in between puts other blocks in the cache
     sk.empty_cache()
-    local small = sk.empty({ 32767 }) -- 4 bytes short of 128 KiB: malloc's
-    small = nil; collectgarbage("collect")
+    local small = sk.empty({ 1023 }) -- 4 bytes short of 4 KiB: malloc's
+    small = nil; drop()
     assert.equal(0, sk.cached_bytes())
-    local mid = sk.empty({ 128 * 1024 }) -- 512 KiB, a multiple of 64 KiB
-    mid = nil; collectgarbage("collect")
-    assert.equal(512 * 1024, sk.cached_bytes())
-    local again = sk.empty({ 128 * 1024 - 100 }) -- rounds to the same 512 KiB: the cached block
+    local fine = sk.empty({ 2500 }) -- 10000 bytes: the 12 KiB class (4 KiB steps below 64 KiB)
+    fine = nil; drop()
+    assert.equal(12 * 1024, sk.cached_bytes())
+    local again = sk.empty({ 2049 }) -- 8196 bytes: the same class, the same block
     assert.equal(0, sk.cached_bytes())
-    again = nil; collectgarbage("collect")
+    again = nil; drop()
+    local mid = sk.empty({ 100 * 1024 }) -- 400 KiB: the 448 KiB class (64 KiB steps)
+    mid = nil; drop()
+    assert.equal(12 * 1024 + 448 * 1024, sk.cached_bytes())
     local big = sk.empty({ 3 * 256 * 1024 }) -- 3 MiB rounds to 4 MiB (huge pages)
-    big = nil; collectgarbage("collect")
-    assert.equal(512 * 1024 + 4 * 1024 * 1024, sk.cached_bytes())
+    big = nil; drop()
+    assert.equal(12 * 1024 + 448 * 1024 + 4 * 1024 * 1024, sk.cached_bytes())
+    -- a class keeps at most 32 blocks: the 33rd goes back to malloc
+    local many = {}
+    for i = 1, 40 do many[i] = sk.empty({ 5000 }) end -- 20000 bytes: the 20 KiB class
+    many = nil; drop()
+    assert.equal(12 * 1024 + 448 * 1024 + 4 * 1024 * 1024 + 32 * 20 * 1024, sk.cached_bytes())
     sk.empty_cache()
     assert.equal(0, sk.cached_bytes())
+    collectgarbage("restart")
   end)
 end)
