@@ -12,6 +12,7 @@
 */
 #include "sk_cpu_dnnl.h"
 #include "sk_cpu_isa.h"
+#include "sk_device.h"
 #include "sk_error.h"
 #include "sk_parallel.h"
 
@@ -216,9 +217,20 @@ static Entry *lookup(int *rc, SkConvPass pass, const SkConvGeom *g, const SkTens
 /* }==== */
 
 /* {==== Running ==== */
+/* A memory in a layout oneDNN chose, on a buffer from sk's CPU cache: oneDNN's own would be
+** malloc'ed, and past glibc's mmap threshold faulted in afresh on every call (a batch-32
+** depthwise convolution spent three quarters of its time so). */
+typedef struct Buffer { void *ptr; size_t n; } Buffer;
+static int buffer_memory(dnnl_memory_t *m, const dnnl_memory_desc_t *md, Buffer *b) {
+  b->n = dnnl_memory_desc_get_size(md);
+  if (!(b->ptr = sk_cpu_alloc(b->n ? b->n : 1))) return -1;
+  return dnnl_memory_create(m, md, engine, b->ptr) == dnnl_success ? 0 : -1;
+}
+
 static int run(Entry *e, void *const data[NARGS]) {
   dnnl_stream_t s = NULL;
   dnnl_memory_t user[NARGS] = {NULL}, want[NARGS] = {NULL}, scratch = NULL;
+  Buffer bufs[NARGS + 1] = {{NULL, 0}};
   dnnl_exec_arg_t args[NARGS + 1];
   int nargs = 0, rc = -1;
   TRY(dnnl_stream_create(&s, engine, dnnl_stream_default_flags));
@@ -226,7 +238,7 @@ static int run(Entry *e, void *const data[NARGS]) {
     Arg *x = &e->arg[i];
     if (!x->used) continue;
     TRY(dnnl_memory_create(&user[i], &x->user, engine, data[i]));
-    if (x->reorder) TRY(dnnl_memory_create(&want[i], &x->want, engine, DNNL_MEMORY_ALLOCATE));
+    if (x->reorder && buffer_memory(&want[i], &x->want, &bufs[i])) goto fail;
     if (x->reorder && !x->written) {
       dnnl_exec_arg_t r[2] = {{DNNL_ARG_FROM, user[i]}, {DNNL_ARG_TO, want[i]}};
       TRY(dnnl_primitive_execute(x->reorder, s, 2, r));
@@ -235,7 +247,7 @@ static int run(Entry *e, void *const data[NARGS]) {
     args[nargs++].memory = x->reorder ? want[i] : user[i];
   }
   if (dnnl_memory_desc_get_size(&e->scratch)) {
-    TRY(dnnl_memory_create(&scratch, &e->scratch, engine, DNNL_MEMORY_ALLOCATE));
+    if (buffer_memory(&scratch, &e->scratch, &bufs[NARGS])) goto fail;
     args[nargs].arg = DNNL_ARG_SCRATCHPAD;
     args[nargs++].memory = scratch;
   }
@@ -253,6 +265,8 @@ fail:
     if (want[i]) dnnl_memory_destroy(want[i]);
   }
   if (scratch) dnnl_memory_destroy(scratch);
+  for (int i = 0; i <= NARGS; i++)
+    if (bufs[i].ptr) sk_cpu_free(bufs[i].ptr, bufs[i].n ? bufs[i].n : 1);
   if (s) dnnl_stream_destroy(s);
   return rc;
 }

@@ -5,8 +5,8 @@
 ** threshold), so a loop of 64 KiB temporaries spent most of its time in brk and page
 ** faults. Freed blocks from SK_CACHED_MIN up are therefore kept and handed out again to
 ** a request of the same rounded size:
-**   below 2 MiB, size classes (4 KiB steps to 64 KiB, then 64 KiB steps) of malloc'ed
-**   blocks, a stack of up to SK_CLASS_DEPTH each: found in O(1);
+**   below 2 MiB, size classes (4 KiB steps to 64 KiB, then 64 KiB steps) of blocks from
+**   aligned_alloc (64 bytes), a stack of up to SK_CLASS_DEPTH each: found in O(1);
 **   from 2 MiB, mmap'ed blocks (MADV_HUGEPAGE) in multiples of 2 MiB, in a list of
 **   SK_CACHE_SLOTS, oldest evicted first.
 ** Invariant: every cached block has its class's (or its rounded) size; the cache holds at
@@ -68,6 +68,10 @@ static size_t class_size(int k) {
   return k < FINE_CLASSES ? (size_t)(k + 1) * SK_FINE_STEP : (size_t)(k + 2 - FINE_CLASSES) * SK_MID_STEP;
 }
 
+/* A block below 2 MiB: a class's on a cache line (its size is a multiple of 4 KiB, as
+** aligned_alloc wants), a smaller one from malloc. */
+static void *block_alloc(size_t size) { return size >= SK_CACHED_MIN ? aligned_alloc(64, size) : malloc(size); }
+
 static size_t round_large(size_t n) { return (n + SK_LARGE_ROUND - 1) / SK_LARGE_ROUND * SK_LARGE_ROUND; }
 
 /* SK_CPU_MAX_ALLOC (bytes, read once): larger requests fail as out of memory. The fuzzer sets
@@ -98,9 +102,9 @@ void *sk_cpu_alloc(size_t nbytes) {
         return hand_out(classes[k].ptr[--classes[k].n], size);
       }
     }
-    if (!(p = malloc(size))) {
+    if (!(p = block_alloc(size))) {
       sk_cpu_empty_cache(); /* give the cache back and try once more */
-      if (!(p = malloc(size))) sk_error("out of memory allocating %zu bytes on cpu", nbytes);
+      if (!(p = block_alloc(size))) sk_error("out of memory allocating %zu bytes on cpu", nbytes);
     }
     return p;
   }
