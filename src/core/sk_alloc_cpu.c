@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-/* A cached block is off limits to the program until handed out again: valgrind's memcheck
-** and AddressSanitizer are told so, and still catch a use after free through the cache. */
+/* A cached block is off limits to the program until handed out again, and a handed-out one
+** past the n bytes asked for: valgrind's memcheck and AddressSanitizer are told so, and
+** still catch a use after free through the cache or a read past the end into the slack. */
 #if defined(__has_include) && __has_include(<valgrind/memcheck.h>)
 #include <valgrind/memcheck.h>
 #else
@@ -32,14 +33,16 @@
 #define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
 #endif
-static void *hand_out(void *p, size_t n) {
-  ASAN_UNPOISON_MEMORY_REGION(p, n);
-  VALGRIND_MAKE_MEM_UNDEFINED(p, n);
+static void *keep(void *p, size_t size) {
+  ASAN_POISON_MEMORY_REGION(p, size);
+  VALGRIND_MAKE_MEM_NOACCESS(p, size);
   return p;
 }
-static void *keep(void *p, size_t n) {
-  ASAN_POISON_MEMORY_REGION(p, n);
-  VALGRIND_MAKE_MEM_NOACCESS(p, n);
+/* n bytes of a block of size usable (n == size: the whole block, as before freeing it) */
+static void *hand_out(void *p, size_t n, size_t size) {
+  keep((char *)p + n, size - n);
+  ASAN_UNPOISON_MEMORY_REGION(p, n);
+  VALGRIND_MAKE_MEM_UNDEFINED(p, n);
   return p;
 }
 
@@ -99,14 +102,14 @@ void *sk_cpu_alloc(size_t nbytes) {
       size = class_size(k);
       if (classes[k].n > 0) {
         cached_bytes -= size;
-        return hand_out(classes[k].ptr[--classes[k].n], size);
+        return hand_out(classes[k].ptr[--classes[k].n], nbytes, size);
       }
     }
     if (!(p = block_alloc(size))) {
       sk_cpu_empty_cache(); /* give the cache back and try once more */
-      if (!(p = block_alloc(size))) sk_error("out of memory allocating %zu bytes on cpu", nbytes);
+      if (!(p = block_alloc(size))) return sk_error("out of memory allocating %zu bytes on cpu", nbytes), NULL;
     }
-    return p;
+    return nbytes >= SK_CACHED_MIN ? hand_out(p, nbytes, size) : p;
   }
   size_t size = round_large(nbytes);
   for (int i = 0; i < ncached; i++) {
@@ -114,7 +117,7 @@ void *sk_cpu_alloc(size_t nbytes) {
       p = cache[i].ptr;
       cached_bytes -= size;
       cache[i] = cache[--ncached];
-      return hand_out(p, size);
+      return hand_out(p, nbytes, size);
     }
   }
   p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -126,7 +129,7 @@ void *sk_cpu_alloc(size_t nbytes) {
 #ifdef MADV_HUGEPAGE
   madvise(p, size, MADV_HUGEPAGE);
 #endif
-  return p;
+  return hand_out(p, nbytes, size);
 }
 
 void sk_cpu_free(void *ptr, size_t nbytes) {
@@ -140,6 +143,7 @@ void sk_cpu_free(void *ptr, size_t nbytes) {
         cached_bytes += size;
         return;
       }
+      hand_out(ptr, size, size); /* all of it back to malloc */
     }
     free(ptr);
     return;
@@ -148,7 +152,7 @@ void sk_cpu_free(void *ptr, size_t nbytes) {
   if (size <= SK_CACHE_MAX / 4) {
     while (ncached > 0 && (ncached == SK_CACHE_SLOTS || cached_bytes + size > SK_CACHE_MAX)) {
       ncached--; /* evict the oldest-inserted survivor at the end */
-      munmap(hand_out(cache[ncached].ptr, cache[ncached].size), cache[ncached].size);
+      munmap(hand_out(cache[ncached].ptr, cache[ncached].size, cache[ncached].size), cache[ncached].size);
       cached_bytes -= cache[ncached].size;
     }
     if (cached_bytes + size <= SK_CACHE_MAX) {
@@ -167,11 +171,11 @@ size_t sk_cpu_cached_bytes(void) { return cached_bytes; }
 void sk_cpu_empty_cache(void) {
   for (int k = 0; k < SK_NCLASSES; k++)
     while (classes[k].n > 0) {
-      free(hand_out(classes[k].ptr[--classes[k].n], class_size(k)));
+      free(hand_out(classes[k].ptr[--classes[k].n], class_size(k), class_size(k)));
     }
   while (ncached > 0) {
     ncached--;
-    munmap(hand_out(cache[ncached].ptr, cache[ncached].size), cache[ncached].size);
+    munmap(hand_out(cache[ncached].ptr, cache[ncached].size, cache[ncached].size), cache[ncached].size);
   }
   cached_bytes = 0;
 }
