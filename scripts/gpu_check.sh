@@ -3,8 +3,10 @@
 # nvcc and a compiler but no network, Lua, busted, OpenBLAS or SLEEF. It unpacks the Debian
 # packages `make gpu-deps` fetched into .gpu-deps/ (carry it) into a prefix and points the build
 # and Lua at it; builds with -j; runs the CUDA parity spec, the conformance suite (its cuda target)
-# and the CUDA benchmark, then the parity spec under compute-sanitizer; stops at the first
-# failure. Every log goes under $OUT (or ./gpu_out).
+# and the CUDA benchmark, then the parity spec under compute-sanitizer. A lease is short and
+# seldom repeated, so a failing step stops the run only where later steps need it (the unpack,
+# the build, a GPU seen at all); the others go on, each under a time limit, and the script
+# exits with the first failure's status. Every log goes under $OUT (or ./gpu_out).
 # Without .gpu-deps/ it uses what the system has (a machine set up with `make deps`).
 set -uo pipefail
 out=${OUT:-gpu_out}
@@ -12,14 +14,28 @@ mkdir -p "$out"
 : > "$out/summary.txt"
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 
-# step NAME CMD...: runs CMD with its output in $OUT/NAME.txt; on failure shows its tail and stops.
+# step [-f] LIMIT NAME CMD...: runs CMD for at most LIMIT seconds (and no later than
+# GPU_CHECK_SECONDS after the start, when set) with its output in $OUT/NAME.txt; on failure
+# shows its tail, and stops the script when -f (fatal) is given.
+first_rc=0
 step() {
-  local name=$1 t0=$SECONDS
-  shift
-  "$@" > "$out/$name.txt" 2>&1
+  local fatal=0
+  if [ "$1" = -f ]; then fatal=1; shift; fi
+  local limit=$1 name=$2 t0=$SECONDS
+  shift 2
+  if [ -n "${GPU_CHECK_SECONDS:-}" ] && [ $((GPU_CHECK_SECONDS - SECONDS)) -lt "$limit" ]; then
+    limit=$((GPU_CHECK_SECONDS - SECONDS))
+  fi
+  if [ "$limit" -lt 5 ]; then say "$name: not run (GPU_CHECK_SECONDS spent)"; [ $first_rc = 0 ] && first_rc=124; return; fi
+  if declare -F "$1" > /dev/null; then "$@" > "$out/$name.txt" 2>&1  # a function of this script
+  else timeout -k 10 "$limit" "$@" > "$out/$name.txt" 2>&1; fi
   local rc=$?
-  say "$name: $([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)") in $((SECONDS - t0)) s"
-  if [ $rc != 0 ]; then tail -n 40 "$out/$name.txt"; exit $rc; fi
+  say "$name: $([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc$([ $rc = 124 ] && echo ", past ${limit} s"))") in $((SECONDS - t0)) s"
+  if [ $rc != 0 ]; then
+    tail -n 40 "$out/$name.txt"
+    [ $first_rc = 0 ] && first_rc=$rc
+    [ $fatal = 1 ] && exit $rc
+  fi
 }
 
 prefix=/tmp/sk-gpu-deps
@@ -31,11 +47,11 @@ unpack() {
   done
 }
 if compgen -G ".gpu-deps/*.deb" > /dev/null; then
-  step unpack unpack
+  step -f 120 unpack unpack
   p=$prefix/usr lib=$prefix/usr/lib/x86_64-linux-gnu
   export PATH="$p/bin:$PATH"
   export LD_LIBRARY_PATH="$lib/openblas-pthread:$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export CPPFLAGS="-I$p/include -I$p/include/x86_64-linux-gnu/openblas-pthread" LDFLAGS="-L$lib/openblas-pthread -L$lib"
+  export CPPFLAGS="-I$p/include -I$p/include/x86_64-linux-gnu -I$p/include/x86_64-linux-gnu/openblas-pthread" LDFLAGS="-L$lib/openblas-pthread -L$lib"
   export LUA_INC="$p/include/lua5.4"
   # every lua5.4 started from here on (make's codegen, busted, the specs' own subprocesses) finds the
   # unpacked Lua modules first (sk's own are in lua/ and build/, which the prefix does not hold)
@@ -48,15 +64,16 @@ fi
 busted=$(command -v busted)
 export LUA_PATH="lua/?.lua;lua/?/init.lua;bench/?.lua;;" LUA_CPATH="build/?.so;;"
 
-step machine sh -c 'nvidia-smi; uname -a; nproc; command -v gcc make nvcc lua5.4'
-step build make -j"$(nproc)" all build/blas_direct.so build/cublas_direct
-step cuda_available lua5.4 -e 'local sk = require "sk"; local ok, why = sk.cuda.is_available(); assert(ok, why)'
-step cuda_spec lua5.4 "$busted" -o TAP spec/cuda_spec.lua
-step cuda_large_spec lua5.4 "$busted" -o TAP spec/cuda_large_spec.lua
-step conformance lua5.4 "$busted" -o TAP spec/conformance_spec.lua
-step bench_cuda lua5.4 bench/bench_cuda.lua
+step 30 machine sh -c 'nvidia-smi; uname -a; nproc; command -v gcc make nvcc lua5.4'
+step -f 400 build make -j"$(nproc)" all build/blas_direct.so build/cublas_direct
+step -f 60 cuda_available lua5.4 -e 'local sk = require "sk"; local ok, why = sk.cuda.is_available(); assert(ok, why)'
+step 180 cuda_spec lua5.4 "$busted" -o TAP spec/cuda_spec.lua
+step 120 cuda_large_spec lua5.4 "$busted" -o TAP spec/cuda_large_spec.lua
+step 300 conformance lua5.4 "$busted" -o TAP spec/conformance_spec.lua
+step 180 bench_cuda lua5.4 bench/bench_cuda.lua
 tail -n 30 "$out/bench_cuda.txt"
 # last, so a runtime where it cannot run (gVisor: "Device not supported") costs no other step
 if command -v compute-sanitizer > /dev/null; then
-  step sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 lua5.4 "$busted" spec/cuda_spec.lua
+  step 300 sanitizer compute-sanitizer --tool memcheck --error-exitcode 1 lua5.4 "$busted" spec/cuda_spec.lua
 fi
+exit $first_rc
