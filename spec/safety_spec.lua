@@ -289,6 +289,20 @@ describe("SK_CPU_MAX_ALLOC", function()
     assert.matches("false\tsk.zeros: out of memory allocating 4000000 bytes on cpu %(SK_CPU_MAX_ALLOC is 1000000%)", out)
     assert.matches("\n1000", out)
   end)
+
+  it("gives oneDNN's buffers the allocator's error, not a failed pass", function()
+    -- 17 channels fit under the cap as the user's tensor (4456448 bytes) but not padded to oneDNN's
+    -- blocked layout (24 or 32 channels): the reorder buffer is the allocation that fails
+    local p = assert(io.popen("SK_CPU_MAX_ALLOC=5000000 lua5.4 -e 'local sk = require \"sk\"; " ..
+      "io.write(sk.cpu_isa(), \" \"); print(pcall(sk.conv2d, sk.ones({1, 17, 256, 256}), sk.ones({16, 17, 3, 3}), nil, 1, 1))' 2>&1", "r"))
+    local out = p:read("a")
+    p:close()
+    if out:match("^baseline") then -- oneDNN keeps the plain layout below AVX2: no buffer, the call runs
+      assert.matches("true\ttensor", out)
+    else
+      assert.matches("false\tsk.conv2d: out of memory allocating %d+ bytes on cpu %(SK_CPU_MAX_ALLOC is 5000000%)", out)
+    end
+  end)
 end)
 
 describe("the CPU block cache", function()

@@ -221,12 +221,15 @@ static Entry *lookup(int *rc, SkConvPass pass, const SkConvGeom *g, const SkTens
 ** malloc'ed, and past glibc's mmap threshold faulted in afresh on every call (a batch-32
 ** depthwise convolution spent three quarters of its time so). */
 typedef struct Buffer { void *ptr; size_t n; } Buffer;
+#define NO_BUFFER (-2) /* sk_cpu_alloc failed and recorded its error (out of memory) */
 static int buffer_memory(dnnl_memory_t *m, const dnnl_memory_desc_t *md, Buffer *b) {
   b->n = dnnl_memory_desc_get_size(md);
-  if (!(b->ptr = sk_cpu_alloc(b->n ? b->n : 1))) return -1;
+  if (!(b->ptr = sk_cpu_alloc(b->n ? b->n : 1))) return NO_BUFFER;
   return dnnl_memory_create(m, md, engine, b->ptr) == dnnl_success ? 0 : -1;
 }
 
+/* run's rc stays -1 (oneDNN failed) until the end, except where a buffer could not be had */
+#define BUFFER(call) do { int brc_ = (call); if (brc_) { rc = brc_; goto fail; } } while (0)
 static int run(Entry *e, void *const data[NARGS]) {
   dnnl_stream_t s = NULL;
   dnnl_memory_t user[NARGS] = {NULL}, want[NARGS] = {NULL}, scratch = NULL;
@@ -238,7 +241,7 @@ static int run(Entry *e, void *const data[NARGS]) {
     Arg *x = &e->arg[i];
     if (!x->used) continue;
     TRY(dnnl_memory_create(&user[i], &x->user, engine, data[i]));
-    if (x->reorder && buffer_memory(&want[i], &x->want, &bufs[i])) goto fail;
+    if (x->reorder) BUFFER(buffer_memory(&want[i], &x->want, &bufs[i]));
     if (x->reorder && !x->written) {
       dnnl_exec_arg_t r[2] = {{DNNL_ARG_FROM, user[i]}, {DNNL_ARG_TO, want[i]}};
       TRY(dnnl_primitive_execute(x->reorder, s, 2, r));
@@ -247,7 +250,7 @@ static int run(Entry *e, void *const data[NARGS]) {
     args[nargs++].memory = x->reorder ? want[i] : user[i];
   }
   if (dnnl_memory_desc_get_size(&e->scratch)) {
-    if (buffer_memory(&scratch, &e->scratch, &bufs[NARGS])) goto fail;
+    BUFFER(buffer_memory(&scratch, &e->scratch, &bufs[NARGS]));
     args[nargs].arg = DNNL_ARG_SCRATCHPAD;
     args[nargs++].memory = scratch;
   }
@@ -283,6 +286,7 @@ int sk_cpu_dnnl_conv(SkConvPass pass, const SkConvGeom *g, const SkTensor *a, co
     rc = run(e, data);
   }
   pthread_mutex_unlock(&lock);
+  if (rc == NO_BUFFER) return -1; /* the allocator's "out of memory allocating N bytes" stands */
   if (rc < 0) return sk_error("oneDNN failed to run a %s pass",
                               pass == SK_CONV_FWD ? "forward" : pass == SK_CONV_DATA ? "data-gradient" : "weight-gradient");
   return rc;

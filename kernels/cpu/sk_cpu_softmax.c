@@ -40,10 +40,6 @@ static void exp_f64(double *y, const double *x, int64_t n) {
 
 #define FMAX(m, x) ((x) > (m) || (x) != (x) ? (x) : (m))
 
-/* The fused Σ exp(x - shift) of the level in use, for float32 rows; none for float64. */
-static SkVecExpSum expsum_f32(void) { return sk_cpu_vec_math() ? sk_cpu_vec_math()->expsum_f32 : NULL; }
-static SkVecExpSum expsum_f64(void) { return NULL; }
-
 #define SOFTMAX_LOOPS(sfx, T, EXP, LOG)                                                           \
   static inline __attribute__((always_inline)) double sum_##sfx(const T *y, int64_t n) {                                                \
     double s[LANES] = {0}, sum = 0;                                                               \
@@ -54,9 +50,24 @@ static SkVecExpSum expsum_f64(void) { return NULL; }
     for (int j = 0; j < LANES; j++) sum += s[j];                                                  \
     return sum;                                                                                   \
   }                                                                                               \
+  /* Σ exp(x - shift), the exps written to y unless y is NULL: the scalar form of the vector   \
+  ** table's expsum, block by block through EXP. */                                              \
+  static double expsum_##sfx(T *y, const T *x, T shift, int64_t n) {                              \
+    T e[BLOCK];                                                                                   \
+    double sum = 0;                                                                               \
+    for (int64_t i = 0; i < n; i += BLOCK) {                                                      \
+      int64_t k = n - i < BLOCK ? n - i : BLOCK;                                                  \
+      T *d = y ? y + i : e;                                                                       \
+      for (int64_t j = 0; j < k; j++) d[j] = x[i + j] - shift;                                    \
+      EXP(d, d, k);                                                                               \
+      sum += sum_##sfx(d, k);                                                                     \
+    }                                                                                             \
+    return sum;                                                                                   \
+  }                                                                                               \
   /* One row: y may equal x (x is read only until y = x - max is written). The max skips NaN   \
-  ** (a plain vector max): a NaN still makes exp(x - max), the sum and so the row NaN. */        \
-  SK_CLONES static void row_##sfx(const T *x, T *y, int64_t n, int log_sm) {                                \
+  ** (a plain vector max): a NaN still makes exp(x - max), the sum and so the row NaN. es is     \
+  ** the level's fused float32 pass (NULL for float64 and below AVX2). */                         \
+  SK_CLONES static void row_##sfx(const T *x, T *y, int64_t n, int log_sm, SkVecExpSum es) {      \
     T l[LANES], m = (T)-INFINITY;                                                                 \
     int64_t i = 0;                                                                                \
     for (int j = 0; j < LANES; j++) l[j] = (T)-INFINITY;                                          \
@@ -64,31 +75,13 @@ static SkVecExpSum expsum_f64(void) { return NULL; }
       for (int j = 0; j < LANES; j++) l[j] = x[i + j] > l[j] ? x[i + j] : l[j];                   \
     for (; i < n; i++) m = x[i] > m ? x[i] : m;                                                   \
     for (int j = 0; j < LANES; j++) m = l[j] > m ? l[j] : m;                                      \
-    SkVecExpSum es = expsum_##sfx();                                                              \
-    if (es) { /* one fused pass for the sum (and softmax's exps), one to finish */               \
-      double sum = es((float *)(log_sm ? NULL : y), (const float *)x, (float)m, n);               \
-      if (log_sm) {                                                                               \
-        const T lse = (T)LOG(sum);                                                                \
-        for (i = 0; i < n; i++) y[i] = (x[i] - m) - lse;                                          \
-      } else {                                                                                    \
-        const T scale = (T)(1 / sum);                                                             \
-        for (i = 0; i < n; i++) y[i] *= scale;                                                    \
-      }                                                                                           \
-    } else if (log_sm) { /* Σ exp(x - max) through a small buffer, then y = x - max - log(sum) */ \
-      T e[BLOCK];                                                                                 \
-      double sum = 0;                                                                             \
-      for (i = 0; i < n; i += BLOCK) {                                                            \
-        int64_t k = n - i < BLOCK ? n - i : BLOCK;                                                \
-        for (int64_t j = 0; j < k; j++) e[j] = x[i + j] - m;                                      \
-        EXP(e, e, k);                                                                             \
-        sum += sum_##sfx(e, k);                                                                   \
-      }                                                                                           \
+    T *ey = log_sm ? NULL : y; /* softmax keeps the exps; log_softmax only sums them */           \
+    double sum = es ? es((float *)ey, (const float *)x, (float)m, n) : expsum_##sfx(ey, x, m, n);  \
+    if (log_sm) {                                                                                 \
       const T lse = (T)LOG(sum);                                                                  \
       for (i = 0; i < n; i++) y[i] = (x[i] - m) - lse;                                            \
     } else {                                                                                      \
-      for (i = 0; i < n; i++) y[i] = x[i] - m;                                                    \
-      EXP(y, y, n);                                                                               \
-      const T scale = (T)(1 / sum_##sfx(y, n));                                                   \
+      const T scale = (T)(1 / sum);                                                               \
       for (i = 0; i < n; i++) y[i] *= scale;                                                      \
     }                                                                                             \
   }                                                                                               \
@@ -182,6 +175,7 @@ typedef struct SmCtx {
   char *y;
   int64_t n, inner, nblk;
   int f64, log_sm;
+  SkVecExpSum es; /* the level's fused float32 Σ exp pass, looked up once a call; NULL for float64 */
 } SmCtx;
 
 static void sm_rows(void *ctx, int64_t b, int64_t e) {
@@ -192,12 +186,12 @@ static void sm_rows(void *ctx, int64_t b, int64_t e) {
       const double *x = (const double *)c->x + off;
       double *y = (double *)c->y + off;
       if (c->g) brow_f64((const double *)c->g + off, x, y, c->n, c->log_sm);
-      else row_f64(x, y, c->n, c->log_sm);
+      else row_f64(x, y, c->n, c->log_sm, NULL);
     } else {
       const float *x = (const float *)c->x + off;
       float *y = (float *)c->y + off;
       if (c->g) brow_f32((const float *)c->g + off, x, y, c->n, c->log_sm);
-      else row_f32(x, y, c->n, c->log_sm);
+      else row_f32(x, y, c->n, c->log_sm, c->es);
     }
   }
 }
@@ -258,6 +252,7 @@ static int run(const SkTensor *x, const SkTensor *g, int64_t dim, SkTensor *out,
     c.nblk = (c.inner + BLOCK - 1) / BLOCK;
     c.f64 = ct == SK_DTYPE_FLOAT64;
     c.log_sm = log_sm;
+    c.es = !c.f64 && sk_cpu_vec_math() ? sk_cpu_vec_math()->expsum_f32 : NULL;
     int64_t outer = x->ndim ? sk_numel((int)d, x->sizes) : 1;
     if (c.inner == 1) {
       int64_t grain = SK_GRAIN / c.n;
