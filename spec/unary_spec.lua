@@ -731,9 +731,14 @@ describe("float32 erf and GELU", function()
       io.write(" ", err(sk.gelu_backward(g, xs, { approximate = approx }),
                         sk.gelu_backward(g64, x64, { approximate = approx }), g64:abs() * (x64:abs() + 1)))
     end
+    -- exact GELU's relative error where x·Φ(x) is small, x in [-5.6, 0): Φ is erfc(-x/√2)/2 on
+    -- every path, never 1 + erf (PyTorch 1.13's float32 GELU is off by 5 % at -4, 100 % at -5.5)
+    local neg = sk.logical_and(x64:lt(0), x64:gt(-5.6))
+    local want = sk.gelu(x64[neg])
+    io.write(" ", ((sk.gelu(xs[neg]):to("float64") - want) / want):abs():max():item())
     io.write("\n")
   ]]
-  it("erf is within 2 ulps, GELU and its gradient within 2 (ulps plus the rounding of 1 + erf), at every level", function()
+  it("erf is within 2 ulps, GELU and its gradient within 2 (ulps plus the rounding of 1 + erf), at every level; GELU within 2e-6 relative over [-5.6, 0)", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "w"))
     f:write(script)
@@ -742,13 +747,14 @@ describe("float32 erf and GELU", function()
       local p = assert(io.popen("SK_CPU_ISA=" .. level .. " lua5.4 " .. path .. " 2>&1"))
       local text = p:read("a")
       assert(p:close(), text)
-      local isa, e, g, gb, gt, gtb = text:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+)")
+      local isa, e, g, gb, gt, gtb, rel = text:match("^(%S+) (%S+) (%S+) (%S+) (%S+) (%S+) (%S+)")
       assert(isa, text)
       local where = " at SK_CPU_ISA=" .. level .. " (" .. isa .. ")"
       assert(tonumber(e) <= 2, "erf off by " .. e .. " ulps" .. where)
       for name, v in pairs { gelu = g, gelu_backward = gb, ["gelu tanh"] = gt, ["gelu_backward tanh"] = gtb } do
         assert(tonumber(v) <= 2, name .. " off by " .. v .. " ulps" .. where)
       end
+      assert(tonumber(rel) <= 2e-6, "gelu's relative error below 0 is " .. rel .. where)
     end
     os.remove(path)
   end)

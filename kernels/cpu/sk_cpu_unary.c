@@ -92,7 +92,7 @@ static inline int64_t int_clamp(int64_t a, int64_t lo, int64_t hi) {
   MATH_LOOP(erfc, sfx, T, CT, LD, ST, erfc(a))                                                      \
   MATH_LOOP(sigmoid, sfx, T, CT, LD, ST, (CT)1 / ((CT)1 + exp(-a)))                                 \
   MATH_LOOP(silu, sfx, T, CT, LD, ST, a / ((CT)1 + exp(-a)))                                        \
-  MATH_LOOP(gelu, sfx, T, CT, LD, ST, a * (CT)0.5 * ((CT)1 + erf(a * (CT)M_SQRT1_2)))               \
+  MATH_LOOP(gelu, sfx, T, CT, LD, ST, a * (CT)0.5 * erfc(a * (CT)-M_SQRT1_2)) /* 1 + erf(z) = erfc(-z) */ \
   MATH_LOOP(gelu_tanh, sfx, T, CT, LD, ST,                                                          \
             (CT)0.5 * a * ((CT)1 + tanh((CT)SK_GELU_BETA * (a + (CT)SK_GELU_KAPPA * (a * a * a)))))   \
   MATH_LOOP(sqrt, sfx, T, CT, LD, ST, sqrt(a))                                                      \
@@ -258,7 +258,7 @@ UNARY_KERNEL(bitwise_not, "bitwise_not_cpu")
 #define GELU_TANH_INNER(CT, x) ((CT)SK_GELU_BETA * ((x) + (CT)SK_GELU_KAPPA * ((x) * (x) * (x))))
 #define GELU_BACKWARD_OPS(sfx, T, CT, LD, ST)                                                      \
   MATH_LOOP2(gelu_backward, sfx, T, CT, LD, ST,                                                    \
-             a * ((CT)0.5 * ((CT)1 + erf(b * (CT)M_SQRT1_2)) +                                     \
+             a * ((CT)0.5 * erfc(b * (CT)-M_SQRT1_2) +                                                \
                   b * (CT)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * exp((CT)-0.5 * b * b)))                 \
   MATH_LOOP2(gelu_tanh_backward, sfx, T, CT, LD, ST,                                               \
              a * ((CT)0.5 * ((CT)1 + tanh(GELU_TANH_INNER(CT, b))) +                                   \

@@ -100,16 +100,21 @@ static const float erf_p[] = {1.283791214e-01f, -3.761232495e-01f, 1.128018126e-
 static const float erf_q[] = {-1.556815267e+00f, -5.290210247e-01f, 1.262393743e-01f,
                               -3.664739430e-02f, 1.096072514e-02f, -3.190689720e-03f,
                               8.822600357e-04f, -2.272721613e-04f, 4.100156002e-05f};
-/* GELU's 1 + erf(z) is erfc(-z): erfc(t) for z < 0, 2 - erfc(t) for z >= 0 (t = |z|), 0 below
-** -4. One formula serves every lane (erf's two would cost GELU both per vector), and its two
-** halves are independent, which shortens the chain the loop waits on: erfc(t) = exp(-t²)·R(t)
-** over [0, 4], R(t) = erfc(t)·exp(t²) of degree 8 in w = 1/(1 + 0.4t) - 0.6923 (fitted for sk:
-** relative error 8e-8 with float32 coefficients, each refitted after the rounding of the ones
-** before); t² = t2 + t2lo exactly, and exp(-t²) = exp(-t2)·(1 - t2lo).
-** Near z = 0 only the absolute error of erfc counts, since 1 + erf(z) is near 1 there.
-** A NaN z gives 2, not NaN: GELU and its gradient multiply by x, which makes them NaN. */
-static const float gelu_r[] = {3.990292847e-01f, 1.260444880e+00f, 1.730767846e+00f, 1.510548115e+00f, 6.472476125e-01f,
-                               -1.224611476e-01f, -2.329578102e-01f, 2.144024521e-02f, 8.712458611e-02f};
+/* GELU's Φ(x) = (1 + erf(x/√2))/2 = e for x < 0 and 1 - e for x >= 0, e = erfc(t)/2 with
+** t = |x|/√2; 0 below x = -4√2. One formula serves every lane (erf's two would cost GELU both
+** per vector), and its two halves are independent, which shortens the chain the loop waits on:
+** erfc(t) = exp(-t²)·R(t) over t in [0, 4], R(t) = erfc(t)·exp(t²) of degree 8 in
+** w = 1/(1 + 0.4t) - 0.6923 (fitted for sk: relative error 8e-8 with float32 coefficients, each
+** refitted after the rounding of the ones before; gelu_rh holds them halved, exactly, for the
+** /2). Everything is taken from x, not from a rounded t: 0.4t = (0.4/√2)|x|, and
+** t² = x²/2 with x² = sq + sqlo split exactly; exp(-t²) is exp's reduction and polynomial
+** (below) over the doubled argument, so that no product halves it, the -sqlo taken in, and
+** its 2^n goes into the exponent bits by an integer add (e stays above 2^-28).
+** Near x = 0 only the absolute error of e counts, since Φ is near 1/2 there.
+** A NaN x gives a finite Φ, not NaN: GELU and its gradient multiply by x, which makes them NaN. */
+static const float gelu_rh[] = {1.995146424e-01f, 6.302224398e-01f, 8.653839231e-01f, 7.552740574e-01f,
+                                3.236238062e-01f, -6.123057380e-02f, -1.164789051e-01f, 1.072012261e-02f,
+                                4.356229305e-02f};
 #define BC(V, c) ((V){} + (c)) /* a vector of copies of c (not for -0.0: 0 + -0 is +0) */
 
 /* Primitives per float32 flavor: fma, |x|, min, a < b ? x : y, |r| with x's sign, NaN x kept,
@@ -152,6 +157,13 @@ AVX512 static inline __m512 f32_512_pow2i(__m512 n) {
 AVX2 static inline __m256 f32_256_pow2i(__m256 n) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23));
 }
+/* e·2^n for a whole n, by an add to e's exponent bits: e·2^n must be a normal float */
+AVX512 static inline __m512 f32_512_scale2n(__m512 e, __m512 n) {
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(e), _mm512_slli_epi32(_mm512_cvtps_epi32(n), 23)));
+}
+AVX2 static inline __m256 f32_256_scale2n(__m256 e, __m256 n) {
+  return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(e), _mm256_slli_epi32(_mm256_cvtps_epi32(n), 23)));
+}
 #define EXP_NEG_F32(F, V, ATTR)                                                                     \
   ATTR static inline V F##_exp_red(V a, V *n) { /* exp(a) = result·2^n */                           \
     *n = F##_round(a * (float)M_LOG2E);                                                             \
@@ -187,35 +199,44 @@ EXP_NEG_F32(f32_256, __m256, AVX2)
     V t = F##_abs(x), big = F##_copysign(1.0f - F##_erfc_mid(F##_min(t, BC(V, 4.0f))), x);          \
     return F##_keep_nan(x, F##_lt(t, BC(V, 1.0f), F##_erf_small(x), big));                          \
   }                                                                                                 \
-  ATTR static inline V F##_erf1p(V z) { /* 1 + erf(z), one formula for every lane */               \
-    V t = F##_abs(z), tc = F##_min(t, BC(V, 4.0f));                                                 \
-    V w = BC(V, 1.0f) / F##_fma(tc, BC(V, 0.4f), BC(V, 1.0f)) - BC(V, 0.692307711f);               \
-    V w2 = w * w, w4 = w2 * w2;                                                                     \
-    V r01 = F##_fma(w, BC(V, gelu_r[1]), BC(V, gelu_r[0])), r23 = F##_fma(w, BC(V, gelu_r[3]), BC(V, gelu_r[2])); \
-    V r45 = F##_fma(w, BC(V, gelu_r[5]), BC(V, gelu_r[4])), r67 = F##_fma(w, BC(V, gelu_r[7]), BC(V, gelu_r[6])); \
-    V r = F##_fma(F##_fma(BC(V, gelu_r[8]), w4, F##_fma(r67, w2, r45)), w4, F##_fma(r23, w2, r01)); \
-    V t2 = tc * tc, t2lo = F##_fma(tc, tc, -t2); /* t² = t2 + t2lo exactly */                      \
-    V e = F##_exp_neg(-t2) * r;                                                                     \
-    e = F##_fma(-e, t2lo, e);                                                                       \
-    return F##_lt(z, BC(V, 0.0f), F##_lt(t, BC(V, 4.0f), e, BC(V, 0.0f)), 2.0f - e); /* NaN: 2 */    \
+  ATTR static inline V F##_ncdf(V x) { /* Φ(x), one formula for every lane */                    \
+    V xabs = F##_abs(x), xa = F##_min(xabs, BC(V, 5.656854153f)); /* t <= 4 (NaN: 4) */           \
+    V w = BC(V, 1.0f) / F##_fma(xa, BC(V, 2.828427255e-01f), BC(V, 1.0f)) - BC(V, 0.692307711f);   \
+    V w2 = w * w; /* R by second-order Horner: its even and odd halves in w² side by side */       \
+    V re = F##_fma(F##_fma(F##_fma(F##_fma(BC(V, gelu_rh[8]), w2, BC(V, gelu_rh[6])), w2, BC(V, gelu_rh[4])), \
+                           w2, BC(V, gelu_rh[2])), w2, BC(V, gelu_rh[0]));                           \
+    V ro = F##_fma(F##_fma(F##_fma(BC(V, gelu_rh[7]), w2, BC(V, gelu_rh[5])), w2, BC(V, gelu_rh[3])), \
+                   w2, BC(V, gelu_rh[1]));                                                           \
+    V r = F##_fma(ro, w, re);                                                                       \
+    /* exp(-t²) = exp(v/2)·2^n with v = -sq - 2n·ln2 - sqlo (ln2 in two parts) */                  \
+    V sq = xa * xa, sqlo = F##_fma(xa, xa, -sq);                                                    \
+    V n = F##_round(sq * BC(V, -0.721347520f));                                                     \
+    V v = F##_fma(n, BC(V, -1.38629150390625f), -sq);                                               \
+    v = F##_fma(n, BC(V, -2.857213530660374e-06f), v) - sqlo;                                       \
+    V v2 = v * v, v4 = v2 * v2; /* Estrin's scheme, exp_c[k]/2^k for the halved argument */       \
+    V p01 = F##_fma(v, BC(V, 0.5f), BC(V, 1.0f)), p23 = F##_fma(v, BC(V, exp_c[3] / 8), BC(V, exp_c[2] / 4)); \
+    V p45 = F##_fma(v, BC(V, exp_c[5] / 32), BC(V, exp_c[4] / 16));                                \
+    V p = F##_fma(F##_fma(BC(V, exp_c[6] / 64), v2, p45), v4, F##_fma(p23, v2, p01));               \
+    V e = F##_scale2n(p * r, n);                                                                    \
+    return F##_lt(x, BC(V, 0.0f), F##_lt(xabs, BC(V, 5.656854153f), e, BC(V, 0.0f)), 1.0f - e);    \
   }
 ERF_F32(f32_512, __m512, AVX512, SLEEF_f32_512)
 ERF_F32(f32_256, __m256, AVX2, SLEEF_f32_256)
 
 #define ERF_F64(F, V, ATTR, SLEEF)                                                                  \
   ATTR static inline V F##_erf(V x) { return SLEEF(erf, u10)(x); }                                  \
-  ATTR static inline V F##_erf1p(V x) { return 1.0 + SLEEF(erf, u10)(x); }
+  ATTR static inline V F##_ncdf(V x) { return 0.5 * SLEEF(erfc, u15)(x * -M_SQRT1_2); }
 ERF_F64(f64_512, __m512d, AVX512, SLEEF_f64_512)
 ERF_F64(f64_256, __m256d, AVX2, SLEEF_f64_256)
 
 /* PyTorch's GELU and its GeluBackwardKernel formulas (kBeta = 1/sqrt(2 pi) in the exact one). */
 #define GELU_BODIES(F, V, S, ATTR, SLEEF)                                                           \
-  ATTR static inline V F##_gelu(V x) { return x * (S)0.5 * F##_erf1p(x * (S)M_SQRT1_2); }           \
+  ATTR static inline V F##_gelu(V x) { return x * F##_ncdf(x); }                                   \
   ATTR static inline V F##_gelu_tanh(V x) {                                                         \
     return (S)0.5 * x * ((S)1 + SLEEF(tanh, u10)((S)SK_GELU_BETA * (x + (S)SK_GELU_KAPPA * (x * x * x)))); \
   }                                                                                                 \
   ATTR static inline V F##_gelu_backward(V g, V x) {                                                \
-    V cdf = (S)0.5 * F##_erf1p(x * (S)M_SQRT1_2);                                                   \
+    V cdf = F##_ncdf(x);                                                                            \
     V pdf = (S)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * SLEEF(exp, u10)((S)-0.5 * x * x);                   \
     return g * (cdf + x * pdf);                                                                     \
   }                                                                                                 \
