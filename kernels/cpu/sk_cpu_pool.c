@@ -78,6 +78,37 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
         y[0] = (T)(run_sum_##sfx(x, c->inv) / (AT)c->inv);                                             \
         continue;                                                                                      \
       }                                                                                                \
+      if (pass == MAX_FWD && g->in[0] == 1) { /* 2-d (and 1-d): each window's rows inside the input   \
+                                                  found once a row, its columns once an output */    \
+        const int64_t W = g->in[2], s2 = g->s[2], p2 = g->p[2], d1 = g->d[1], d2 = g->d[2], k2 = g->k[2]; \
+        for (int64_t o1 = 0, o = 0; o1 < g->out[1]; o1++) {                                              \
+          const int64_t r0 = o1 * g->s[1] - g->p[1];                                                   \
+          int64_t ka = r0 < 0 ? (-r0 + d1 - 1) / d1 : 0, kb = g->k[1];                                  \
+          while (kb > ka && r0 + (kb - 1) * d1 >= g->in[1]) kb--;                                      \
+          for (int64_t o2 = 0; o2 < g->out[2]; o2++, o++) {                                            \
+            const int64_t c0 = o2 * s2 - p2;                                                           \
+            int64_t ja = 0, jb = k2;                                                                   \
+            if (c0 < 0 || c0 + (k2 - 1) * d2 >= W) { /* a border column: clip */                      \
+              ja = c0 < 0 ? (-c0 + d2 - 1) / d2 : 0;                                                    \
+              while (jb > ja && c0 + (jb - 1) * d2 >= W) jb--;                                         \
+            }                                                                                          \
+            T best = LOW;                                                                              \
+            int64_t bi = (r0 + ka * d1) * W + c0 + ja * d2;                                            \
+            for (int64_t k1 = ka; k1 < kb; k1++) {                                                     \
+              const int64_t row = (r0 + k1 * d1) * W + c0;                                             \
+              for (int64_t k2i = ja; k2i < jb; k2i++) {                                                \
+                const int64_t f = row + k2i * d2;                                                      \
+                const T v = x[f];                                                                      \
+                const int take = (v > best) | (v != v); /* branch-free: the maximum is unpredictable */ \
+                bi = take ? f : bi, best = take ? v : best;                                            \
+              }                                                                                        \
+            }                                                                                          \
+            y[o] = best;                                                                               \
+            ind[o] = bi;                                                                               \
+          }                                                                                            \
+        }                                                                                              \
+        continue;                                                                                      \
+      }                                                                                                \
       int64_t o = 0;                                                                                   \
       for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                       \
         for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                     \
@@ -116,28 +147,6 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
                 hi[a] = sk_pool_end(oo[a], g->in[a], g->out[a]);                                       \
               }                                                                                        \
               if (pass != MAX_FWD) n *= hi[a] > lo[a] ? hi[a] - lo[a] : 0;                             \
-            }                                                                                          \
-            if (pass == MAX_FWD && g->in[0] == 1) { /* 2-d (and 1-d): the window's rows and columns      \
-                                                        inside the input, found once, then no checks */ \
-              int64_t r0 = o1 * g->s[1] - g->p[1], c0 = o2 * g->s[2] - g->p[2];                       \
-              int64_t ka = r0 < 0 ? (-r0 + g->d[1] - 1) / g->d[1] : 0, kb = g->k[1];                   \
-              while (kb > ka && r0 + (kb - 1) * g->d[1] >= g->in[1]) kb--;                             \
-              int64_t ja = c0 < 0 ? (-c0 + g->d[2] - 1) / g->d[2] : 0, jb = g->k[2];                   \
-              while (jb > ja && c0 + (jb - 1) * g->d[2] >= g->in[2]) jb--;                             \
-              T best = LOW;                                                                            \
-              int64_t bi = (r0 + ka * g->d[1]) * g->in[2] + c0 + ja * g->d[2];                         \
-              for (int64_t k1 = ka; k1 < kb; k1++) {                                                   \
-                const int64_t row = (r0 + k1 * g->d[1]) * g->in[2] + c0;                               \
-                for (int64_t k2 = ja; k2 < jb; k2++) {                                                 \
-                  const int64_t f = row + k2 * g->d[2];                                                \
-                  const T v = x[f];                                                                    \
-                  const int take = (v > best) | (v != v); /* branch-free: the maximum is unpredictable */ \
-                  bi = take ? f : bi, best = take ? v : best;                                            \
-                }                                                                                      \
-              }                                                                                        \
-              y[o] = best;                                                                             \
-              ind[o] = bi;                                                                             \
-              continue;                                                                                \
             }                                                                                          \
             if (pass == MAX_FWD) { /* dilated window, positions outside the input skipped */           \
               T best = LOW;                                                                   \
