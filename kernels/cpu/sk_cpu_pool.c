@@ -25,6 +25,7 @@ typedef struct Pool {
   const void *x;            /* FWD: the input; BWD: grad_output */
   void *y;                  /* FWD: the output; BWD: the gradient (zeroed) */
   int64_t *ind;             /* max: indices (written by FWD, read by MAX_BWD) */
+  const int64_t *win;       /* all but max's passes: each dim's windows (windows()) */
 } Pool;
 
 #define FLAT(g, a, b, c) (((a) * (g)->in[1] + (b)) * (g)->in[2] + (c))
@@ -74,10 +75,6 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
         for (int64_t o = 0; o < c->outv; o++) y[ind[o]] = (T)((AT)y[ind[o]] + (AT)x[o]);               \
         continue;                                                                                      \
       }                                                                                                \
-      if (pass == AAVG_FWD && c->outv == 1) { /* to 1×1: the plane's mean, no window arithmetic */   \
-        y[0] = (T)(run_sum_##sfx(x, c->inv) / (AT)c->inv);                                             \
-        continue;                                                                                      \
-      }                                                                                                \
       if (pass == MAX_FWD && g->in[0] == 1) { /* 2-d (and 1-d): each window's rows inside the input   \
                                                   found once a row, its columns once an output */    \
         const int64_t W = g->in[2], s2 = g->s[2], p2 = g->p[2], d1 = g->d[1], d2 = g->d[2], k2 = g->k[2]; \
@@ -109,22 +106,14 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
         }                                                                                              \
         continue;                                                                                      \
       }                                                                                                \
+      const int64_t *W0 = c->win, *W1 = W0 ? W0 + 3 * g->out[0] : NULL, *W2 = W1 ? W1 + 3 * g->out[1] : NULL; \
       int64_t o = 0;                                                                                   \
       for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                       \
         for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                     \
           for (int64_t o2 = 0; o2 < g->out[2]; o2++, o++) {                                            \
             if ((pass == AVG_FWD || pass == AAVG_FWD) && g->in[0] == 1) { /* 2-d (and 1-d) sums */    \
-              int64_t r0, r1, c0, c1, full2 = 1;                                                      \
-              if (pass == AVG_FWD) {                                                                   \
-                int64_t f;                                                                             \
-                avg_window(g, 1, o1, &r0, &r1, &f);                                                    \
-                full2 *= f;                                                                            \
-                avg_window(g, 2, o2, &c0, &c1, &f);                                                    \
-                full2 *= f;                                                                            \
-              } else {                                                                                 \
-                r0 = sk_pool_start(o1, g->in[1], g->out[1]), r1 = sk_pool_end(o1, g->in[1], g->out[1]); \
-                c0 = sk_pool_start(o2, g->in[2], g->out[2]), c1 = sk_pool_end(o2, g->in[2], g->out[2]); \
-              }                                                                                        \
+              const int64_t *wr = W1 + 3 * o1, *wc = W2 + 3 * o2;                                      \
+              const int64_t r0 = wr[0], r1 = wr[1], c0 = wc[0], c1 = wc[1], full2 = wr[2] * wc[2];     \
               int64_t cnt = (r1 > r0 ? r1 - r0 : 0) * (c1 > c0 ? c1 - c0 : 0);                         \
               AT sum = 0;                                                                              \
               if (c0 == 0 && c1 == g->in[2]) /* whole rows: one contiguous run */                      \
@@ -137,17 +126,12 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
               continue;                                                                                \
             }                                                                                          \
             int64_t oo[3] = {o0, o1, o2}, lo[3], hi[3], full = 1, n = 1;                                \
-            for (int a = 0; a < 3; a++) {                                                              \
-              if (pass == AVG_FWD || pass == AVG_BWD) {                                                \
-                int64_t f;                                                                             \
-                avg_window(g, a, oo[a], &lo[a], &hi[a], &f);                                           \
-                full *= f;                                                                             \
-              } else if (pass != MAX_FWD) {                                                            \
-                lo[a] = sk_pool_start(oo[a], g->in[a], g->out[a]);                                     \
-                hi[a] = sk_pool_end(oo[a], g->in[a], g->out[a]);                                       \
+            if (pass != MAX_FWD)                                                                       \
+              for (int a = 0; a < 3; a++) {                                                            \
+                const int64_t *wa = (a == 0 ? W0 : a == 1 ? W1 : W2) + 3 * oo[a];                      \
+                lo[a] = wa[0], hi[a] = wa[1], full *= wa[2];                                           \
+                n *= hi[a] > lo[a] ? hi[a] - lo[a] : 0;                                                \
               }                                                                                        \
-              if (pass != MAX_FWD) n *= hi[a] > lo[a] ? hi[a] - lo[a] : 0;                             \
-            }                                                                                          \
             if (pass == MAX_FWD) { /* dilated window, positions outside the input skipped */           \
               T best = LOW;                                                                   \
               int64_t bi = -1;                                                                         \
@@ -243,6 +227,21 @@ static int bad_index(const SkTensor *ind, int64_t n, int64_t *bad) {
 }
 /* }==== */
 
+/* Each dim's windows, once a call (a plane's loops then do no division): for dim a and output
+** o, lo, hi (clipped to the input) and the size avg_pool divides by (padding counted), or for
+** the adaptive passes hi - lo; dims one after another. NULL after an error. */
+static int64_t *windows(Pass pass, const SkPoolGeom *g, size_t *bytes) {
+  *bytes = (size_t)(g->out[0] + g->out[1] + g->out[2]) * 3 * sizeof(int64_t);
+  int64_t *w = sk_cpu_alloc(*bytes ? *bytes : 1), *p = w;
+  if (!w) return NULL;
+  for (int a = 0; a < 3; a++)
+    for (int64_t o = 0; o < g->out[a]; o++, p += 3) {
+      if (pass == AVG_FWD || pass == AVG_BWD) avg_window(g, a, o, &p[0], &p[1], &p[2]);
+      else p[0] = sk_pool_start(o, g->in[a], g->out[a]), p[1] = sk_pool_end(o, g->in[a], g->out[a]), p[2] = p[1] - p[0];
+    }
+  return w;
+}
+
 static SkDType compute_dtype(SkDType t) {
   if (t == SK_DTYPE_FLOAT64) return SK_DTYPE_FLOAT64;
   return sk_dtype_is_floating(t) ? SK_DTYPE_FLOAT32 : SK_DTYPE_INT64;
@@ -267,6 +266,10 @@ static int run(Pass pass, const SkPoolGeom *g, const SkTensor *src, SkTensor *ds
     c.inv = g->in[0] * g->in[1] * g->in[2];
     c.outv = g->out[0] * g->out[1] * g->out[2];
     c.x = sk_tensor_data(x), c.y = sk_tensor_data(y), c.ind = ind ? sk_tensor_data(ind) : NULL;
+    size_t wbytes = 0;
+    int64_t *wins = pass == MAX_FWD || pass == MAX_BWD ? NULL : windows(pass, g, &wbytes);
+    c.win = wins;
+    if (pass != MAX_FWD && pass != MAX_BWD && !wins) rc = -1;
     int bwd = pass == MAX_BWD || pass == AVG_BWD || pass == AAVG_BWD;
     if (bwd) memset(c.y, 0, (size_t)y->numel * sk_dtype_size(ct));
     /* the work of one plane, in double: a kernel may be far larger than the input it is clipped to */
@@ -275,9 +278,10 @@ static int run(Pass pass, const SkPoolGeom *g, const SkTensor *src, SkTensor *ds
     double work = (double)c.outv * win;
     int64_t grain = work >= SK_GRAIN ? 1 : work > 0 ? (int64_t)(SK_GRAIN / work) : g->planes;
     Task t = {&c, pass, ct};
-    if (g->planes > 0 && c.outv > 0) sk_parallel_for(0, g->planes, grain < 1 ? 1 : grain, run_planes, &t);
-    if (k[1]) rc = sk_copy_cpu(dst, k[1]);
+    if (!rc && g->planes > 0 && c.outv > 0) sk_parallel_for(0, g->planes, grain < 1 ? 1 : grain, run_planes, &t);
+    if (!rc && k[1]) rc = sk_copy_cpu(dst, k[1]);
     if (!rc && indices && pass != MAX_BWD && k[2]) rc = sk_copy_cpu(indices, k[2]);
+    if (wins) sk_cpu_free(wins, wbytes ? wbytes : 1);
   }
   for (int i = 0; i < 3; i++) sk_tensor_release(k[i]);
   return rc;
