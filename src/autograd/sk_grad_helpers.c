@@ -1227,54 +1227,94 @@ int sk_grad_binary_cross_entropy_target_backward(SkTensor **out, const SkTensor 
   return sk_tape_free(tp);
 }
 
-/* {==== index_reduce ==== */
-/* PyTorch's index_reduce_backward (FunctionsManual.cpp), {grad_self, grad_source}:
+/* {==== index_reduce and scatter_reduce ====
+** PyTorch's index_reduce_backward and scatter_reduce_backward (FunctionsManual.cpp) are one
+** formula over two ways of addressing: along dim by a 1-d index (index_add, index_select,
+** index_reduce, index_fill) or element by element by an index of self's rank (scatter_add,
+** gather, scatter_reduce, scatter). {grad_self, grad_source}:
+**   sum: grad, and grad at the indices;
 **   prod: through self and source with zeros masked to 1 (a lone zero among those scattered
 **         to one place gets the product of the others; with several, PyTorch's double
 **         backward refuses, this first-order gradient is the same);
 **   mean: grad over the count of contributions (self counts one when included);
 **   amax/amin: grad shared evenly among the elements equal to the result.
 ** A position whose self was not included (include_self False) gets no self gradient. */
-int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
-                                  const SkTensor *index, const SkTensor *source, const char *reduce, int include_self,
-                                  const SkTensor *result) {
+typedef struct Scat {
+  int elementwise; /* 1: scatter/gather, 0: index_* along dim */
+  int64_t dim;
+  const SkTensor *index;
+  const char *reduce;
+  int include_self;
+} Scat;
+static int scat_add(SkTensor **r, const Scat *s, const SkTensor *t, const SkTensor *v) {
+  return s->elementwise ? sk_scatter_add(r, t, s->dim, s->index, v) : sk_index_add(r, t, s->dim, s->index, v, sk_scalar_int(1));
+}
+static int scat_pick(SkTensor **r, const Scat *s, const SkTensor *t) {
+  return s->elementwise ? sk_gather(r, t, s->dim, s->index, 0) : sk_index_select(r, t, s->dim, s->index);
+}
+static int scat_reduce(SkTensor **r, const Scat *s, const SkTensor *t, const SkTensor *v) {
+  return s->elementwise ? sk_scatter_reduce_two(r, t, s->dim, s->index, v, s->reduce, s->include_self)
+                        : sk_index_reduce(r, t, s->dim, s->index, v, s->reduce, s->include_self);
+}
+static int scat_zero(SkTensor **r, const Scat *s, const SkTensor *t) {
+  return s->elementwise ? sk_scatter_value(r, t, s->dim, s->index, sk_scalar_int(0))
+                        : sk_index_fill_int_Scalar(r, t, s->dim, s->index, sk_scalar_int(0));
+}
+
+static int reduce_backward(SkTensorList *out, const Scat *s, const SkTensor *grad, const SkTensor *self,
+                           const SkTensor *src, const SkTensor *result) {
   SkTape t = {0}, *tp = &t;
   SkTensor *gs = NULL, *gsrc = NULL;
   SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
 #define T_(call) SK_TAPE_STEP(tp, call)
-  if (!strcmp(reduce, "prod")) {
+  if (!strcmp(s->reduce, "sum")) {
+    gs = sk_tape_keep(tp, 0, sk_tensor_retain((SkTensor *)grad));
+    gsrc = T_(scat_pick(&r, s, grad));
+  } else if (!strcmp(s->reduce, "prod")) {
     SkTensor *mself = T_(sk_masked_fill_Scalar(&r, self, T_(sk_eq_Scalar(&r, self, zero)), one));
-    SkTensor *mres = T_(sk_index_reduce(&r, mself, dim, index, source, reduce, include_self));
+    SkTensor *mres = T_(scat_reduce(&r, s, mself, src));
     gs = T_(sk_div(&r, T_(sk_mul(&r, grad, mres)), mself));
-    SkTensor *szero = T_(sk_eq_Scalar(&r, source, zero));
-    SkTensor *nz = T_(sk_index_select(&r, T_(sk_index_add(&r, T_(sk_zeros_like(&r, self, -1, -1, (SkDevice){-1, 0}, -1, -1)), dim,
-                                                          index, T_(sk_to_dtype(&r, szero, self->dtype, 0, 0, -1)), one)),
-                                      dim, index));
+    SkTensor *szero = T_(sk_eq_Scalar(&r, src, zero));
+    SkTensor *nz = T_(scat_pick(&r, s, T_(scat_add(&r, s, T_(sk_zeros_like(&r, self, -1, -1, NONE_DEVICE, -1, -1)),
+                                                    T_(sk_to_dtype(&r, szero, self->dtype, 0, 0, -1))))));
     SkTensor *single = T_(sk_logical_and(&r, szero, T_(sk_eq_Scalar(&r, nz, one))));
-    SkTensor *msrc_res = T_(sk_index_reduce(&r, self, dim, index, T_(sk_masked_fill_Scalar(&r, source, single, one)), reduce,
-                                            include_self));
-    SkTensor *a = T_(sk_index_select(&r, T_(sk_mul(&r, grad, msrc_res)), dim, index));
-    SkTensor *b = T_(sk_div(&r, T_(sk_index_select(&r, T_(sk_mul(&r, grad, result)), dim, index)),
-                            T_(sk_masked_fill_Scalar(&r, source, szero, one))));
+    SkTensor *msrc_res = T_(scat_reduce(&r, s, self, T_(sk_masked_fill_Scalar(&r, src, single, one))));
+    SkTensor *a = T_(scat_pick(&r, s, T_(sk_mul(&r, grad, msrc_res))));
+    SkTensor *b = T_(sk_div(&r, T_(scat_pick(&r, s, T_(sk_mul(&r, grad, result)))),
+                            T_(sk_masked_fill_Scalar(&r, src, szero, one))));
     gsrc = T_(sk_where_self(&r, single, a, b));
-  } else if (!strcmp(reduce, "mean")) {
-    SkTensor *n = include_self ? T_(sk_ones_like(&r, grad, -1, -1, (SkDevice){-1, 0}, -1, -1))
-                               : T_(sk_zeros_like(&r, grad, -1, -1, (SkDevice){-1, 0}, -1, -1));
-    n = T_(sk_index_add(&r, n, dim, index, T_(sk_ones_like(&r, source, -1, -1, (SkDevice){-1, 0}, -1, -1)), one));
+  } else if (!strcmp(s->reduce, "mean")) {
+    SkTensor *n = s->include_self ? T_(sk_ones_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1))
+                                  : T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1));
+    n = T_(scat_add(&r, s, n, T_(sk_ones_like(&r, src, -1, -1, NONE_DEVICE, -1, -1))));
     n = T_(sk_masked_fill_Scalar(&r, n, T_(sk_eq_Scalar(&r, n, zero)), one));
     gs = T_(sk_div(&r, grad, n));
-    gsrc = T_(sk_div(&r, T_(sk_index_select(&r, grad, dim, index)), T_(sk_index_select(&r, n, dim, index))));
+    gsrc = T_(sk_div(&r, T_(scat_pick(&r, s, grad)), T_(scat_pick(&r, s, n))));
   } else {
-    SkTensor *value = T_(sk_index_select(&r, result, dim, index));
+    SkTensor *value = T_(scat_pick(&r, s, result));
     SkTensor *self_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, self, result)), self->dtype, 0, 0, -1));
-    SkTensor *src_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, source, value)), self->dtype, 0, 0, -1));
-    SkTensor *dist = T_(sk_div(&r, grad, T_(sk_index_add(&r, self_is, dim, index, src_is, one))));
+    SkTensor *src_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, src, value)), self->dtype, 0, 0, -1));
+    SkTensor *dist = T_(sk_div(&r, grad, T_(scat_add(&r, s, self_is, src_is))));
     gs = T_(sk_mul(&r, self_is, dist));
-    gsrc = T_(sk_mul(&r, src_is, T_(sk_index_select(&r, dist, dim, index))));
+    gsrc = T_(sk_mul(&r, src_is, T_(scat_pick(&r, s, dist))));
   }
-  if (gs && !include_self) gs = T_(sk_index_fill_int_Scalar(&r, gs, dim, index, zero));
+  if (gs && !s->include_self) gs = T_(scat_zero(&r, s, gs));
 #undef T_
   return tape_grads(tp, out, 2, gs, gsrc, NULL);
+}
+
+int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
+                                  const SkTensor *index, const SkTensor *source, const char *reduce, int include_self,
+                                  const SkTensor *result) {
+  Scat s = {0, dim, index, reduce, include_self};
+  return reduce_backward(out, &s, grad, self, source, result);
+}
+
+int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
+                                    const SkTensor *index, const SkTensor *src, const char *reduce, int include_self,
+                                    const SkTensor *result) {
+  Scat s = {1, dim, index, reduce, include_self};
+  return reduce_backward(out, &s, grad, self, src, result);
 }
 /* }==== */
 
@@ -1326,55 +1366,6 @@ int sk_grad_evenly_distribute_backward(SkTensor **out, const SkTensor *grad, con
 #undef T_
   if (g) *out = sk_tape_take(tp, g);
   return sk_tape_free(tp);
-}
-
-/* PyTorch's scatter_reduce_backward, for self and src:
-**   sum: grad, and grad at the indices; mean: both over the count of contributions;
-**   prod: the product of the others (through masked zeros, as PyTorch's);
-**   amax/amin: grad shared evenly among the elements equal to the result.
-** A position whose self was not included gets no self gradient. */
-int sk_grad_scatter_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
-                                    const SkTensor *index, const SkTensor *src, const char *reduce, int include_self,
-                                    const SkTensor *result) {
-  SkTape t = {0}, *tp = &t;
-  SkTensor *gs = NULL, *gsrc = NULL;
-  SkScalar one = sk_scalar_int(1), zero = sk_scalar_int(0);
-#define T_(call) SK_TAPE_STEP(tp, call)
-  if (!strcmp(reduce, "sum")) {
-    gs = sk_tape_keep(tp, 0, sk_tensor_retain((SkTensor *)grad));
-    gsrc = T_(sk_gather(&r, grad, dim, index, 0));
-  } else if (!strcmp(reduce, "prod")) {
-    SkTensor *mself = T_(sk_masked_fill_Scalar(&r, self, T_(sk_eq_Scalar(&r, self, zero)), one));
-    SkTensor *mres = T_(sk_scatter_reduce_two(&r, mself, dim, index, src, reduce, include_self));
-    gs = T_(sk_div(&r, T_(sk_mul(&r, grad, mres)), mself));
-    SkTensor *szero = T_(sk_eq_Scalar(&r, src, zero));
-    SkTensor *nz = T_(sk_gather(&r, T_(sk_scatter_add(&r, T_(sk_zeros_like(&r, self, -1, -1, NONE_DEVICE, -1, -1)), dim, index,
-                                                      T_(sk_to_dtype(&r, szero, self->dtype, 0, 0, -1)))), dim, index, 0));
-    SkTensor *single = T_(sk_logical_and(&r, szero, T_(sk_eq_Scalar(&r, nz, one))));
-    SkTensor *msrc_res = T_(sk_scatter_reduce_two(&r, self, dim, index, T_(sk_masked_fill_Scalar(&r, src, single, one)), reduce,
-                                                  include_self));
-    SkTensor *a = T_(sk_gather(&r, T_(sk_mul(&r, grad, msrc_res)), dim, index, 0));
-    SkTensor *b = T_(sk_div(&r, T_(sk_gather(&r, T_(sk_mul(&r, grad, result)), dim, index, 0)),
-                            T_(sk_masked_fill_Scalar(&r, src, szero, one))));
-    gsrc = T_(sk_where_self(&r, single, a, b));
-  } else if (!strcmp(reduce, "mean")) {
-    SkTensor *n = include_self ? T_(sk_ones_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1))
-                               : T_(sk_zeros_like(&r, grad, -1, -1, NONE_DEVICE, -1, -1));
-    n = T_(sk_scatter_add(&r, n, dim, index, T_(sk_ones_like(&r, src, -1, -1, NONE_DEVICE, -1, -1))));
-    n = T_(sk_masked_fill_Scalar(&r, n, T_(sk_eq_Scalar(&r, n, zero)), one));
-    gs = T_(sk_div(&r, grad, n));
-    gsrc = T_(sk_div(&r, T_(sk_gather(&r, grad, dim, index, 0)), T_(sk_gather(&r, n, dim, index, 0))));
-  } else {
-    SkTensor *value = T_(sk_gather(&r, result, dim, index, 0));
-    SkTensor *self_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, self, result)), self->dtype, 0, 0, -1));
-    SkTensor *src_is = T_(sk_to_dtype(&r, T_(sk_eq(&r, src, value)), self->dtype, 0, 0, -1));
-    SkTensor *dist = T_(sk_div(&r, grad, T_(sk_scatter_add(&r, self_is, dim, index, src_is))));
-    gs = T_(sk_mul(&r, self_is, dist));
-    gsrc = T_(sk_mul(&r, src_is, T_(sk_gather(&r, dist, dim, index, 0))));
-  }
-  if (gs && !include_self) gs = T_(sk_scatter_value(&r, gs, dim, index, zero));
-#undef T_
-  return tape_grads(tp, out, 2, gs, gsrc, NULL);
 }
 
 /* segment_reduce's gradient (PyTorch's _segment_reduce_backward, through ops): each position
