@@ -428,6 +428,18 @@ describe("functional composites", function()
     end
     local _, _, _, mi = sk.embedding_bag(w, idx, off, false, 2)
     assert.same({ { 3, 0 }, { 0, 0 }, { 3, 1 } }, mi:totable()) -- the rows the maxima came from
+    -- ties: the bag's first row holding the max (PyTorch's); a NaN is the max of its column, at its
+    -- first row; the gradient reaches the chosen row only
+    local wt = sk.tensor({ { 1, 5, 3 }, { 4, 5, 0 / 0 }, { 4, 2, 3 }, { 7, 7, 7 } }, { dtype = "float64", requires_grad = true })
+    local o, _, _, mt = sk.embedding_bag(wt, sk.tensor({ 2, 1, 0, 2, 3, 0 }), sk.tensor({ 0, 3, 3 }), false, 2, false, nil, false, 3)
+    assert.same({ { 2, 1, 1 }, { 0, 0, 0 }, { 2, 0, 2 } }, mt:totable())
+    local ov = o:detach():totable()
+    assert.same({ 4, 5 }, { ov[1][1], ov[1][2] })
+    assert.is_true(ov[1][3] ~= ov[1][3])
+    assert.same({ 0, 0, 0 }, ov[2])
+    assert.same({ 4, 5, 3 }, ov[3])
+    o:sum():backward()
+    assert.same({ { 0, 1, 0 }, { 0, 1, 1 }, { 2, 0, 1 }, { 0, 0, 0 } }, wt.grad:totable())
     local p = sk.tensor({ 2, 1, 0.5, 1, 1, -1 }, { dtype = "float64" })
     assert.same({ { -6, 4 }, { 0, 0 }, { 6.5, 0.5 } }, (sk.embedding_bag(w, idx, off, false, 0, false, p)):totable())
     -- include_last_offset: the last offset ends the last bag; an nn.EmbeddingBag over a 2-d input is bags of its rows

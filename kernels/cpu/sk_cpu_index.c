@@ -985,6 +985,12 @@ static void red_store(char *p, const char *q, SkDType dt, RedOp op) {
   else sk_store_double(p, dt, red_d(op, sk_load_double(p, dt), sk_load_double(q, dt)));
 }
 
+/* red_store for the common dtypes, without its per-element dtype switches */
+typedef void (*RedFn)(char *p, const char *q, RedOp op);
+static void red_f32(char *p, const char *q, RedOp op) { *(float *)p = (float)red_d(op, *(float *)p, *(const float *)q); }
+static void red_f64(char *p, const char *q, RedOp op) { *(double *)p = red_d(op, *(double *)p, *(const double *)q); }
+static void red_i64(char *p, const char *q, RedOp op) { *(int64_t *)p = red_i(op, *(int64_t *)p, *(const int64_t *)q); }
+
 static void red_identity(char *p, SkDType dt, RedOp op) {
   if (!sk_dtype_is_floating(dt)) {
     int64_t id = op == RED_PROD ? 1 : op == RED_AMAX ? int_lowest(dt) : op == RED_AMIN ? int_highest(dt) : 0;
@@ -1009,28 +1015,33 @@ int sk_cpu_scatter_reduce_two_out(const SkMeta *m, const SkTensor *self, int64_t
   char *ob = sk_tensor_data(out);
   const char *sb = sk_tensor_data(src), *ib = sk_tensor_data(index);
   int64_t at[SK_MAX_DIMS] = {0};
-  /* two passes over index: identities where self is left out, then the reduction */
+  RedFn fn = dt == SK_DTYPE_FLOAT32 ? red_f32 : dt == SK_DTYPE_FLOAT64 ? red_f64 : dt == SK_DTYPE_INT64 ? red_i64 : NULL;
+  /* two passes over index: identities where self is left out, then the reduction; index's
+  ** last dim is the inner run (its strides once), the dims before it counted in at[] */
+  const int last = nd - 1;
+  const int64_t inner = nd ? index->sizes[last] : 1, ds = nd ? out->strides[d] : 0;
+  const int64_t is = nd ? index->strides[last] : 0, ss = nd ? src->strides[last] : 0;
+  const int64_t os = nd && last != d ? out->strides[last] : 0;
+  int64_t mult[SK_MAX_DIMS]; /* out's logical strides, for the count's linear position */
+  for (int k = out->ndim - 1; k >= 0; k--) mult[k] = k == out->ndim - 1 ? 1 : mult[k + 1] * out->sizes[k + 1];
   for (int pass = include_self ? 1 : 0; pass < 2; pass++) {
     memset(at, 0, sizeof at);
-    for (int64_t e = 0; e < n; e++) {
+    for (int64_t e = 0; e < n; e += inner) {
       int64_t io = 0, so = 0, oo = 0, lin = 0;
-      for (int k = 0; k < nd; k++) {
+      for (int k = 0; k < last; k++) {
         io += at[k] * index->strides[k], so += at[k] * src->strides[k];
-        if (k != d) oo += at[k] * out->strides[k];
+        if (k != d) oo += at[k] * out->strides[k], lin += at[k] * mult[k];
       }
-      int64_t v = *(const int64_t *)(ib + io * 8);
-      oo += v * (nd ? out->strides[d] : 0);
-      char *p = ob + oo * (int64_t)z;
-      if (pass == 0) red_identity(p, dt, op);
-      else {
-        red_store(p, sb + so * (int64_t)z, dt, op);
-        if (count) {
-          /* out's logical linear position, for the count */
-          for (int k = 0; k < nd; k++) lin = lin * out->sizes[k] + (k == d ? v : at[k]);
-          count[lin]++;
-        }
+      for (int64_t j = 0; j < inner; j++) {
+        const int64_t v = *(const int64_t *)(ib + (io + j * is) * 8);
+        char *p = ob + (oo + j * os + v * ds) * (int64_t)z;
+        const char *q = sb + (so + j * ss) * (int64_t)z;
+        if (pass == 0) red_identity(p, dt, op);
+        else if (fn) fn(p, q, op);
+        else red_store(p, q, dt, op);
+        if (pass == 1 && count) count[lin + (last == d ? v : j) + (nd && d < last ? v * mult[d] : 0)]++;
       }
-      for (int k = nd - 1; k >= 0; k--) {
+      for (int k = last - 1; k >= 0; k--) {
         if (++at[k] < index->sizes[k]) break;
         at[k] = 0;
       }

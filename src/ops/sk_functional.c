@@ -260,39 +260,39 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
   if (rc) tp->rc = -1, snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
   SkDevice dev = weight->device;
   SkTensor *out = NULL, *maxi = NULL;
-  if (!tp->rc && mode == 2) { /* bag by bag: the max of its kept rows, and which row */
-    SkTensor **vals = malloc(sizeof *vals * (size_t)(nb + 1)), **ids = malloc(sizeof *ids * (size_t)(nb + 1));
-    if (!vals || !ids) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
-    for (int64_t b = 0; b < nb && !tp->rc; b++) {
-      int64_t e = b + 1 < offsets->numel ? off[b + 1] : n, k = 0;
-      for (int64_t i = off[b]; i < e; i++) if (idx[i] != pad) bag[off[b] + k++] = idx[i]; /* reuses bag's slots */
-      if (!k) {
-        vals[b] = T(sk_new_zeros(&r, weight, ((SkIntList){&dim, 1}), -1, -1, sk_device(-1, 0), -1));
-        ids[b] = T(sk_zeros(&r, ((SkIntList){&dim, 1}), SK_DTYPE_INT64, -1, dev, -1));
-        continue;
-      }
-      SkTensor *sel = sk_tape_host_tensor(tp, bag + off[b], k, SK_DTYPE_INT64, -1, dev), *v = NULL, *w = NULL;
-      SkTensor *g = T(sk_index_select(&r, weight, 0, sel));
-      if (g && sk_max_dim(&v, &w, g, 0, 0)) tp->rc = -1, snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
-      sk_tape_keep(tp, 0, v), sk_tape_keep(tp, 0, w);
-      vals[b] = v;
-      ids[b] = T(sk_index_select(&r, sel, 0, w));
+  if (!tp->rc && mode == 2) {
+    /* The kept rows (not padding, inside a bag) at once: each bag's max by scatter_reduce amax,
+    ** then for each bag and column the first kept row equal to it (NaN to a NaN max) by
+    ** scatter_reduce amin over positions (k, one past them, stands for none and picks row 0, what
+    ** an empty bag reports). The output is weight gathered at those rows (0 for an empty bag),
+    ** so its gradient reaches the chosen row only, as PyTorch's. */
+    int64_t k = 0, *kr = malloc(sizeof(int64_t) * (size_t)(used + 1)), *kb = malloc(sizeof(int64_t) * (size_t)(used + 1));
+    if (!kr || !kb) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+    for (int64_t i = 0; !tp->rc && i < used; i++)
+      if (idx[i] != pad) kr[k] = idx[i], kb[k++] = bag[i];
+    int64_t bd[2] = {nb, dim}, kd[2] = {k, dim}, kn = k, flat = -1;
+    out = T(sk_new_zeros(&r, weight, ((SkIntList){bd, 2}), -1, -1, sk_device(-1, 0), -1));
+    maxi = T(sk_zeros(&r, ((SkIntList){bd, 2}), SK_DTYPE_INT64, -1, dev, -1));
+    if (!tp->rc && k && nb) {
+      kr[k] = 0;
+      SkTensor *krows = sk_tape_host_tensor(tp, kr, k + 1, SK_DTYPE_INT64, -1, dev);
+      SkTensor *g = T(sk_index_select(&r, weight, 0, T(sk_narrow(&r, krows, 0, 0, k))));
+      SkTensor *where = T(sk_expand(&r, T(sk_unsqueeze(&r, sk_tape_host_tensor(tp, kb, k, SK_DTYPE_INT64, -1, dev), 1)),
+                                    ((SkIntList){kd, 2}), 0));
+      SkTensor *best = T(sk_gather(&r, T(sk_scatter_reduce_two(&r, out, 0, where, g, "amax", 0)), 0, where, 0));
+      SkTensor *hit = T(sk_logical_or(&r, T(sk_eq(&r, g, best)),
+                                      T(sk_logical_and(&r, T(sk_isnan(&r, g)), T(sk_isnan(&r, best))))));
+      SkTensor *pos = T(sk_expand(&r, T(sk_unsqueeze(&r, T(sk_arange(&r, sk_scalar_int(k), SK_DTYPE_INT64, -1, dev, -1)), 1)),
+                                  ((SkIntList){kd, 2}), 0));
+      pos = T(sk_where_self(&r, hit, pos, sk_tape_number(tp, sk_scalar_int(kn))));
+      SkTensor *first = T(sk_scatter_reduce_two(&r, T(sk_full(&r, ((SkIntList){bd, 2}), sk_scalar_int(kn), SK_DTYPE_INT64, -1, dev, -1)),
+                                                0, where, pos, "amin", 1));
+      maxi = T(sk_view(&r, T(sk_index_select(&r, krows, 0, T(sk_reshape(&r, first, ((SkIntList){&flat, 1}))))), ((SkIntList){bd, 2})));
+      SkTensor *filled = T(sk_unsqueeze(&r, T(sk_gt_Scalar(&r, sk_tape_host_tensor(tp, cnt, nb, SK_DTYPE_INT64, -1, dev),
+                                                           sk_scalar_int(0))), 1));
+      out = T(sk_where_self(&r, filled, T(sk_gather(&r, weight, 0, maxi, 0)), sk_tape_number(tp, sk_scalar_int(0))));
     }
-    if (!tp->rc && nb) {
-      out = T(sk_stack(&r, ((SkTensorList){(SkTensor *const *)vals, (int)nb}), 0));
-      maxi = T(sk_stack(&r, ((SkTensorList){(SkTensor *const *)ids, (int)nb}), 0));
-    } else if (!tp->rc) {
-      int64_t z[2] = {0, dim};
-      out = T(sk_new_zeros(&r, weight, ((SkIntList){z, 2}), -1, -1, sk_device(-1, 0), -1));
-      maxi = T(sk_zeros(&r, ((SkIntList){z, 2}), SK_DTYPE_INT64, -1, dev, -1));
-    }
-    free(vals), free(ids);
-    if (!tp->rc) { /* bag[] was overwritten: recompute each position's bag */
-      for (int64_t b = 0; b < nb; b++) {
-        int64_t e = b + 1 < offsets->numel ? off[b + 1] : n;
-        for (int64_t i = off[b]; i < e; i++) bag[i] = b;
-      }
-    }
+    free(kr), free(kb);
   } else if (!tp->rc) { /* sum or mean: every row scaled (0 at padding), scatter-added into its bag */
     SkTensor *ind = T(sk_narrow(&r, indices, 0, 0, used));
     SkTensor *g = T(sk_index_select(&r, weight, 0, ind));
