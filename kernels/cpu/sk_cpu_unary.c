@@ -34,6 +34,23 @@ DEF_CLAMP(float, f)
 DEF_CLAMP(double, d)
 #define FCLAMP(a, lo, hi) _Generic((a), float: clamp_f, default: clamp_d)(a, lo, hi)
 
+/* GELU tanh: y = beta·(x + kappa·x³), 0.5·(1 + tanh y) = s = 1/(1 + exp(-2y)), which does not
+** cancel for negative y (1 + tanh does); its gradient's 1 - tanh² y = 4·s·(1 - s), and
+** s·(1 - s) = e/(1 + e)² with e = exp(-|2y|), which does not cancel either. */
+#define DEF_GELU_TANH(CT, sfx)                                                                     \
+  static inline CT gelu_tanh_##sfx(CT x) {                                                         \
+    return x / ((CT)1 + exp((CT)(-2 * SK_GELU_BETA) * (x + (CT)SK_GELU_KAPPA * (x * x * x))));      \
+  }                                                                                                \
+  static inline CT gelu_tanh_grad_##sfx(CT g, CT x) {                                              \
+    CT z = (CT)(2 * SK_GELU_BETA) * (x + (CT)SK_GELU_KAPPA * (x * x * x)), e = exp(-fabs(z));        \
+    CT d = (CT)1 / ((CT)1 + e), s = z >= 0 ? d : e * d;                                            \
+    return g * (s + (CT)(2 * SK_GELU_BETA) * x * (e * d * d) * ((CT)1 + (CT)(3 * SK_GELU_KAPPA) * x * x)); \
+  }
+DEF_GELU_TANH(float, f)
+DEF_GELU_TANH(double, d)
+#define GELU_TANH(a) _Generic((a), float: gelu_tanh_f, default: gelu_tanh_d)(a)
+#define GELU_TANH_GRAD(g, x) _Generic((x), float: gelu_tanh_grad_f, default: gelu_tanh_grad_d)(g, x)
+
 static inline uint64_t int_abs(int64_t a) { return a < 0 ? 0 - (uint64_t)a : (uint64_t)a; }
 static inline int64_t int_sign(int64_t a) { return (a > 0) - (a < 0); }
 
@@ -93,8 +110,7 @@ static inline int64_t int_clamp(int64_t a, int64_t lo, int64_t hi) {
   MATH_LOOP(sigmoid, sfx, T, CT, LD, ST, (CT)1 / ((CT)1 + exp(-a)))                                 \
   MATH_LOOP(silu, sfx, T, CT, LD, ST, a / ((CT)1 + exp(-a)))                                        \
   MATH_LOOP(gelu, sfx, T, CT, LD, ST, a * (CT)0.5 * erfc(a * (CT)-M_SQRT1_2)) /* 1 + erf(z) = erfc(-z) */ \
-  MATH_LOOP(gelu_tanh, sfx, T, CT, LD, ST,                                                          \
-            (CT)0.5 * a * ((CT)1 + tanh((CT)SK_GELU_BETA * (a + (CT)SK_GELU_KAPPA * (a * a * a)))))   \
+  MATH_LOOP(gelu_tanh, sfx, T, CT, LD, ST, GELU_TANH(a))                                           \
   MATH_LOOP(sqrt, sfx, T, CT, LD, ST, sqrt(a))                                                      \
   MATH_LOOP(rsqrt, sfx, T, CT, LD, ST, (CT)1 / sqrt(a))                                             \
   MATH_LOOP(floor, sfx, T, CT, LD, ST, floor(a))                                                    \
@@ -255,15 +271,11 @@ UNARY_KERNEL(bitwise_not, "bitwise_not_cpu")
     if (vec) vec(d[0], d[1], d[2], n);                                            \
     else op##_##sfx##_scalar(d, s, n, ctx);                                       \
   }
-#define GELU_TANH_INNER(CT, x) ((CT)SK_GELU_BETA * ((x) + (CT)SK_GELU_KAPPA * ((x) * (x) * (x))))
 #define GELU_BACKWARD_OPS(sfx, T, CT, LD, ST)                                                      \
   MATH_LOOP2(gelu_backward, sfx, T, CT, LD, ST,                                                    \
              a * ((CT)0.5 * erfc(b * (CT)-M_SQRT1_2) +                                                \
                   b * (CT)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * exp((CT)-0.5 * b * b)))                 \
-  MATH_LOOP2(gelu_tanh_backward, sfx, T, CT, LD, ST,                                               \
-             a * ((CT)0.5 * ((CT)1 + tanh(GELU_TANH_INNER(CT, b))) +                                   \
-                  (CT)0.5 * b * ((CT)1 - tanh(GELU_TANH_INNER(CT, b)) * tanh(GELU_TANH_INNER(CT, b))) *    \
-                      (CT)SK_GELU_BETA * ((CT)1 + (CT)(3 * SK_GELU_KAPPA) * b * b)))
+  MATH_LOOP2(gelu_tanh_backward, sfx, T, CT, LD, ST, GELU_TANH_GRAD(a, b))
 SK_FLOAT_TYPES(GELU_BACKWARD_OPS)
 FLOAT_TABLE(gelu_backward) FLOAT_TABLE(gelu_tanh_backward)
 

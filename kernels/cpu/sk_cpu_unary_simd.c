@@ -146,6 +146,14 @@ AVX2 static inline __m256 f32_256_lt(__m256 a, __m256 b, __m256 x, __m256 y) {
 AVX2 static inline __m256 f32_256_copysign(__m256 r, __m256 x) {
   return _mm256_or_ps(r, _mm256_and_ps(x, _mm256_set1_ps(-0.0f)));
 }
+AVX512 static inline __m512d f64_512_abs(__m512d x) { return _mm512_abs_pd(x); }
+AVX512 static inline __m512d f64_512_lt(__m512d a, __m512d b, __m512d x, __m512d y) {
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, b, _CMP_LT_OQ), y, x);
+}
+AVX2 static inline __m256d f64_256_abs(__m256d x) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x); }
+AVX2 static inline __m256d f64_256_lt(__m256d a, __m256d b, __m256d x, __m256d y) {
+  return _mm256_blendv_pd(y, x, _mm256_cmp_pd(a, b, _CMP_LT_OQ));
+}
 AVX2 static inline __m256 f32_256_keep_nan(__m256 x, __m256 r) {
   return _mm256_blendv_ps(r, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
@@ -181,6 +189,15 @@ AVX2 static inline __m256 f32_256_scale2n(__m256 e, __m256 n) {
   ATTR static inline V F##_exp_neg(V a) {                                                           \
     V n, p = F##_exp_red(a, &n);                                                                    \
     return p * F##_pow2i(n);                                                                        \
+  }                                                                                                 \
+  /* over the whole of a <= 0: subnormal results too (2^n for n < -126 as 2^(n + 25)·2^-25), 0     \
+  ** below -104, NaN kept; the slow lanes only when a vector has one */                           \
+  ATTR static inline V F##_exp_le0(V a) { /* 2^n for n < -126 as 2^(n + 25)·2^-25 */                \
+    if (!F##_any_lt(a, BC(V, -87.33654f))) return F##_exp_neg(a); /* (NaN: p is NaN) */            \
+    V n, p = F##_exp_red(F##_lt(a, BC(V, -104.0f), BC(V, -104.0f), a), &n);                         \
+    V tiny = F##_lt(n, BC(V, -126.0f), BC(V, 2.98023224e-08f), BC(V, 1.0f));                        \
+    V r = p * F##_pow2i(F##_lt(n, BC(V, -126.0f), n + 25.0f, n)) * tiny;                            \
+    return F##_keep_nan(a, F##_lt(a, BC(V, -104.0f), BC(V, 0.0f), r));                              \
   }
 EXP_NEG_F32(f32_512, __m512, AVX512)
 EXP_NEG_F32(f32_256, __m256, AVX2)
@@ -222,30 +239,46 @@ EXP_NEG_F32(f32_256, __m256, AVX2)
     V e = F##_scale2n(p * r, n);                                                                    \
     return F##_lt(x, BC(V, 0.0f), F##_lt(xabs, BC(V, 5.656854153f), e, BC(V, 0.0f)), 1.0f - e);    \
   }
+/* GELU tanh's 0.5·(1 + tanh(y)) is the logistic function of z = 2y: s = 1/(1 + e) for z >= 0 and
+** e/(1 + e) below, e = exp(-|z|) <= 1, and s·(1 - s) = e/(1 + e)² (in *q), so nothing cancels
+** (1 + tanh does for negative y, 1 - s for large z). */
+#define LOGISTIC_F32(F, V, ATTR)                                                                    \
+  ATTR static inline V F##_logistic(V z, V *q) {                                                    \
+    V e = F##_exp_le0(-F##_abs(z)), d = 1.0f / (1.0f + e);                                          \
+    if (q) *q = e * d * d;                                                                          \
+    return F##_lt(z, BC(V, 0.0f), e, BC(V, 1.0f)) * d;                                              \
+  }
+LOGISTIC_F32(f32_512, __m512, AVX512)
+LOGISTIC_F32(f32_256, __m256, AVX2)
 ERF_F32(f32_512, __m512, AVX512, SLEEF_f32_512)
 ERF_F32(f32_256, __m256, AVX2, SLEEF_f32_256)
 
 #define ERF_F64(F, V, ATTR, SLEEF)                                                                  \
   ATTR static inline V F##_erf(V x) { return SLEEF(erf, u10)(x); }                                  \
-  ATTR static inline V F##_ncdf(V x) { return 0.5 * SLEEF(erfc, u15)(x * -M_SQRT1_2); }
+  ATTR static inline V F##_ncdf(V x) { return 0.5 * SLEEF(erfc, u15)(x * -M_SQRT1_2); }              \
+  ATTR static inline V F##_logistic(V z, V *q) {                                                    \
+    V e = SLEEF(exp, u10)(-F##_abs(z)), d = 1.0 / (1.0 + e);                                        \
+    if (q) *q = e * d * d;                                                                          \
+    return F##_lt(z, (V){}, e, (V){} + 1.0) * d;                                                    \
+  }
 ERF_F64(f64_512, __m512d, AVX512, SLEEF_f64_512)
 ERF_F64(f64_256, __m256d, AVX2, SLEEF_f64_256)
 
 /* PyTorch's GELU and its GeluBackwardKernel formulas (kBeta = 1/sqrt(2 pi) in the exact one). */
 #define GELU_BODIES(F, V, S, ATTR, SLEEF)                                                           \
   ATTR static inline V F##_gelu(V x) { return x * F##_ncdf(x); }                                   \
-  ATTR static inline V F##_gelu_tanh(V x) {                                                         \
-    return (S)0.5 * x * ((S)1 + SLEEF(tanh, u10)((S)SK_GELU_BETA * (x + (S)SK_GELU_KAPPA * (x * x * x)))); \
+  ATTR static inline V F##_gelu_tanh(V x) { /* x·logistic(2y), y = beta·(x + kappa·x³) */            \
+    return x * F##_logistic(x * ((S)(2 * SK_GELU_BETA) + (S)(2 * SK_GELU_BETA * SK_GELU_KAPPA) * (x * x)), NULL); \
   }                                                                                                 \
   ATTR static inline V F##_gelu_backward(V g, V x) {                                                \
     V cdf = F##_ncdf(x);                                                                            \
     V pdf = (S)(M_2_SQRTPI * M_SQRT1_2 * 0.5) * SLEEF(exp, u10)((S)-0.5 * x * x);                   \
     return g * (cdf + x * pdf);                                                                     \
   }                                                                                                 \
-  ATTR static inline V F##_gelu_tanh_backward(V g, V x) {                                           \
-    V x2 = x * x, th = SLEEF(tanh, u10)((S)SK_GELU_BETA * (x + (S)SK_GELU_KAPPA * (x2 * x)));       \
-    V right = (S)0.5 * x * ((S)1 - th * th) * (S)SK_GELU_BETA * ((S)1 + (S)(3 * SK_GELU_KAPPA) * x2); \
-    return g * ((S)0.5 * ((S)1 + th) + right);                                                      \
+  ATTR static inline V F##_gelu_tanh_backward(V g, V x) { /* 1 - tanh² = 4·s·(1 - s) */              \
+    V x2 = x * x, q, s = F##_logistic(x * ((S)(2 * SK_GELU_BETA) + (S)(2 * SK_GELU_BETA * SK_GELU_KAPPA) * x2), &q); \
+    V right = (S)(2 * SK_GELU_BETA) * x * q * ((S)1 + (S)(3 * SK_GELU_KAPPA) * x2);                 \
+    return g * (s + right);                                                                         \
   }
 GELU_BODIES(f32_512, __m512, float, AVX512, SLEEF_f32_512)
 GELU_BODIES(f64_512, __m512d, double, AVX512, SLEEF_f64_512)
@@ -255,17 +288,9 @@ GELU_BODIES(f64_256, __m256d, double, AVX2, SLEEF_f64_256)
 
 /* {==== Σ exp(x - shift), softmax's core ====
 ** y[i] = exp(x[i] - shift) (y NULL: only the sum; y may be x), the sum returned in double.
-** The exponent is the inline one of erf, over the whole of a <= 0: subnormal results too
-** (2^n as 2^(n + 25)·2^-25), 0 below -104, and NaN stays NaN. The sum runs in one vector of float
+** The exponent is the inline exp_le0, over the whole of a <= 0. The sum runs in one vector of float
 ** lanes, moved into a double every 64 vectors, so a long row loses no more than a short one. */
 #define EXPSUM_F32(F, V, ATTR)                                                                      \
-  ATTR static inline V F##_exp_le0(V a) { /* 2^n for n < -126 as 2^(n + 25)·2^-25 */                \
-    if (!F##_any_lt(a, BC(V, -87.33654f))) return F##_exp_neg(a); /* (NaN: p is NaN) */            \
-    V n, p = F##_exp_red(F##_lt(a, BC(V, -104.0f), BC(V, -104.0f), a), &n);                         \
-    V tiny = F##_lt(n, BC(V, -126.0f), BC(V, 2.98023224e-08f), BC(V, 1.0f));                        \
-    V r = p * F##_pow2i(F##_lt(n, BC(V, -126.0f), n + 25.0f, n)) * tiny;                            \
-    return F##_keep_nan(a, F##_lt(a, BC(V, -104.0f), BC(V, 0.0f), r));                              \
-  }                                                                                                 \
   ATTR static double F##_expsum(float *y, const float *x, float shift, int64_t n) {                 \
     enum { W = sizeof(V) / sizeof(float) };                                                         \
     V acc = {0}, v;                                                                                 \
