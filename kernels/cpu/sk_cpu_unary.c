@@ -34,20 +34,26 @@ DEF_CLAMP(float, f)
 DEF_CLAMP(double, d)
 #define FCLAMP(a, lo, hi) _Generic((a), float: clamp_f, default: clamp_d)(a, lo, hi)
 
-/* GELU tanh: y = beta·(x + kappa·x³), 0.5·(1 + tanh y) = s = 1/(1 + exp(-2y)), which does not
-** cancel for negative y (1 + tanh does); its gradient's 1 - tanh² y = 4·s·(1 - s), and
-** s·(1 - s) = e/(1 + e)² with e = exp(-|2y|), which does not cancel either. */
-#define DEF_GELU_TANH(CT, sfx)                                                                     \
+/* The logistic function 1/(1 + exp(-z)) as 1/(1 + e) for z >= 0 and e/(1 + e) below, e = exp(-|z|)
+** <= 1 (no overflow: tiny results stay, subnormal ones too), with s·(1 - s) = e/(1 + e)² in *q
+** (no cancellation). sigmoid, SiLU and GELU tanh take it: 0.5·(1 + tanh y) is the logistic
+** function of 2y (1 + tanh cancels for negative y), and 1 - tanh² y = 4·s·(1 - s). */
+#define DEF_LOGISTIC(CT, sfx)                                                                      \
+  static inline CT logistic_##sfx(CT z, CT *q) {                                                   \
+    CT e = exp(-fabs(z)), d = (CT)1 / ((CT)1 + e);                                                 \
+    if (q) *q = e * d * d;                                                                         \
+    return (z < 0 ? e : (CT)1) * d;                                                                \
+  }                                                                                                \
   static inline CT gelu_tanh_##sfx(CT x) {                                                         \
-    return x / ((CT)1 + exp((CT)(-2 * SK_GELU_BETA) * (x + (CT)SK_GELU_KAPPA * (x * x * x))));      \
+    return x * logistic_##sfx((CT)(2 * SK_GELU_BETA) * (x + (CT)SK_GELU_KAPPA * (x * x * x)), NULL); \
   }                                                                                                \
   static inline CT gelu_tanh_grad_##sfx(CT g, CT x) {                                              \
-    CT z = (CT)(2 * SK_GELU_BETA) * (x + (CT)SK_GELU_KAPPA * (x * x * x)), e = exp(-fabs(z));        \
-    CT d = (CT)1 / ((CT)1 + e), s = z >= 0 ? d : e * d;                                            \
-    return g * (s + (CT)(2 * SK_GELU_BETA) * x * (e * d * d) * ((CT)1 + (CT)(3 * SK_GELU_KAPPA) * x * x)); \
+    CT q, s = logistic_##sfx((CT)(2 * SK_GELU_BETA) * (x + (CT)SK_GELU_KAPPA * (x * x * x)), &q);   \
+    return g * (s + (CT)(2 * SK_GELU_BETA) * x * q * ((CT)1 + (CT)(3 * SK_GELU_KAPPA) * x * x));    \
   }
-DEF_GELU_TANH(float, f)
-DEF_GELU_TANH(double, d)
+DEF_LOGISTIC(float, f)
+DEF_LOGISTIC(double, d)
+#define LOGISTIC(a) _Generic((a), float: logistic_f, default: logistic_d)(a, NULL)
 #define GELU_TANH(a) _Generic((a), float: gelu_tanh_f, default: gelu_tanh_d)(a)
 #define GELU_TANH_GRAD(g, x) _Generic((x), float: gelu_tanh_grad_f, default: gelu_tanh_grad_d)(g, x)
 
@@ -107,8 +113,8 @@ static inline int64_t int_clamp(int64_t a, int64_t lo, int64_t hi) {
   MATH_LOOP(atanh, sfx, T, CT, LD, ST, atanh(a))                                                    \
   MATH_LOOP(erf, sfx, T, CT, LD, ST, erf(a))                                                        \
   MATH_LOOP(erfc, sfx, T, CT, LD, ST, erfc(a))                                                      \
-  MATH_LOOP(sigmoid, sfx, T, CT, LD, ST, (CT)1 / ((CT)1 + exp(-a)))                                 \
-  MATH_LOOP(silu, sfx, T, CT, LD, ST, a / ((CT)1 + exp(-a)))                                        \
+  MATH_LOOP(sigmoid, sfx, T, CT, LD, ST, LOGISTIC(a))                                               \
+  MATH_LOOP(silu, sfx, T, CT, LD, ST, a * LOGISTIC(a))                                              \
   MATH_LOOP(gelu, sfx, T, CT, LD, ST, a * (CT)0.5 * erfc(a * (CT)-M_SQRT1_2)) /* 1 + erf(z) = erfc(-z) */ \
   MATH_LOOP(gelu_tanh, sfx, T, CT, LD, ST, GELU_TANH(a))                                           \
   MATH_LOOP(sqrt, sfx, T, CT, LD, ST, sqrt(a))                                                      \

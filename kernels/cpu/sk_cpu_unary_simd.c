@@ -70,8 +70,6 @@
   ATTR static inline V F##_acosh(V x) { return SLEEF(acosh, u10)(x); }                              \
   ATTR static inline V F##_atanh(V x) { return SLEEF(atanh, u10)(x); }                              \
   ATTR static inline V F##_erfc(V x) { return SLEEF(erfc, u15)(x); }                                \
-  ATTR static inline V F##_sigmoid(V x) { return (S)1 / ((S)1 + SLEEF(exp, u10)(-x)); }             \
-  ATTR static inline V F##_silu(V x) { return x / ((S)1 + SLEEF(exp, u10)(-x)); }                   \
   ATTR static inline V F##_sqrt(V x) { return SQRT(x); }                                            \
   ATTR static inline V F##_rsqrt(V x) { return (S)1 / SQRT(x); }                                    \
   ATTR static inline V F##_floor(V x) { return ROUND(x, RND_FLOOR); }                               \
@@ -264,8 +262,10 @@ ERF_F32(f32_256, __m256, AVX2, SLEEF_f32_256)
 ERF_F64(f64_512, __m512d, AVX512, SLEEF_f64_512)
 ERF_F64(f64_256, __m256d, AVX2, SLEEF_f64_256)
 
-/* PyTorch's GELU and its GeluBackwardKernel formulas (kBeta = 1/sqrt(2 pi) in the exact one). */
+/* sigmoid, SiLU, and GELU and its gradients on Φ and the logistic function (above). */
 #define GELU_BODIES(F, V, S, ATTR, SLEEF)                                                           \
+  ATTR static inline V F##_sigmoid(V x) { return F##_logistic(x, NULL); }                          \
+  ATTR static inline V F##_silu(V x) { return x * F##_logistic(x, NULL); }                         \
   ATTR static inline V F##_gelu(V x) { return x * F##_ncdf(x); }                                   \
   ATTR static inline V F##_gelu_tanh(V x) { /* x·logistic(2y), y = beta·(x + kappa·x³) */            \
     return x * F##_logistic(x * ((S)(2 * SK_GELU_BETA) + (S)(2 * SK_GELU_BETA * SK_GELU_KAPPA) * (x * x)), NULL); \
