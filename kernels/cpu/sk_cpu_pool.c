@@ -107,24 +107,34 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
         continue;                                                                                      \
       }                                                                                                \
       const int64_t *W0 = c->win, *W1 = W0 ? W0 + 3 * g->out[0] : NULL, *W2 = W1 ? W1 + 3 * g->out[1] : NULL; \
+      if (pass == AAVG_FWD && c->outv == 1) { /* to 1×1: the plane's mean as one run (the loops below   \
+                                                 cost twice the sum at 7×7) */                        \
+        y[0] = (T)(run_sum_##sfx(x, c->inv) / (AT)c->inv);                                             \
+        continue;                                                                                      \
+      }                                                                                                \
+      if ((pass == AVG_FWD || pass == AAVG_FWD) && g->in[0] == 1) { /* 2-d (and 1-d) sums, row by row */ \
+        const int64_t W = g->in[2];                                                                    \
+        for (int64_t o1 = 0, o = 0; o1 < g->out[1]; o1++) {                                            \
+          const int64_t r0 = W1[3 * o1], r1 = W1[3 * o1 + 1], f1 = W1[3 * o1 + 2];                     \
+          for (int64_t o2 = 0; o2 < g->out[2]; o2++, o++) {                                            \
+            const int64_t *wc = W2 + 3 * o2, c0 = wc[0], c1 = wc[1];                                   \
+            const int64_t cnt = (r1 > r0 ? r1 - r0 : 0) * (c1 > c0 ? c1 - c0 : 0);                     \
+            AT sum = 0;                                                                                \
+            if (c0 == 0 && c1 == W) /* whole rows: one contiguous run */                               \
+              sum = run_sum_##sfx(x + r0 * W, (r1 - r0) * W);                                          \
+            else                                                                                       \
+              for (int64_t r = r0; r < r1; r++) sum += run_sum_##sfx(x + r * W + c0, c1 - c0);         \
+            AT dv = pass == AAVG_FWD ? (AT)cnt : g->divisor ? (AT)g->divisor                            \
+                  : g->count_include_pad ? (AT)(f1 * wc[2]) : (AT)cnt;                                 \
+            y[o] = cnt ? (T)(sum / dv) : (T)0;                                                         \
+          }                                                                                            \
+        }                                                                                              \
+        continue;                                                                                      \
+      }                                                                                                \
       int64_t o = 0;                                                                                   \
       for (int64_t o0 = 0; o0 < g->out[0]; o0++)                                                       \
         for (int64_t o1 = 0; o1 < g->out[1]; o1++)                                                     \
           for (int64_t o2 = 0; o2 < g->out[2]; o2++, o++) {                                            \
-            if ((pass == AVG_FWD || pass == AAVG_FWD) && g->in[0] == 1) { /* 2-d (and 1-d) sums */    \
-              const int64_t *wr = W1 + 3 * o1, *wc = W2 + 3 * o2;                                      \
-              const int64_t r0 = wr[0], r1 = wr[1], c0 = wc[0], c1 = wc[1], full2 = wr[2] * wc[2];     \
-              int64_t cnt = (r1 > r0 ? r1 - r0 : 0) * (c1 > c0 ? c1 - c0 : 0);                         \
-              AT sum = 0;                                                                              \
-              if (c0 == 0 && c1 == g->in[2]) /* whole rows: one contiguous run */                      \
-                sum = run_sum_##sfx(x + r0 * g->in[2], (r1 - r0) * g->in[2]);                           \
-              else                                                                                     \
-                for (int64_t r = r0; r < r1; r++) sum += run_sum_##sfx(x + r * g->in[2] + c0, c1 - c0); \
-              AT dv = pass == AAVG_FWD ? (AT)cnt : g->divisor ? (AT)g->divisor                          \
-                    : g->count_include_pad ? (AT)full2 : (AT)cnt;                                      \
-              y[o] = cnt ? (T)(sum / dv) : (T)0;                                                       \
-              continue;                                                                                \
-            }                                                                                          \
             int64_t oo[3] = {o0, o1, o2}, lo[3], hi[3], full = 1, n = 1;                                \
             if (pass != MAX_FWD)                                                                       \
               for (int a = 0; a < 3; a++) {                                                            \
