@@ -89,18 +89,26 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
               ja = c0 < 0 ? (-c0 + d2 - 1) / d2 : 0;                                                    \
               while (jb > ja && c0 + (jb - 1) * d2 >= W) jb--;                                         \
             }                                                                                          \
+            /* the maximum first (a max instruction a step, no branch on data), then where it is: the \
+            ** first position holding it, or with a NaN the last NaN (PyTorch's order of taking) */    \
             T best = LOW;                                                                              \
-            int64_t bi = (r0 + ka * d1) * W + c0 + ja * d2;                                            \
+            int nan = 0;                                                                               \
             for (int64_t k1 = ka; k1 < kb; k1++) {                                                     \
+              const T *row = x + (r0 + k1 * d1) * W + c0;                                              \
+              for (int64_t k2i = ja; k2i < jb; k2i++) {                                                \
+                const T v = row[k2i * d2];                                                             \
+                best = v > best ? v : best, nan |= v != v;                                             \
+              }                                                                                        \
+            }                                                                                          \
+            int64_t bi = -1;                                                                           \
+            for (int64_t k1 = ka; k1 < kb && (bi < 0 || nan); k1++) {                                  \
               const int64_t row = (r0 + k1 * d1) * W + c0;                                             \
               for (int64_t k2i = ja; k2i < jb; k2i++) {                                                \
                 const int64_t f = row + k2i * d2;                                                      \
-                const T v = x[f];                                                                      \
-                const int take = (v > best) | (v != v); /* branch-free: the maximum is unpredictable */ \
-                bi = take ? f : bi, best = take ? v : best;                                            \
+                if (nan ? x[f] != x[f] : x[f] == best) { bi = f; if (!nan) break; }                    \
               }                                                                                        \
             }                                                                                          \
-            y[o] = best;                                                                               \
+            y[o] = nan ? x[bi] : best;                                                                 \
             ind[o] = bi;                                                                               \
           }                                                                                            \
         }                                                                                              \
