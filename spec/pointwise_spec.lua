@@ -351,6 +351,46 @@ describe("special functions", function()
     close(sk.special_spherical_bessel_j0(F64{ 0, 0.3, 2, inf }), { 1, math.sin(0.3) / 0.3, math.sin(2) / 2, 0 }, 1e-15)
   end)
 
+  it("airy_ai: its Maclaurin series, Ai(0) and Ai'(0), Airy's equation Ai'' = x Ai and the asymptotic forms far out", function()
+    -- Ai = c1 f - c2 g, f = Σ 3^k (1/3)_k x^3k / (3k)!, g = Σ 3^k (2/3)_k x^(3k+1) / (3k+1)! (DLMF 9.4.1)
+    local c1, c2 = 0.355028053887817239260, 0.258819403792806798405 -- Ai(0), -Ai'(0) (DLMF 9.2.3, 9.2.4)
+    local function series(x)
+      local f, g, tf, tg = 1, x, 1, x
+      for k = 1, 60 do
+        tf = tf * x ^ 3 / ((3 * k - 1) * (3 * k))
+        tg = tg * x ^ 3 / ((3 * k) * (3 * k + 1))
+        f, g = f + tf, g + tg
+      end
+      return c1 * f - c2 * g
+    end
+    local xs = { -2.5, -2.1, -2.09, -1, -0.3, 0, 0.5, 1, 2, 2.09, 2.1, 2.5 }
+    local want = {}
+    for i, x in ipairs(xs) do want[i] = series(x) end
+    close(sk.special_airy_ai(F64(xs)), want, 1e-13)
+    -- far out, where the series cancels: Airy's equation by central differences, and the leading
+    -- asymptotic terms (DLMF 9.7.5, 9.7.9) with their first corrections
+    local h2 = 1e-3
+    for _, x in ipairs { -9, -6, -3.3, 3.3, 6, 9 } do
+      local a = vals(sk.special_airy_ai(F64{ x - h2, x, x + h2 }))
+      local d2 = (a[1] - 2 * a[2] + a[3]) / h2 ^ 2
+      assert.is_true(abs(d2 - x * a[2]) <= 1e-5 * abs(x * a[2]) + 1e-12, "Airy's equation at " .. x)
+    end
+    for _, x in ipairs { 30, 60 } do -- the next terms are below 4e-6 of the amplitude
+      local z, amp = 2 / 3 * x ^ 1.5, 1 / (sqrt(pi) * x ^ 0.25)
+      local up = exp(-z) * amp / 2 * (1 - 5 / (72 * z))
+      assert.is_true(abs(sk.special_airy_ai(F64{ x }):item() / up - 1) < 4e-6, "Ai(" .. x .. ")")
+      local t = z + pi / 4 -- cos(z - pi/4) = sin(t), sin(z - pi/4) = -cos(t)
+      local down = amp * (math.sin(t) - 5 / (72 * z) * math.cos(t))
+      assert.is_true(abs(sk.special_airy_ai(F64{ -x }):item() - down) < 4e-6 * amp, "Ai(-" .. x .. ")")
+    end
+    -- 0 past 103.892 (it underflows), NaN at both infinities and NaN, as PyTorch's; float32
+    close(sk.special_airy_ai(F64{ 104, inf, -inf, nan }), { 0, nan, nan, nan })
+    local f32 = sk.special.airy_ai(T({ 0, 1 }, { dtype = "float32" }))
+    assert.equal("float32", f32:dtype())
+    close(f32, { c1, series(1) }, 1e-6)
+    assert.equal("float32", sk.special_airy_ai(T({ 1, 2 })):dtype())
+  end)
+
   it("orthogonal polynomials against their recurrences; T_n(cos t) = cos(n t); n < 0 or non-finite gives 0", function()
     local xs, ns = { -0.7, 0.2, 0.5, 1.3, -2 }, { 0, 1, 2, 3, 5, 8, 11 }
     for name, ref in pairs(POLY) do

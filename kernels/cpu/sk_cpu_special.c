@@ -29,6 +29,11 @@ static double polevl(double x, const double *c, int n) { /* c[0] x^n + ... + c[n
   for (int i = 0; i <= n; i++) r = r * x + c[i];
   return r;
 }
+static double p1evl(double x, const double *c, int n) { /* x^n + c[0] x^(n-1) + ... + c[n-1] */
+  double r = 1;
+  for (int i = 0; i < n; i++) r = r * x + c[i];
+  return r;
+}
 
 /* Cephes' chbevl: the Chebyshev series of len coefficients at x (zero-order term last). */
 static double chbevl(double x, const double *c, int len) {
@@ -564,6 +569,59 @@ static double sf_spherical_j0(double x) {
   return sin(x) / x;
 }
 
+/* Airy's Ai (Cephes' airy): for x < -2.09 the oscillating asymptotic form
+** Ai = (sin(t)·(1 + z²·F(z²)) - cos(t)·z·G(z²)) / (√π·|x|^¼), t = ζ + π/4, z = 1/ζ, ζ = ⅔|x|^{3/2};
+** for x >= 2.09 the decaying one, Ai = A(1/ζ)·exp(-ζ)/(2√π·x^¼) (0 past 103.892, where it
+** underflows); between them the Maclaurin series Ai = c1·f(x) - c2·g(x), f and g summed to a
+** relative step of 2^-53. F, G and A are rational (Cephes' coefficients; F's and G's
+** denominators have a leading 1, which PyTorch's port drops: its Ai is 2e-5 off at -2.1). ±inf
+** gives NaN, as PyTorch's does. */
+static double sf_airy_ai(double x) {
+  static const double AN[] = {3.46538101525629032477e-01, 1.20075952739645805542e+01, 7.62796053615234516538e+01,
+                              1.68089224934630576269e+02, 1.59756391350164413639e+02, 7.05360906840444183113e+01,
+                              1.40264691163389668864e+01, 9.99999999999999995305e-01};
+  static const double AD[] = {5.67594532638770212846e-01, 1.47562562584847203173e+01, 8.45138970141474626562e+01,
+                              1.77318088145400459522e+02, 1.64234692871529701831e+02, 7.14778400825575695274e+01,
+                              1.40959135607834029598e+01, 1.00000000000000000470e+00};
+  static const double AFN[] = {-1.31696323418331795333e-01, -6.26456544431912369773e-01, -6.93158036036933542233e-01,
+                               -2.79779981545119124951e-01, -4.91900132609500318020e-02, -4.06265923594885404393e-03,
+                               -1.59276496239262096340e-04, -2.77649108155232920844e-06, -1.67787698489114633780e-08};
+  static const double AFD[] = {1.33560420706553243746e+01, 3.26825032795224613948e+01, 2.67367040941499554804e+01,
+                               9.18707402907259625840e+00, 1.47529146771666414581e+00, 1.15687173795188044134e-01,
+                               4.40291641615211203805e-03, 7.54720348287414296618e-05, 4.51850092970580378464e-07};
+  static const double AGN[] = {1.97339932091685679179e-02, 3.91103029615688277255e-01, 1.06579897599595591108e+00,
+                               9.39169229816650230044e-01, 3.51465656105547619242e-01, 6.33888919628925490927e-02,
+                               5.85804113048388458567e-03, 2.82851600836737019778e-04, 6.98793669997260967291e-06,
+                               8.11789239554389293311e-08, 3.41551784765923618484e-10};
+  static const double AGD[] = {9.30892908077441974853e+00, 1.98352928718312140417e+01, 1.55646628932864612953e+01,
+                               5.47686069422975497931e+00, 9.54293611618961883998e-01, 8.64580826352392193095e-02,
+                               4.12656523824222607191e-03, 1.01259085116509135510e-04, 1.17166733214413521882e-06,
+                               4.91834570062930015649e-09};
+  const double rpi = 5.64189583547756286948e-01; /* 1/√π */
+  if (isinf(x)) return NAN;
+  if (x > 103.892) return 0;
+  if (x < -2.09) {
+    double zeta = -2.0 * x * sqrt(-x) / 3.0, z = 1 / zeta, z2 = z * z;
+    double f = 1 + z2 * polevl(z2, AFN, 8) / p1evl(z2, AFD, 9), g = z * polevl(z2, AGN, 10) / p1evl(z2, AGD, 10);
+    double t = zeta + 0.25 * M_PI;
+    return rpi / sqrt(sqrt(-x)) * (sin(t) * f - cos(t) * g);
+  }
+  if (x >= 2.09) {
+    double zeta = 2.0 * x * sqrt(x) / 3.0, r = 1 / zeta;
+    return rpi * (polevl(r, AN, 7) / polevl(r, AD, 7)) / (2.0 * sqrt(sqrt(x)) * exp(zeta));
+  }
+  /* f = Σ 3^k (1/3)_k x^{3k}/(3k)!, g = Σ 3^k (2/3)_k x^{3k+1}/(3k+1)!, term by term; NaN stops at once */
+  double f = 1, g = x, m = 1, n = x, k = 1, z = x * x * x;
+  for (int i = 0; i < 200; i++) {
+    m *= z / ((k + 1) * (k + 2));
+    n *= z / ((k + 2) * (k + 3));
+    k += 3;
+    f += m, g += n;
+    if (!(fabs(m) > 1.11022302462515654042e-16 * fabs(f))) break;
+  }
+  return 0.355028053887817239260 * f - 0.258819403792806798405 * g;
+}
+
 /* The orthogonal polynomials of PyTorch (x, n): n is truncated toward zero; a negative or non-finite
 ** n gives 0. The recurrences stop once a value is NaN (it stays NaN). */
 static int64_t poly_n(double n) { return n >= 0 && n < 9.2e18 ? (int64_t)n : -1; }
@@ -748,6 +806,7 @@ D1(bessel_j1, j1)
 D1(bessel_y0, y0)
 D1(bessel_y1, y1)
 D1(spherical_bessel_j0, sf_spherical_j0)
+D1(airy_ai, sf_airy_ai)
 D1(k0, sf_k0)
 D1(k1, sf_k1)
 D1(k0e, sf_k0e)
@@ -890,6 +949,7 @@ UNARY_KERNEL(special_bessel_y1_out, bessel_y1_loops, "bessel_y1_cpu")
 UNARY_KERNEL(special_modified_bessel_i0_out, i0_loops, "modified_bessel_i0_cpu")
 UNARY_KERNEL(special_modified_bessel_i1_out, i1_loops, "modified_bessel_i1_cpu")
 UNARY_KERNEL(special_spherical_bessel_j0_out, spherical_bessel_j0_loops, "spherical_bessel_j0_cpu")
+UNARY_KERNEL(special_airy_ai_out, airy_ai_loops, "airy_ai_cpu")
 UNARY_KERNEL(special_modified_bessel_k0_out, k0_loops, "modified_bessel_k0_cpu")
 UNARY_KERNEL(special_modified_bessel_k1_out, k1_loops, "modified_bessel_k1_cpu")
 UNARY_KERNEL(special_scaled_modified_bessel_k0_out, k0e_loops, "scaled_modified_bessel_k0_cpu")

@@ -1363,7 +1363,7 @@ do
     { "special_entr", FN_OUT }, { "special_i0e", FN_OUT }, { "special_i1", FN_OUT }, { "special_i1e", FN_OUT },
     { "special_bessel_j0", FN_OUT }, { "special_bessel_j1", FN_OUT }, { "special_bessel_y0", FN_OUT, POS },
     { "special_bessel_y1", FN_OUT, POS }, { "special_modified_bessel_i0", FN_OUT }, { "special_modified_bessel_i1", FN_OUT },
-    { "special_spherical_bessel_j0", FN_OUT }, { "special_modified_bessel_k0", FN_OUT, POS },
+    { "special_spherical_bessel_j0", FN_OUT }, { "special_airy_ai", FN_OUT }, { "special_modified_bessel_k0", FN_OUT, POS },
     { "special_modified_bessel_k1", FN_OUT, POS }, { "special_scaled_modified_bessel_k0", FN_OUT, POS },
     { "special_scaled_modified_bessel_k1", FN_OUT, POS }, { "special_erf", FN_OUT }, { "special_erfc", FN_OUT },
     { "special_erfinv", FN_OUT, UNIT }, { "special_expit", FN_OUT }, { "special_exp2", FN_OUT }, { "special_expm1", FN_OUT },
