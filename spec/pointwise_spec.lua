@@ -62,6 +62,11 @@ local POLY = {
   chebyshev_polynomial_v = function(x, n) return rec(n, 1, 2 * x - 1, function(_, p, q) return 2 * x * q - p end) end,
   chebyshev_polynomial_w = function(x, n) return rec(n, 1, 2 * x + 1, function(_, p, q) return 2 * x * q - p end) end,
 }
+-- the shifted ones, orthogonal on [0, 1]: X*(x) = X(2x - 1)
+for _, k in ipairs { "t", "u", "v", "w" } do
+  local base = POLY["chebyshev_polynomial_" .. k]
+  POLY["shifted_chebyshev_polynomial_" .. k] = function(x, n) return base(2 * x - 1, n) end
+end
 -- }====
 
 describe("binary math ops", function()
@@ -410,6 +415,10 @@ describe("special functions", function()
     local t = 0.7
     close(sk.special_chebyshev_polynomial_t(F64{ math.cos(t), math.cos(t) }, F64{ 5, 20 }), { math.cos(5 * t), math.cos(20 * t) }, 1e-12)
     close(sk.special_chebyshev_polynomial_t(F64{ 1, -1, -1 }, F64{ 7, 7, 8 }), { 1, -1, 1 })
+    -- T*_n(x) = cos(n·acos(2x - 1)) on [0, 1], where the large degrees take it; its ends 1 and (-1)^n
+    local u = (math.cos(t) + 1) / 2
+    close(sk.special_shifted_chebyshev_polynomial_t(F64{ u, u, 1, 0, 0 }, F64{ 5, 20, 9, 9, 8 }),
+          { math.cos(5 * t), math.cos(20 * t), 1, -1, 1 }, 1e-12)
     assert.equal("float32", sk.special_hermite_polynomial_h(T{ 1 }, T{ 2 }):dtype())
     assert.is_true(vals(sk.special_hermite_polynomial_h(F64{ 0.5 }, F64{ 600 }))[1] ~= vals(sk.special_hermite_polynomial_h(F64{ 0.5 }, F64{ 600 }))[1])
     assert.matches("\"chebyshev_polynomial_t_cpu\" not implemented for 'Half'",

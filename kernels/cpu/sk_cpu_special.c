@@ -690,6 +690,13 @@ static double sf_cheb_w(double x, double dn) {
   return r;
 }
 
+/* The shifted polynomials, orthogonal on [0, 1]: X*(x, n) = X(2x - 1, n) (2x - 1 is exact at
+** 0 and 1, where PyTorch's special cases are). */
+static double sf_scheb_t(double x, double n) { return sf_cheb_t(x + x - 1, n); }
+static double sf_scheb_u(double x, double n) { return sf_cheb_u(x + x - 1, n); }
+static double sf_scheb_v(double x, double n) { return sf_cheb_v(x + x - 1, n); }
+static double sf_scheb_w(double x, double n) { return sf_cheb_w(x + x - 1, n); }
+
 /* Past degree 512 PyTorch's Hermite polynomials are NaN (their double limit). */
 static double sf_hermite_h(double x, double dn) {
   int64_t n = poly_n(dn);
@@ -816,6 +823,10 @@ D2(cheb_t, sf_cheb_t)
 D2(cheb_u, sf_cheb_u)
 D2(cheb_v, sf_cheb_v)
 D2(cheb_w, sf_cheb_w)
+D2(scheb_t, sf_scheb_t)
+D2(scheb_u, sf_scheb_u)
+D2(scheb_v, sf_scheb_v)
+D2(scheb_w, sf_scheb_w)
 D2(hermite_h, sf_hermite_h)
 D2(hermite_he, sf_hermite_he)
 D2(laguerre_l, sf_laguerre_l)
@@ -919,6 +930,10 @@ BINARY_KERNEL(special_chebyshev_polynomial_t_out, cheb_t_loops, "chebyshev_polyn
 BINARY_KERNEL(special_chebyshev_polynomial_u_out, cheb_u_loops, "chebyshev_polynomial_u_cpu")
 BINARY_KERNEL(special_chebyshev_polynomial_v_out, cheb_v_loops, "chebyshev_polynomial_v_cpu")
 BINARY_KERNEL(special_chebyshev_polynomial_w_out, cheb_w_loops, "chebyshev_polynomial_w_cpu")
+BINARY_KERNEL(special_shifted_chebyshev_polynomial_t_out, scheb_t_loops, "shifted_chebyshev_polynomial_t_cpu")
+BINARY_KERNEL(special_shifted_chebyshev_polynomial_u_out, scheb_u_loops, "shifted_chebyshev_polynomial_u_cpu")
+BINARY_KERNEL(special_shifted_chebyshev_polynomial_v_out, scheb_v_loops, "shifted_chebyshev_polynomial_v_cpu")
+BINARY_KERNEL(special_shifted_chebyshev_polynomial_w_out, scheb_w_loops, "shifted_chebyshev_polynomial_w_cpu")
 BINARY_KERNEL(special_hermite_polynomial_h_out, hermite_h_loops, "hermite_polynomial_h_cpu")
 BINARY_KERNEL(special_hermite_polynomial_he_out, hermite_he_loops, "hermite_polynomial_he_cpu")
 BINARY_KERNEL(special_laguerre_polynomial_l_out, laguerre_l_loops, "laguerre_polynomial_l_cpu")

@@ -1327,7 +1327,8 @@ do
     row { op = b[1], args = { T{3, 2, layout = "transposed"}, b[3] and T({2}, { lo = 0.5, hi = 2 }) or T{2} }, dtypes = F32 }
   end
   for _, p in ipairs { "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
-                       "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p" } do
+                       "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                       "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p" } do
     row { op = "special_" .. p, args = { UNIT, DEGREES }, dtypes = ALL, variants = FN_OUT }
     row { op = "special_" .. p, args = { 0.5, DEGREES }, dtypes = { "float64" } }
     row { op = "special_" .. p, args = { UNIT, 3 }, dtypes = { "float64" }, variants = FN_OUT }
