@@ -116,7 +116,7 @@ static inline void avg_window(const SkPoolGeom *g, int a, int64_t o, int64_t *lo
       }                                                                                                \
       const int64_t *W0 = c->win, *W1 = W0 ? W0 + 3 * g->out[0] : NULL, *W2 = W1 ? W1 + 3 * g->out[1] : NULL; \
       if (pass == AAVG_FWD && c->outv == 1) { /* to 1×1: the plane's mean as one run (the loops below   \
-                                                 cost twice the sum at 7×7) */                        \
+                                                 took twice as long on 7×7 planes) */                 \
         y[0] = (T)(run_sum_##sfx(x, c->inv) / (AT)c->inv);                                             \
         continue;                                                                                      \
       }                                                                                                \

@@ -104,8 +104,8 @@ static const float erf_q[] = {-1.556815267e+00f, -5.290210247e-01f, 1.262393743e
 ** erfc(t) = exp(-t²)·R(t) over t in [0, 4], R(t) = erfc(t)·exp(t²) of degree 6 in
 ** w = 1/(1 + 0.4t) - 0.6923 (fitted for sk, Lawson-weighted least squares: relative error 2e-7
 ** with float32 coefficients, each refitted after the rounding of the ones before; gelu_rh
-** holds them halved, exactly, for the /2). Everything is taken from x, not from a rounded t: 0.4t = (0.4/√2)|x|, and
-** t² = x²/2 with x² = sq + sqlo split exactly; exp(-t²) is reduced over the doubled argument,
+** holds them halved, exactly, for the /2). Everything is taken from x, not from a rounded t:
+** 0.4t = (0.4/√2)|x|, and t² = x²/2 with x² = sq + sqlo split exactly; exp(-t²) is reduced over the doubled argument,
 ** so that no product halves it, the -sqlo taken in, then gelu_e's polynomial, and its 2^n
 ** goes into the exponent bits by an integer add (e stays above 2^-28). Low degrees and few
 ** products (19 a vector on the multiply pipes) keep the vector short: on a core that splits
@@ -190,7 +190,7 @@ AVX2 static inline __m256 f32_256_scale2n(__m256 e, __m256 n) {
   }                                                                                                 \
   /* over the whole of a <= 0: subnormal results too (2^n for n < -126 as 2^(n + 25)·2^-25), 0     \
   ** below -104, NaN kept; the slow lanes only when a vector has one */                           \
-  ATTR static inline V F##_exp_le0(V a) { /* 2^n for n < -126 as 2^(n + 25)·2^-25 */                \
+  ATTR static inline V F##_exp_le0(V a) {                                                           \
     if (!F##_any_lt(a, BC(V, -87.33654f))) return F##_exp_neg(a); /* (NaN: p is NaN) */            \
     V n, p = F##_exp_red(F##_lt(a, BC(V, -104.0f), BC(V, -104.0f), a), &n);                         \
     V tiny = F##_lt(n, BC(V, -126.0f), BC(V, 2.98023224e-08f), BC(V, 1.0f));                        \
