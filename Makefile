@@ -40,15 +40,15 @@ layer_of = $(strip $(if $(filter src/core/%,$1),core,$(if $(filter src/dispatch/
 print-inc-%:
 	@echo $(INC_$*)
 # }====
-LDLIBS   = -ldnnl -lopenblas -lsleef -lm -fopenmp
-DEBS     = g++ lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev libdnnl-dev valgrind
+LDLIBS   = -ldnnl -lopenblas -lsleef -lzip -lm -fopenmp
+DEBS     = g++ lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev libdnnl-dev lua-cjson libdlpack-dev libzip-dev valgrind
 # What scripts/gpu_check.sh unpacks on a GPU machine with no network (`make gpu-deps` fetches
 # them here into .gpu-deps/, which travels with the work tree): DEBS without valgrind, as the
 # packages that hold the files, and the libraries they need beyond a base system.
 GPU_DEBS = lua5.4 liblua5.4-0 liblua5.4-dev libreadline8 lua-busted lua-cliargs lua-dkjson lua-filesystem \
            lua-luassert lua-mediator lua-penlight lua-say lua-system lua-term lua-yaml libyaml-0-2 \
            libopenblas0-pthread libopenblas-pthread-dev libgfortran5 libsleef3 libsleef-dev \
-           libdnnl2 libdnnl-dev ocl-icd-libopencl1
+           libdnnl2 libdnnl-dev ocl-icd-libopencl1 lua-cjson libdlpack-dev libzip4 libzip-dev libbz2-1.0 libssl3
 
 # Generated files: sk_ops.c (sk_ops_init) and one translation unit per shard, numbered as
 # codegen.emit's M.SHARDS says (codegen_emit_spec checks the two agree).
@@ -308,9 +308,10 @@ PUBLIC_H = src/sk.h src/core/sk_error.h src/core/sk_tensor.h src/core/sk_device.
            src/dispatch/sk_dispatch.h src/structured/sk_meta.h src/structured/sk_iter.h src/ops/sk_backend.h src/ops/sk_cpu_fallback.h \
            $(BUILD)/gen/sk_ops.h
 install-files:
-	install -d $(DESTDIR)$(LUA_LDIR)/sk $(DESTDIR)$(LUA_CDIR)/sk $(DESTDIR)$(INCDIR)
+	install -d $(DESTDIR)$(LUA_LDIR)/sk/formats $(DESTDIR)$(LUA_CDIR)/sk $(DESTDIR)$(INCDIR)
 	install -m 644 $(PUBLIC_H) $(DESTDIR)$(INCDIR)/
 	install -m 644 lua/sk/*.lua $(DESTDIR)$(LUA_LDIR)/sk/
+	install -m 644 lua/sk/formats/*.lua $(DESTDIR)$(LUA_LDIR)/sk/formats/
 	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CDIR)/sk/core.so
 	$(if $(CUDA_MODULE),install -m 755 $(CUDA_MODULE) $(DESTDIR)$(LUA_CDIR)/sk/cuda.so)
 

@@ -173,6 +173,7 @@ sk.backends = {
 require("sk.autograd")(sk, core, methods)
 sk.nn = require("sk.nn")(sk, core)
 sk.optim = require("sk.optim")(sk, core)
+require("sk.serialize")(sk, core, methods)
 mt.__index = methods
 require("sk.indexing")(sk, mt, methods) -- t[i], t[{...}], t[mask] and assignment; methods stay first
 sk.newaxis, sk.ellipsis = require("sk.indexing").newaxis, require("sk.indexing").ellipsis

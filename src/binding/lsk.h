@@ -166,6 +166,9 @@ int lsk_tensor_index(lua_State *L); /* the tensor __index: a frame lsk_where pas
 int lsk_raise(lua_State *L, const char *fmt, ...);
 /* Raises the current sk error as a Lua error "fname: message". */
 int lsk_error(lua_State *L, const char *fname);
+void lsk_open_io(lua_State *L);                    /* pushes core.io: mappings, bulk reads/writes, bytes (lsk_io.c) */
+void lsk_open_dlpack(lua_State *L);                /* to_dlpack, from_dlpack into the table on top (lsk_dlpack.c) */
+void lsk_open_zip(lua_State *L);                   /* zip_read, zip_write into the table on top (lsk_zip.c) */
 void lsk_open_errors(lua_State *L);                /* core.raise, core.hide_source */
 /* }==== */
 

@@ -189,6 +189,8 @@ int luaopen_sk_core(lua_State *L) {
   lua_setfield(L, -2, "lib");
   lsk_open_autograd(L);
   lua_setfield(L, -2, "autograd");
+  lsk_open_io(L);
+  lua_setfield(L, -2, "io");
   static const luaL_Reg cuda_fns[] = {
     {"is_available", l_cuda_is_available}, {"device_count", l_cuda_device_count}, {"synchronize", l_cuda_synchronize},
     {"empty_cache", l_cuda_empty_cache}, {"memory_stats", l_cuda_memory_stats}, {NULL, NULL}};

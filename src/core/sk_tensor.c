@@ -48,6 +48,8 @@ static SkStorage *storage_new(size_t nbytes, SkDevice device) {
   s->version = 0;
   s->resizable = 1;
   s->accounted = 0;
+  s->release = NULL;
+  s->release_ctx = NULL;
   s->data = NULL;
   if (inline_data) s->data = s + 1;
   else if (dt->has_data && nbytes > 0) {
@@ -61,7 +63,8 @@ static int storage_is_inline(const SkStorage *s) { return s->data == (const void
 
 static void storage_release(SkStorage *s) {
   if (--s->refcount > 0) return;
-  if (!storage_is_inline(s)) sk_device_free(s->device, s->data, s->nbytes);
+  if (s->release) s->release(s->release_ctx);
+  else if (!storage_is_inline(s)) sk_device_free(s->device, s->data, s->nbytes);
   block_put(&storage_blocks, s);
 }
 
@@ -184,23 +187,54 @@ SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t 
   return t;
 }
 
-SkTensor *sk_tensor_alias(const SkTensor *base, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset) {
+/* The invariant: a non-empty view of n elements stays inside the storage's elements of dtype. */
+static int check_view(const SkStorage *s, SkDType dtype, int ndim, const int64_t *sizes, const int64_t *strides,
+                      int64_t offset, int64_t n) {
+  int64_t lo = 0, hi = 0;
+  if (n == 0) return 0;
+  if (sk_span(ndim, sizes, strides, offset, &lo, &hi)) return -1;
+  if (lo < 0 || (uint64_t)hi >= s->nbytes / sk_dtype_size(dtype))
+    return sk_error("view reaches elements [%lld, %lld], outside its storage of %zu elements", (long long)lo,
+                    (long long)hi, s->nbytes / sk_dtype_size(dtype));
+  return 0;
+}
+
+SkTensor *sk_tensor_alias_as(const SkTensor *base, SkDType dtype, int ndim, const int64_t *sizes, const int64_t *strides,
+                             int64_t offset) {
   if (check_ndim(ndim)) return NULL;
-  int64_t n = sk_numel(ndim, sizes), lo, hi;
-  if (n < 0) return NULL;
-  if (n > 0) { /* the invariant: a non-empty view stays inside its storage */
-    if (sk_span(ndim, sizes, strides, offset, &lo, &hi)) return NULL;
-    if (lo < 0 || (uint64_t)hi >= base->storage->nbytes / sk_dtype_size(base->dtype))
-      return sk_error("view reaches elements [%lld, %lld], outside its storage of %zu elements", (long long)lo,
-                      (long long)hi, base->storage->nbytes / sk_dtype_size(base->dtype)), NULL;
-  }
-  SkTensor *t = tensor_header(base->storage, ndim, sizes, n, base->dtype);
+  int64_t n = sk_numel(ndim, sizes);
+  if (n < 0 || check_view(base->storage, dtype, ndim, sizes, strides, offset, n)) return NULL;
+  SkTensor *t = tensor_header(base->storage, ndim, sizes, n, dtype);
   if (!t) return NULL;
   base->storage->refcount++;
   t->base = sk_tensor_retain((SkTensor *)(base->base ? base->base : base));
   t->device = base->device;
   t->offset = offset;
   set_strides(t, strides);
+  return t;
+}
+
+SkTensor *sk_tensor_alias(const SkTensor *base, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset) {
+  return sk_tensor_alias_as(base, base->dtype, ndim, sizes, strides, offset);
+}
+
+SkTensor *sk_tensor_from_external(void *data, size_t nbytes, SkDevice device, SkDType dtype, int ndim,
+                                  const int64_t *sizes, const int64_t *strides, int64_t offset,
+                                  void (*release)(void *ctx), void *ctx) {
+  int64_t cont[SK_MAX_DIMS];
+  if (check_ndim(ndim)) return NULL;
+  if (!strides) sk_contiguous_strides(ndim, sizes, cont);
+  int64_t n = sk_numel(ndim, sizes);
+  if (n < 0) return NULL;
+  SkStorage *s = block_get(&storage_blocks);
+  if (!s) return sk_error("out of memory"), NULL;
+  *s = (SkStorage){.refcount = 1, .data = nbytes ? data : NULL, .nbytes = nbytes, .device = device,
+                   .release = release, .release_ctx = ctx};
+  SkTensor *t = check_view(s, dtype, ndim, sizes, strides ? strides : cont, offset, n) ? NULL
+              : tensor_header(s, ndim, sizes, n, dtype);
+  if (!t) { block_put(&storage_blocks, s); return NULL; }
+  t->offset = offset;
+  set_strides(t, strides ? strides : cont);
   return t;
 }
 
@@ -281,7 +315,7 @@ int sk_wrap_dim(int64_t dim, int ndim, const char *argname, int64_t *out) {
 
 /* Bytes [lo, hi) of a non-empty tensor; its span fits (the invariant), so sk_span cannot fail. */
 static void byte_range(const SkTensor *t, int64_t *lo, int64_t *hi) {
-  int64_t a, b, sz = (int64_t)sk_dtype_size(t->dtype);
+  int64_t a = 0, b = 0, sz = (int64_t)sk_dtype_size(t->dtype);
   sk_span(t->ndim, t->sizes, t->strides, t->offset, &a, &b);
   *lo = a * sz;
   *hi = (b + 1) * sz;

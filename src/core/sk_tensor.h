@@ -29,6 +29,10 @@ typedef struct SkStorage {
   uint64_t version;    /* bumped by every in-place write through any view */
   int resizable;
   int accounted;       /* nbytes is on a host's memory account (the Lua binding's box that charged it) */
+  /* External memory (a file mapping, a DLPack producer's buffer): release(release_ctx) runs
+  ** once, when the last view goes, in place of the device's free; NULL for sk's own memory. */
+  void (*release)(void *ctx);
+  void *release_ctx;
 } SkStorage;
 
 enum {
@@ -62,6 +66,15 @@ SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t 
 /* A new tensor object over t's storage (a view); shares the version counter.
 ** Its base is t's base, or t: autograd finds a view's root through it. */
 SkTensor *sk_tensor_alias(const SkTensor *t, int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset);
+/* The same view of base's storage as dtype (view.dtype): the bounds are checked in its elements. */
+SkTensor *sk_tensor_alias_as(const SkTensor *base, SkDType dtype, int ndim, const int64_t *sizes, const int64_t *strides,
+                             int64_t offset);
+/* A tensor over nbytes of memory at data that sk did not allocate, not resizable; the
+** storage calls release(ctx) when its last view goes. strides NULL: contiguous. On failure
+** (NULL, the error set) nothing is released: the caller still owns data. */
+SkTensor *sk_tensor_from_external(void *data, size_t nbytes, SkDevice device, SkDType dtype, int ndim,
+                                  const int64_t *sizes, const int64_t *strides, int64_t offset,
+                                  void (*release)(void *ctx), void *ctx);
 SkTensor *sk_tensor_scalar(SkScalar s, SkDType dtype); /* 0-dim CPU tensor */
 SkTensor *sk_tensor_wrap_number(SkScalar s);          /* 0-dim, flagged wrapped number */
 static inline SkTensor *sk_tensor_retain(SkTensor *t) { if (t) t->refcount++; return t; }

@@ -104,6 +104,46 @@ int sk_default_view(SkTensor **result, const SkTensor *self, SkIntList size) {
   return make_view(result, self, size.n, sizes, strides, self->offset);
 }
 
+int sk_default_view_dtype(SkTensor **result, const SkTensor *self, SkDType dtype) {
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS], offset = self->offset, from = (int64_t)sk_dtype_size(self->dtype),
+          to = (int64_t)sk_dtype_size(dtype);
+  const char *a = sk_dtype_torch_name(self->dtype), *b = sk_dtype_torch_name(dtype);
+  int last = self->ndim - 1;
+  memcpy(sizes, self->sizes, sizeof sizes);
+  memcpy(strides, self->strides, sizeof strides);
+  if (from != to) {
+    if (self->ndim == 0)
+      return sk_error("self.dim() cannot be 0 to view %s as %s (different element sizes)", a, b);
+    if (self->strides[last] != 1)
+      return sk_error("self.stride(-1) must be 1 to view %s as %s (different element sizes), but got %lld", a, b,
+                      (long long)self->strides[last]);
+  }
+  if (from > to) { /* each element becomes `ratio` narrower ones; the products stay in the storage's byte range */
+    int64_t ratio = from / to;
+    for (int d = 0; d < last; d++) strides[d] *= ratio;
+    sizes[last] *= ratio;
+    offset *= ratio;
+  } else if (from < to) {
+    int64_t ratio = to / from;
+    if (sizes[last] % ratio)
+      return sk_error("self.size(-1) must be divisible by %lld to view %s as %s (different element sizes), but got %lld",
+                      (long long)ratio, a, b, (long long)sizes[last]);
+    if (offset % ratio)
+      return sk_error("self.storage_offset() must be divisible by %lld to view %s as %s (different element sizes), "
+                      "but got %lld", (long long)ratio, a, b, (long long)offset);
+    for (int d = 0; d < last; d++) {
+      if (strides[d] % ratio)
+        return sk_error("self.stride(%d) must be divisible by %lld to view %s as %s (different element sizes), "
+                        "but got %lld", d, (long long)ratio, a, b, (long long)strides[d]);
+      strides[d] /= ratio;
+    }
+    sizes[last] /= ratio;
+    offset /= ratio;
+  }
+  *result = sk_tensor_alias_as(self, dtype, self->ndim, sizes, strides, offset);
+  return *result ? 0 : -1;
+}
+
 /* A composite (Math): through the dispatched view and clone only, so autograd records
 ** them (ViewBackward0, CloneBackward0) as it records any op. */
 int sk_math_reshape(SkTensor **result, const SkTensor *self, SkIntList shape) {
