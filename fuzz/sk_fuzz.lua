@@ -538,6 +538,14 @@ local METHODS = {
     end },
   { "method_string", function(t) return t[pick { "nope", "__index", "close", "" }] end },
   { "call_method_on_number", function(t) return sk.Tensor.add(1, t) end },
+  { "tobytes", function(t) return t:tobytes(), t:data_ptr(), t:nbytes() end },
+  { "view_dtype", function(t) return t:view(pick(DTYPES)):tobytes() end },
+  { "dlpack", function(t) local u = sk.from_dlpack(t:to_dlpack()); return u:tobytes() end },
+  { "frombuffer", function(t)
+      local s = t:tobytes()
+      return sk.frombuffer(chance(0.8) and s or an_int(), { dtype = pick(DTYPES), offset = chance(0.5) and an_int() or nil,
+                                                           count = chance(0.5) and an_int() or nil })
+    end },
 }
 local function case_method()
   local m = pick(METHODS)
@@ -774,11 +782,45 @@ local function case_backend()
   end
 end
 
+-- a file of each format, mutated (bytes flipped, cut, repeated, numbers in the header changed),
+-- loaded read and mapped; what loads is read whole, so a view past the data is a finding
+local FILE_SEEDS = { "all.safetensors", "model.safetensors", "float64_fortran.npy", "float32_big.npy", "scalar.npy",
+                     "stored.npz", "deflated.npz" }
+local function case_file()
+  local name = pick(FILE_SEEDS)
+  local f = assert(io.open("spec/fixtures/io/" .. name, "rb"))
+  local s = f:read("a")
+  f:close()
+  local edits = {}
+  for _ = 1, R(1, 4) do
+    local r, i = R(), R(#s)
+    if r < 0.3 then s = s:sub(1, i - 1) .. string.char(R(0, 255)) .. s:sub(i + 1); edits[#edits + 1] = "flip@" .. i
+    elseif r < 0.45 then s = s:sub(1, i); edits[#edits + 1] = "cut@" .. i
+    elseif r < 0.55 then s = s:sub(1, i) .. s:sub(R(#s)); edits[#edits + 1] = "splice@" .. i
+    elseif r < 0.85 then -- a number of the header (the first 200 bytes) becomes an edge value
+      local n = 0
+      local big = tostring(pick { 0, 1, -1, 255, 65536, 2 ^ 31, 2 ^ 32, 2 ^ 53, 2 ^ 63, 9223372036854775807, 1e300 })
+      s = s:sub(1, 200):gsub("%d+", function(d) n = n + 1; if n == R(1, 8) then return big:gsub("%.0$", "") end end) .. s:sub(201)
+      edits[#edits + 1] = "number=" .. big
+    else s = s:sub(1, i) .. s:sub(i, i + R(0, 64)) .. s:sub(i + 1); edits[#edits + 1] = "repeat@" .. i end
+  end
+  local mmap = chance(0.5)
+  note(name .. " " .. table.concat(edits, ",") .. (mmap and " mmap" or ""))
+  local path = DIR .. "/file." .. name:match("%.(%w+)$")
+  return "file", function()
+    local g = assert(io.open(path, "wb"))
+    g:write(s)
+    g:close()
+    local r = sk.load(path, { mmap = mmap })
+    for _, t in pairs(type(r) == "table" and r or { r }) do local _ = t:tobytes(), t:sum() end
+  end
+end
+
 local CASES = {
   { "op", 60, case_op }, { "operator", 8, case_operator }, { "index", 8, case_index },
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
-  { "autograd", 6, case_autograd },
+  { "autograd", 6, case_autograd }, { "file", 3, case_file },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end

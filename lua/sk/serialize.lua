@@ -89,7 +89,8 @@ return function(sk, core, methods)
     local dtype = opts.dtype or "float32"
     local itemsize = util.itemsize(dtype)
     if not itemsize then core.raise(string.format("sk.from_file: unknown dtype '%s'", tostring(dtype))) end
-    local map = core.io.map_file(path, shared)
+    local map = util.try(function(msg) core.raise(string.format("sk.from_file: '%s': %s", path, msg)) end,
+                          core.io.map_file, path, shared)
     if size > map:numel() // itemsize then
       core.raise(string.format("sk.from_file: '%s' holds %d bytes, fewer than size %d × %d bytes", path, map:numel(), size, itemsize))
     end

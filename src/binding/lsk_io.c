@@ -8,6 +8,7 @@
 #include "lsk.h"
 #include "sk_error.h"
 #include "sk_ops.h"
+#include "sk_parallel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +45,12 @@ static void mapping_release(void *ctx) {
   free(m);
 }
 
+/* An error with no position: the Lua caller names the function and the file. */
+static int plain_error(lua_State *L, const char *fmt, const char *arg) {
+  lua_pushfstring(L, fmt, arg);
+  return lua_error(L);
+}
+
 /* map_file(path, shared) -> a uint8 tensor over the whole file. shared: MAP_SHARED, the
 ** file opened for writing (writes reach it); else MAP_PRIVATE: copy-on-write, writes stay
 ** in this process. The mapping lives as long as a view of the tensor. */
@@ -53,14 +60,14 @@ static int l_map_file(lua_State *L) {
   lsk_call_entry(L, lsk_state(L));
   int fd = open(path, shared ? O_RDWR : O_RDONLY);
   struct stat st;
-  if (fd < 0) return lsk_raise(L, "%s: %s", path, strerror(errno));
+  if (fd < 0) return plain_error(L, "%s", strerror(errno));
   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
     int e = errno;
     close(fd);
-    return lsk_raise(L, "%s: %s", path, S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
+    return plain_error(L, "%s", S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
   }
   Mapping *m = malloc(sizeof *m);
-  if (!m) { close(fd); return lsk_raise(L, "%s: out of memory", path); }
+  if (!m) { close(fd); return plain_error(L, "%s", "out of memory"); }
   m->len = (size_t)st.st_size;
   m->addr = NULL;
   if (m->len) {
@@ -68,7 +75,7 @@ static int l_map_file(lua_State *L) {
     if (m->addr == MAP_FAILED) {
       int e = errno;
       close(fd), free(m);
-      return lsk_raise(L, "%s: cannot map the file: %s", path, strerror(e));
+      return plain_error(L, "cannot map the file: %s", strerror(e));
     }
   }
   close(fd); /* the mapping holds the file */
@@ -76,7 +83,7 @@ static int l_map_file(lua_State *L) {
   SkTensor *t = sk_tensor_from_external(m->addr, m->len, SK_CPU, SK_DTYPE_UINT8, 1, &n, NULL, 0, mapping_release, m);
   if (!t) {
     mapping_release(m);
-    return lsk_raise(L, "%s: %s", path, sk_error_message());
+    return plain_error(L, "%s", sk_error_message());
   }
   push_new(L, t);
   return 1;
@@ -90,14 +97,34 @@ static FILE *check_file(lua_State *L, int idx) {
   return p->f;
 }
 
-/* read_into(file, t) -> the bytes read: fills a contiguous CPU tensor from the file's position. */
+/* A read of bytes [begin, end) of dst from the file at `at`, one range per thread: a large
+** tensor's pages are first touched (faulted in) and filled by all threads at once. */
+typedef struct ReadJob { int fd; char *dst; off_t at; int err; } ReadJob;
+static void read_range(void *ctx, int64_t begin, int64_t end) {
+  ReadJob *j = ctx;
+  while (begin < end) {
+    ssize_t r = pread(j->fd, j->dst + begin, (size_t)(end - begin), j->at + begin);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) { __atomic_store_n(&j->err, r < 0 ? errno : EIO, __ATOMIC_RELAXED); return; }
+    begin += r;
+  }
+}
+
+/* read_into(file, t) -> the bytes read: fills a contiguous CPU tensor from the file's
+** position (fewer bytes when the file ends first), and moves the position past them. */
 static int l_read_into(lua_State *L) {
   FILE *f = check_file(L, 1);
   SkTensor *t = check_bytes_tensor(L, 2, "read_into");
-  size_t want = tensor_bytes(t), got = want ? fread(sk_tensor_data(t), 1, want, f) : 0;
+  struct stat st;
+  long pos = ftell(f);
+  if (pos < 0 || fstat(fileno(f), &st) < 0) return plain_error(L, "%s", strerror(errno));
+  size_t want = tensor_bytes(t), left = st.st_size > pos ? (size_t)(st.st_size - pos) : 0, n = want < left ? want : left;
+  ReadJob j = {fileno(f), sk_tensor_data(t), (off_t)pos, 0};
+  sk_parallel_for(0, (int64_t)n, 8 << 20, read_range, &j);
   sk_tensor_bump_version(t);
-  if (got < want && ferror(f)) return lsk_raise(L, "%s", strerror(errno));
-  lua_pushinteger(L, (lua_Integer)got);
+  if (j.err) return plain_error(L, "%s", strerror(j.err));
+  if (fseek(f, pos + (long)n, SEEK_SET) < 0) return plain_error(L, "%s", strerror(errno));
+  lua_pushinteger(L, (lua_Integer)n);
   return 1;
 }
 
@@ -106,7 +133,7 @@ static int l_write_from(lua_State *L) {
   FILE *f = check_file(L, 1);
   SkTensor *t = check_bytes_tensor(L, 2, "write_from");
   size_t n = tensor_bytes(t);
-  if (n && fwrite(sk_tensor_data(t), 1, n, f) != n) return lsk_raise(L, "%s", strerror(errno));
+  if (n && fwrite(sk_tensor_data(t), 1, n, f) != n) return plain_error(L, "%s", strerror(errno));
   return 0;
 }
 /* }==== */
@@ -135,7 +162,7 @@ static int l_frombuffer(lua_State *L) {
   if (sk_dtype_from_name(luaL_checkstring(L, 2), &dt)) return lsk_raise(L, "sk.frombuffer: unknown dtype '%s'", lua_tostring(L, 2));
   lua_Integer offset = luaL_checkinteger(L, 3), count = luaL_checkinteger(L, 4), size = (lua_Integer)sk_dtype_size(dt);
   if (count == 0 || len == 0)
-    return lsk_raise(L, "sk.frombuffer: both buffer length (%d) and count (%d) must not be 0", (int)len, (int)count);
+    return lsk_raise(L, "sk.frombuffer: both buffer length (%I) and count (%I) must not be 0", (lua_Integer)len, count);
   if (offset < 0 || (size_t)offset >= len)
     return lsk_raise(L, "sk.frombuffer: offset (%I bytes) must be non-negative and no greater than buffer length (%I bytes) "
                       "minus 1", offset, (lua_Integer)len);

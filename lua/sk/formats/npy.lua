@@ -34,12 +34,13 @@ return function(sk, core, util)
   -- Parses a .npy header from the first bytes `head` of a file of `size` bytes:
   -- {dtype, shape, fortran, swap, data_at, bytes}.
   local function parse(head, size, fail)
+    if #head < 8 and head:sub(1, 6) == MAGIC:sub(1, #head) then fail(string.format("the file is truncated: it has %d bytes", size)) end
     if head:sub(1, 6) ~= MAGIC then fail("the magic string is not correct; expected b'\\x93NUMPY'") end
     local major, minor = head:byte(7, 8)
-    local hlen, at
-    if major == 1 and minor == 0 then hlen, at = string.unpack("<I2", head, 9), 10
-    elseif (major == 2 or major == 3) and minor == 0 then hlen, at = string.unpack("<I4", head, 9), 12
-    else fail(string.format("we only support format version (1,0), (2,0), and (3,0), not (%d, %d)", major, minor)) end
+    local at = major == 1 and minor == 0 and 10 or (major == 2 or major == 3) and minor == 0 and 12
+    if not at then fail(string.format("we only support format version (1,0), (2,0), and (3,0), not (%d, %d)", major, minor)) end
+    if #head < at then fail(string.format("the file is truncated: it has %d bytes", size)) end
+    local hlen = string.unpack(at == 10 and "<I2" or "<I4", head, 9)
     if hlen > MAX_HEADER then fail(string.format("header of %d bytes is larger than sk reads (%d)", hlen, MAX_HEADER)) end
     if at + hlen > size or at + hlen > #head then
       return nil, at + hlen -- the caller reads that much and calls again
@@ -116,12 +117,12 @@ return function(sk, core, util)
     local t
     if opts.mmap then
       f:close()
-      t = util.view_bytes(core.io.map_file(path, false), h.data_at, h.dtype, c_shape(h))
+      t = util.view_bytes(util.try(fail, core.io.map_file, path, false), h.data_at, h.dtype, c_shape(h))
       if h.swap then t = t:clone() end -- the mapping keeps the file's bytes; the swap is a copy's
     else
       t = sk.empty(c_shape(h), { dtype = h.dtype })
       f:seek("set", h.data_at)
-      local got = core.io.read_into(f, t)
+      local got = util.try(fail, core.io.read_into, f, t)
       f:close()
       if got ~= h.bytes then fail("the file ends inside its data") end
     end

@@ -7,7 +7,7 @@ return function(sk, core, util, npy)
   -- load(path, opts, fail) -> {name = tensor}, the names without ".npy" as np.load gives them
   function M.load(path, opts, fail)
     local out = {}
-    for _, m in ipairs(core.io.zip_read(path)) do
+    for _, m in ipairs(util.try(fail, core.io.zip_read, path)) do
       local name = m.name:gsub("%.npy$", "")
       if out[name] then fail(string.format("the archive holds '%s' twice", name)) end
       out[name] = npy.from_bytes(m.data, function(msg) fail(string.format("member '%s': %s", m.name, msg)) end)
@@ -23,7 +23,7 @@ return function(sk, core, util, npy)
     if #names == 0 then fail("an .npz archive needs at least one tensor") end
     local members = {}
     for i, name in ipairs(names) do members[i] = { name = name .. ".npy", data = npy.to_bytes(named[name], fail, name) } end
-    core.io.zip_write(path, members, compressed)
+    util.try(fail, core.io.zip_write, path, members, compressed)
   end
   return M
 end

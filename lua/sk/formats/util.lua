@@ -17,6 +17,13 @@ return function(sk, core)
     return bytes:view(dtype):view(shape)
   end
 
+  -- fn(...)'s results; its error (one of core.io's, which carry no position) goes to fail.
+  function U.try(fail, fn, ...)
+    local r = table.pack(pcall(fn, ...))
+    if not r[1] then fail(tostring(r[2])) end
+    return table.unpack(r, 2, r.n)
+  end
+
   -- Writes prefix, then the bytes of each entry's tensor `t` in order (C order, CPU), in one
   -- buffered stream; a failed write removes the partial file.
   function U.write_file(path, fail, prefix, list)
@@ -30,7 +37,7 @@ return function(sk, core)
     if not ok then
       pcall(f.close, f)
       os.remove(path)
-      fail(tostring(e):gsub("^.-:%d+: ", ""))
+      fail((tostring(e):gsub("^.-:%d+: ", "")))
     end
   end
 
