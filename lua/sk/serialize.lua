@@ -3,9 +3,15 @@
 -- each lives in lua/sk/formats. Errors name the function, the file and the tensor.
 return function(sk, core, methods)
   local util = require("sk.formats.util")(sk, core)
-  local safetensors = require("sk.formats.safetensors")(sk, core, util)
-  local npy = require("sk.formats.npy")(sk, core, util)
-  local npz = require("sk.formats.npz")(sk, core, util, npy)
+  -- the formats load on first use: `require "sk"` needs neither lua-cjson nor their code
+  local loaded = {}
+  local function format(name)
+    if not loaded[name] then
+      loaded[name] = name == "npz" and require("sk.formats.npz")(sk, core, util, format("npy"))
+                     or require("sk.formats." .. name)(sk, core, util)
+    end
+    return loaded[name]
+  end
   local mt = core.metatable
 
   local function failer(fname, path)
@@ -37,7 +43,7 @@ return function(sk, core, methods)
     local fail = failer("sk.save", path)
     if fmt == "npy" then
       if getmetatable(obj) ~= mt then fail("an .npy file holds one tensor: argument 'obj' must be a tensor") end
-      return npy.save(obj, path, fail)
+      return format("npy").save(obj, path, fail)
     end
     local named
     if getmetatable(obj) == mt then named = { tensor = obj }
@@ -46,9 +52,9 @@ return function(sk, core, methods)
     for name, t in pairs(named) do
       if t:device() == "meta" then fail(string.format("tensor '%s' is on the meta device: it has no data", name)) end
     end
-    if fmt == "npz" then return npz.save(named, path, opts.compressed, fail) end
+    if fmt == "npz" then return format("npz").save(named, path, opts.compressed, fail) end
     if opts.metadata ~= nil and type(opts.metadata) ~= "table" then fail("option 'metadata' must be a table of strings") end
-    return safetensors.save(named, path, opts.metadata, fail)
+    return format("safetensors").save(named, path, opts.metadata, fail)
   end
 
   -- sk.load(path[, {mmap =, device =}]) -> a tensor (.npy), or a table of named tensors and the
@@ -58,9 +64,9 @@ return function(sk, core, methods)
     opts = check_options("sk.load", opts, { mmap = true, device = true })
     local fail = failer("sk.load", path)
     local function to_device(t) return opts.device and t:to(opts.device) or t end
-    if fmt == "npy" then return to_device(npy.load(path, opts, fail)) end
+    if fmt == "npy" then return to_device(format("npy").load(path, opts, fail)) end
     local out, meta
-    if fmt == "npz" then out = npz.load(path, opts, fail) else out, meta = safetensors.load(path, opts, fail) end
+    out, meta = format(fmt).load(path, opts, fail)
     if opts.device then for k, t in pairs(out) do out[k] = to_device(t) end end
     return out, meta
   end

@@ -425,6 +425,15 @@ for i, v in ipairs(VIEWS) do
   row { op = v[1], args = args, dtypes = first and ALL or F32, raises = v[4],
         variants = first and VIEW_VARIANTS[v[1]] or (fn_ok and FN_M or { "method" }) }
 end
+-- view(dtype): the same bytes as another dtype
+for _, v in ipairs {
+  { T{2, 4}, "int32", F32 }, { T{2, 4}, "int16", F32 }, { T{2, 4}, "float32", { "int16" } }, { T{2, 8}, "float64", { "uint8" } },
+  { T{2, 4, layout = "sliced"}, "int32", F32 }, { T{0, 4}, "int64", { "int16" } }, { T{3}, "uint8", { "bool" } },
+  { T{2, 3}, "int16", { "int8" }, "divisible by 2" }, { T{3, 4, layout = "transposed"}, "int8", F32, "stride(-1) must be 1" },
+  { T{}, "int16", F32, "cannot be 0" },
+} do
+  row { op = "view", args = { v[1], v[2] }, dtypes = v[3], variants = { "method" }, raises = v[4] }
+end
 for _, x in ipairs { T{2, 3, layout = "expanded"}, T{3, 2, layout = "transposed"}, T{0, 3}, T{} } do
   row { op = "clone", args = { x }, dtypes = F32, variants = FN_M }
 end
