@@ -149,6 +149,9 @@ describe("sk's writers", function()
     end
     sk.save({ x = make("float32", { 2, 3 }) }, TMP .. ".npz", { compressed = true })
     check(sk.load(TMP .. ".npz").x, "float32", { 2, 3 })
+    local m = sk.load(TMP .. ".npz", { device = "meta" }).x -- moved where `device` says
+    assert.equal("meta", m:device())
+    assert.same({ 2, 3 }, m:shape())
   end)
 
   it("write non-contiguous tensors in C order and nested tables under dotted names", function()

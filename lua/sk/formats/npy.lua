@@ -98,10 +98,7 @@ return function(sk, core, util)
 
   -- load(path, opts, fail) -> tensor
   function M.load(path, opts, fail)
-    local f, err = io.open(path, "rb")
-    if not f then fail(err) end
-    local size = f:seek("end")
-    f:seek("set", 0)
+    local f, size = util.open(path, fail)
     local head = f:read(4096) or ""
     local ok, h, need = pcall(parse, head, size, fail)
     if ok and not h and need <= size then

@@ -95,10 +95,7 @@ return function(sk, core, util)
 
   -- load(path, opts) -> {name = tensor}, metadata (a table of strings, or nil)
   function M.load(path, opts, fail)
-    local f, err = io.open(path, "rb")
-    if not f then fail(err) end
-    local size = f:seek("end")
-    f:seek("set", 0)
+    local f, size = util.open(path, fail)
     local head = f:read(8)
     if not head or #head < 8 then f:close() fail(string.format("header too small: the file has %d bytes", size)) end
     local n = string.unpack("<I8", head)

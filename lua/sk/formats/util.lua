@@ -17,6 +17,15 @@ return function(sk, core)
     return bytes:view(dtype):view(shape)
   end
 
+  -- The file at path opened for reading, and its size in bytes.
+  function U.open(path, fail)
+    local f, err = io.open(path, "rb")
+    if not f then fail(err) end
+    local size = f:seek("end")
+    f:seek("set", 0)
+    return f, size
+  end
+
   -- fn(...)'s results; its error (one of core.io's, which carry no position) goes to fail.
   function U.try(fail, fn, ...)
     local r = table.pack(pcall(fn, ...))
