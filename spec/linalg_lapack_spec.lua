@@ -592,3 +592,97 @@ describe("sk.linalg decompositions on NaN input", function()
   end)
 end)
 -- }====
+
+-- {==== Composites ====
+describe("linalg.matrix_power, multi_dot, vecdot, vector_norm", function()
+  it("matrix_power: A^0 = I, A^3 = A·A·A, A^-2 = inv(A)^2, batched", function()
+    local a = dd(3, 5)
+    assert.same(eye(3), sk.linalg.matrix_power(T(a), 0):totable())
+    assert.is_true(maxdiff(sk.linalg.matrix_power(T(a), 3):totable(), matmul(a, matmul(a, a))) <= 1e-12)
+    local a2 = matmul(a, a)
+    local m = sk.linalg.matrix_power(T(a), -2):totable()
+    assert.is_true(maxdiff(matmul(m, a2), eye(3)) <= 1e-13)
+    assert.same({ 2, 3, 3 }, sk.linalg.matrix_power(T { a, a }, 5):shape())
+    assert.same({ { 7 } }, sk.linalg.matrix_power(T({ { 7 } }, { dtype = "int64" }), 1):totable())
+  end)
+
+  it("multi_dot: the chained product, 1-d ends as row and column vectors", function()
+    local a, b, c = mat(2, 3, function(i, j) return i + j end), mat(3, 4, function(i, j) return i - j end), mat(4, 2, function(i, j) return i * j end)
+    assert.same(matmul(matmul(a, b), c), sk.linalg.multi_dot({ T(a), T(b), T(c) }):totable())
+    local v = sk.linalg.multi_dot({ T { 1, 2 }, T(a), T { 1, 0, 1 } })
+    assert.same({}, v:shape())
+    assert.equal((1 * 2 + 2 * 3) + (1 * 4 + 2 * 5), v:item())
+    assert.matches("multi_dot(): expected at least 2 tensors but got 1", h.err(sk.linalg.multi_dot, { T(a) }), 1, true)
+  end)
+
+  it("vecdot and vector_norm", function()
+    assert.same({ 1 * 4 + 2 * 5 + 3 * 6, 0 }, sk.linalg.vecdot(T { { 1, 2, 3 }, { 0, 0, 0 } }, T { 4, 5, 6 }):totable())
+    assert.equal(5, sk.linalg.vector_norm(T { { 3, 0 }, { 0, 4 } }):item())
+    assert.same({ 3, 4 }, sk.linalg.vector_norm(T { { 3, 0 }, { 0, -4 } }, math.huge, 1):totable())
+    assert.same({ { 7 } }, sk.linalg.vector_norm(T { { 3, 0 }, { 0, -4 } }, 1, nil, true):totable())
+  end)
+end)
+
+describe("linalg.pinv, matrix_rank, pinverse", function()
+  it("pinv of a full-rank tall matrix is its left inverse; of a rank-1 matrix A⁺ = Aᵀ/‖A‖²", function()
+    local a = rnd_mat(5, 3, 2)
+    local p = sk.linalg.pinv(T(a)):totable()
+    assert.is_true(maxdiff(matmul(p, a), eye(3)) <= 1e-12)
+    local r1 = { { 1, 2 }, { 2, 4 } } -- ‖A‖_F² = 25
+    assert.is_true(maxdiff(sk.pinverse(T(r1)):totable(), mat(2, 2, function(i, j) return r1[j][i] / 25 end)) <= 1e-14)
+    assert.same({ 3, 2 }, sk.linalg.pinv(sk.empty({ 2, 3 }, { device = "meta" })):shape())
+  end)
+
+  it("matrix_rank counts the singular values above the tolerance", function()
+    assert.same({ 1, 2, 0 }, sk.linalg.matrix_rank(T { { { 1, 2 }, { 2, 4 } }, eye(2), { { 0, 0 }, { 0, 0 } } }):totable())
+    assert.equal("int64", sk.linalg.matrix_rank(T(eye(2))):dtype())
+    assert.equal(1, sk.linalg.matrix_rank(T { { 1, 0 }, { 0, 1e-3 } }, { atol = 0.01 }):item())
+  end)
+end)
+
+describe("cholesky_solve, cholesky_inverse, triangular_solve", function()
+  it("cholesky_solve(B, L) solves (L·Lᵀ)X = B; cholesky_inverse(L) is (L·Lᵀ)⁻¹", function()
+    local a = spd(4, 6)
+    local L = sk.linalg.cholesky(T(a))
+    local b = mat(4, 2, function(i, j) return i + 2 * j end)
+    local x = sk.cholesky_solve(T(b), L):totable()
+    assert.is_true(maxdiff(matmul(a, x), b) <= 1e-12)
+    local U = sk.linalg.cholesky(T(a), { upper = true })
+    x = sk.cholesky_solve(T(b), U, true):totable()
+    assert.is_true(maxdiff(matmul(a, x), b) <= 1e-12)
+    assert.is_true(maxdiff(matmul(a, sk.cholesky_inverse(L):totable()), eye(4)) <= 1e-12)
+  end)
+
+  it("triangular_solve returns the solution and a copy of A", function()
+    local u = { { 2, 1 }, { 0, 4 } }
+    local x, c = sk.triangular_solve(T { { 4 }, { 8 } }, T(u))
+    assert.same({ { 1 }, { 2 } }, x:totable())
+    assert.same(u, c:totable())
+    x = sk.triangular_solve(T { { 4 }, { 8 } }, T(u), true, true) -- uᵀ x = b
+    assert.same({ { 2 }, { 1.5 } }, x:totable())
+  end)
+end)
+
+describe("linalg.tensorinv, tensorsolve", function()
+  it("tensorinv(A, 1) of a {4, 2, 2} tensor inverts its 4x4 reshape", function()
+    local a = dd(4, 3)
+    local flat = {}
+    for i = 1, 4 do flat[i] = { { a[i][1], a[i][2] }, { a[i][3], a[i][4] } } end
+    local inv = sk.linalg.tensorinv(T(flat), 1)
+    assert.same({ 2, 2, 4 }, inv:shape())
+    local m = inv:reshape({ 4, 4 }):totable()
+    assert.is_true(maxdiff(matmul(a, m), eye(4)) <= 1e-13)
+  end)
+
+  it("tensorsolve solves A x = b over the trailing dims", function()
+    local a = dd(6, 4)
+    local t = {}
+    for i = 1, 6 do t[i] = { { a[i][1], a[i][2], a[i][3] }, { a[i][4], a[i][5], a[i][6] } } end
+    local b = { 1, 2, 3, 4, 5, 6 }
+    local x = sk.linalg.tensorsolve(T(t), T(b))
+    assert.same({ 2, 3 }, x:shape())
+    local xv = x:reshape({ 6, 1 }):totable()
+    assert.is_true(maxdiff(matmul(a, xv), { { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 } }) <= 1e-12)
+  end)
+end)
+-- }====

@@ -121,9 +121,11 @@ static int64_t grain_for(int64_t n) {
 
 /* A lone large matrix: OpenBLAS's threads while it runs (restored to one after). */
 static int blas_threads_begin(int64_t batch, int64_t n) {
-  if (batch != 1 || n < 192 || sk_in_parallel_region()) return 0;
   int t = sk_get_num_threads();
-  if (t <= 1) return 0;
+  if (batch != 1 || n < 192 || t <= 1 || sk_in_parallel_region()) {
+    if (!sk_in_parallel_region() && openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+    return 0;
+  }
   openblas_set_num_threads(t);
   return 1;
 }

@@ -1460,6 +1460,28 @@ for _, l in ipairs(LINALG) do
           outs = l.outs, raises = c.raises, skip = c.skip }
   end
 end
+local LINALG3 = {
+  { "linalg_matrix_power", { T{3, 3}, 3 }, { T{2, 3, 3}, 0 }, { T{3, 3}, -1 }, { T{2, 3}, 2, raises = "square matrices" } },
+  { "linalg_multi_dot", { L{ T{2, 3}, T{3, 4}, T{4, 2} } }, { L{ T{3}, T{3, 2}, T{2} } }, { L{ T{2, 3} }, raises = "at least 2 tensors" } },
+  { "linalg_vecdot", { T{2, 3}, T{3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } } },
+  { "linalg_vector_norm", { T{2, 3} }, { T{2, 3}, 1, { 1 }, true }, { T{2, 3}, math.huge }, { T{2, 3}, 2, kw = { dtype = "float64" } } },
+  { "linalg_pinv", { T{4, 3} }, { T{2, 3, 4}, kw = { rtol = 0.1 } } },
+  { "pinverse", { T{4, 3} }, { T{3, 4}, 0.1 } },
+  { "linalg_matrix_rank", { T{4, 3} }, { T{2, 3, 4}, kw = { atol = 0.5 } } },
+  { "cholesky_solve", { T{3, 2}, T({3, 3}, { values = SPD3 }) }, { T{3, 2}, T({3, 3}, { values = SPD3 }), true } },
+  { "cholesky_inverse", { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
+  { "triangular_solve", { T{3, 2}, T{3, 3} }, { T{3, 2}, T{3, 3}, false, true, true } },
+  { "linalg_tensorinv", { T{4, 2, 2}, 1 }, { T{2, 3, 6} } },
+  { "linalg_tensorsolve", { T{6, 2, 3}, T{6} }, { T{2, 3, 6}, T{6}, { 0, 1 } } },
+}
+for _, l in ipairs(LINALG3) do
+  for i = 2, #l do
+    local c = l[i]
+    local args = {}
+    for k, v in ipairs(c) do args[k] = v end
+    row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
+  end
+end
 row { op = "linalg_inv", args = { T{2, 2} }, dtypes = { "int64" }, raises = "Expected a floating point or complex tensor as input. Got Long" }
 row { op = "linalg_det", args = { T{2, 2} }, dtypes = { "float16" }, raises = "Low precision dtypes not supported" }
 row { op = "_linalg_check_errors", args = { T({2}, { dtype = "int32", values = { 0, 0 } }), "linalg.inv" }, kw = { is_matrix = false }, dtypes = INT32 }
