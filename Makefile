@@ -289,6 +289,7 @@ bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_library.lua
 	$(RUN) $(LUA) bench/bench_autograd.lua
 	$(RUN) $(LUA) bench/bench_nn.lua
+	$(RUN) $(LUA) bench/bench_linalg.lua
 
 $(BUILD)/cublas_direct: bench/cublas_direct.cu
 	@mkdir -p $(dir $@)

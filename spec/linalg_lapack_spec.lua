@@ -686,3 +686,43 @@ describe("linalg.tensorinv, tensorsolve", function()
   end)
 end)
 -- }====
+
+describe("linalg.matrix_norm, norm, cond", function()
+  local a = { { 1, -2 }, { 3, 4 } }
+  it("matrix_norm: 'fro', 'nuc', ±1, ±inf, ±2 against hand values", function()
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a)):item() - math.sqrt(30)) <= 1e-14)
+    assert.equal(6, sk.linalg.matrix_norm(T(a), 1):item())   -- column sums 4, 6
+    assert.equal(4, sk.linalg.matrix_norm(T(a), -1):item())
+    assert.equal(7, sk.linalg.matrix_norm(T(a), math.huge):item()) -- row sums 3, 7
+    assert.equal(3, sk.linalg.matrix_norm(T(a), -math.huge):item())
+    -- σ² are the eigenvalues of AᵀA = [[10, 10], [10, 20]]: 15 ± 5√5
+    local s1, s2 = math.sqrt(15 + 5 * math.sqrt(5)), math.sqrt(15 - 5 * math.sqrt(5))
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a), 2):item() - s1) <= 1e-14)
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a), -2):item() - s2) <= 1e-14)
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a), "nuc"):item() - (s1 + s2)) <= 1e-14)
+    assert.same({ 1, 1 }, sk.linalg.matrix_norm(T(a), 1, { -2, -1 }, true):shape())
+    assert.same({ 2 }, sk.linalg.matrix_norm(T { a, a }, 2):shape())
+    assert.same({ 2, 1, 1 }, sk.linalg.matrix_norm(T { a, a }, "nuc", { 1, 2 }, true):shape())
+    assert.matches("linalg.matrix_norm: Order 3 not supported.", h.err(sk.linalg.matrix_norm, T(a), 3), 1, true)
+  end)
+
+  it("norm picks the vector or the matrix norm as PyTorch does", function()
+    assert.is_true(math.abs(sk.linalg.norm(T(a)):item() - math.sqrt(30)) <= 1e-14)
+    assert.equal(6, sk.linalg.norm(T(a), 1):item())
+    assert.equal(10, sk.linalg.norm(T { 1, -2, 3, 4 }, 1):item())
+    assert.same({ 4, 6 }, sk.linalg.norm(T(a), 1, { 0 }):totable())
+    assert.is_true(math.abs(sk.linalg.norm(T(a), "fro"):item() - math.sqrt(30)) <= 1e-14)
+    assert.matches("If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.",
+                   h.err(sk.linalg.norm, T { a }, 2), 1, true)
+  end)
+
+  it("cond: σ_max/σ_min, ‖A‖·‖A⁻¹‖ for other orders, inf for a singular matrix", function()
+    local s1, s2 = math.sqrt(15 + 5 * math.sqrt(5)), math.sqrt(15 - 5 * math.sqrt(5))
+    assert.is_true(math.abs(sk.linalg.cond(T(a)):item() - s1 / s2) <= 1e-13)
+    -- A⁻¹ = [[4, 2], [-3, 1]] / 10: ‖A⁻¹‖₁ = 0.7
+    assert.is_true(math.abs(sk.linalg.cond(T(a), 1):item() - 6 * 0.7) <= 1e-13)
+    assert.equal(math.huge, sk.linalg.cond(T { { 1, 1 }, { 1, 1 } }, 1):item())
+    assert.matches("linalg.cond got an invalid norm type: 3", h.err(sk.linalg.cond, T(a), 3), 1, true)
+    assert.same({ 3 }, sk.linalg.cond(sk.empty({ 3, 2, 2 }, { device = "meta" }), "fro"):shape())
+  end)
+end)

@@ -1,7 +1,7 @@
 /*
 ** sk_cpu_linalg.c — sk.linalg's LAPACK kernels: LU, inverse, Cholesky, solves, determinants
 ** Per matrix, through the jobs of sk_cpu_linalg.h: getrf (lu_factor, lu, det, slogdet),
-** getrf + getri (inv), potrf (cholesky), getrf + getrs (solve), getrs (lu_solve) and trsm
+** getrf + getrs on the identity (inv), potrf (cholesky), getrf + getrs (solve), getrs (lu_solve) and trsm
 ** (solve_triangular, BLAS: no singularity check, as in PyTorch).
 */
 #include "sk_kernels.h"
@@ -16,10 +16,6 @@ static lapack_int lp_getrf(int dbl, lapack_int m, lapack_int n, void *a, lapack_
   if (m == 0 || n == 0) return 0;
   return dbl ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, a, lda, ipiv)
              : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, a, lda, ipiv);
-}
-static lapack_int lp_getri(int dbl, lapack_int n, void *a, lapack_int lda, const lapack_int *ipiv) {
-  if (n == 0) return 0;
-  return dbl ? LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv) : LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
 }
 static lapack_int lp_getrs(int dbl, char trans, lapack_int n, lapack_int k, const void *a, lapack_int lda,
                            const lapack_int *ipiv, void *b, lapack_int ldb) {
@@ -160,13 +156,21 @@ int sk_cpu_linalg_slogdet_out(const SkMeta *m, const SkTensor *A, SkTensor *sign
 /* }==== */
 
 /* {==== Inverse and Cholesky ==== */
+/* getrf, then getrs on the identity (PyTorch's route too; getri would allocate its workspace
+** per matrix): the scratch holds A, then the identity that becomes A⁻¹. */
 static int run_inv(const SkLinJob *j, int64_t b, char *s) {
   int64_t n = j->n, ld = n > 0 ? n : 1;
-  lapack_int *piv = sk_cpu_lin_ints(j, s, n * n);
+  char *x = s + (size_t)(n * n) * (j->dbl ? 8 : 4);
+  lapack_int *piv = sk_cpu_lin_ints(j, s, 2 * n * n);
   sk_cpu_lin_load(&j->a, b, n, n, s, ld);
+  memset(x, 0, (size_t)(n * n) * (j->dbl ? 8 : 4));
+  for (int64_t i = 0; i < n; i++) {
+    if (j->dbl) ((double *)x)[i * ld + i] = 1.0;
+    else ((float *)x)[i * ld + i] = 1.0f;
+  }
   lapack_int info = lp_getrf(j->dbl, (lapack_int)n, (lapack_int)n, s, (lapack_int)ld, piv);
-  if (info == 0) info = lp_getri(j->dbl, (lapack_int)n, s, (lapack_int)ld, piv);
-  sk_cpu_lin_store(&j->out, b, n, n, s, ld, 0, 0);
+  if (info == 0) lp_getrs(j->dbl, 'N', (lapack_int)n, (lapack_int)n, s, (lapack_int)ld, piv, x, (lapack_int)ld);
+  sk_cpu_lin_store(&j->out, b, n, n, info == 0 ? x : s, ld, 0, 0);
   sk_cpu_lin_put(j->t_info, &j->out2, b, info);
   return 0;
 }
@@ -178,7 +182,7 @@ int sk_cpu_linalg_inv_ex_out(const SkMeta *m, const SkTensor *A, int check_error
   int64_t bs[SK_MAX_DIMS];
   int nb;
   int64_t batch = sk_cpu_lin_job_init(&j, A, bs, &nb);
-  if (sk_cpu_lin_check_size(j.n, j.n, fn) || sk_cpu_lin_scratch(&j, j.n * j.n, j.n, fn)) return -1;
+  if (sk_cpu_lin_check_size(j.n, j.n, fn) || sk_cpu_lin_scratch(&j, 2 * j.n * j.n, j.n, fn)) return -1;
   j.run = run_inv;
   j.t_info = info;
   sk_cpu_lin_mat_init(&j.out, inverse, 2, bs, nb, 0);

@@ -48,33 +48,66 @@ int64_t sk_cpu_lin_offset(const SkLinMat *M, int64_t b) {
   return off;
 }
 
+/* The copies run in 32 x 32 tiles: a row-major matrix goes to LAPACK's column-major layout
+** (and back) transposed, and untiled one of the two sides would miss the cache on every
+** element (8 ms of a 27 ms 1024² solve). tri > 0 writes zeros below the diagonal, tri < 0 above
+** it, unit writes ones on it (unpacking triangular factors). */
+#define TILE 32
+static void load_f32(const float *s, int64_t rs, int64_t cs, int64_t r, int64_t c, float *d, int64_t ld) {
+  for (int64_t jb = 0; jb < c; jb += TILE)
+    for (int64_t ib = 0; ib < r; ib += TILE) {
+      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
+      for (int64_t j = jb; j < je; j++)
+        for (int64_t i = ib; i < ie; i++) d[j * ld + i] = s[i * rs + j * cs];
+    }
+}
+static void load_f64(const double *s, int64_t rs, int64_t cs, int64_t r, int64_t c, double *d, int64_t ld) {
+  for (int64_t jb = 0; jb < c; jb += TILE)
+    for (int64_t ib = 0; ib < r; ib += TILE) {
+      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
+      for (int64_t j = jb; j < je; j++)
+        for (int64_t i = ib; i < ie; i++) d[j * ld + i] = s[i * rs + j * cs];
+    }
+}
+static void store_f32(float *d, int64_t rs, int64_t cs, int64_t r, int64_t c, const float *s, int64_t ld, int tri, int unit) {
+  for (int64_t ib = 0; ib < r; ib += TILE)
+    for (int64_t jb = 0; jb < c; jb += TILE) {
+      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
+      for (int64_t i = ib; i < ie; i++)
+        for (int64_t j = jb; j < je; j++) {
+          float v = s[j * ld + i];
+          if ((tri > 0 && i > j) || (tri < 0 && i < j)) v = 0.0f;
+          else if (unit && i == j) v = 1.0f;
+          d[i * rs + j * cs] = v;
+        }
+    }
+}
+static void store_f64(double *d, int64_t rs, int64_t cs, int64_t r, int64_t c, const double *s, int64_t ld, int tri, int unit) {
+  for (int64_t ib = 0; ib < r; ib += TILE)
+    for (int64_t jb = 0; jb < c; jb += TILE) {
+      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
+      for (int64_t i = ib; i < ie; i++)
+        for (int64_t j = jb; j < je; j++) {
+          double v = s[j * ld + i];
+          if ((tri > 0 && i > j) || (tri < 0 && i < j)) v = 0.0;
+          else if (unit && i == j) v = 1.0;
+          d[i * rs + j * cs] = v;
+        }
+    }
+}
+
 /* Copies the r x c matrix b of M into the column-major buf (leading dimension ld). */
 void sk_cpu_lin_load(const SkLinMat *M, int64_t b, int64_t r, int64_t c, void *buf, int64_t ld) {
   int64_t off = sk_cpu_lin_offset(M, b);
-  if (M->dbl) {
-    const double *s = (const double *)M->data + off;
-    double *d = buf;
-    for (int64_t j = 0; j < c; j++)
-      for (int64_t i = 0; i < r; i++) d[j * ld + i] = s[i * M->rs + j * M->cs];
-  } else {
-    const float *s = (const float *)M->data + off;
-    float *d = buf;
-    for (int64_t j = 0; j < c; j++)
-      for (int64_t i = 0; i < r; i++) d[j * ld + i] = s[i * M->rs + j * M->cs];
-  }
+  if (M->dbl) load_f64((const double *)M->data + off, M->rs, M->cs, r, c, buf, ld);
+  else load_f32((const float *)M->data + off, M->rs, M->cs, r, c, buf, ld);
 }
 
-/* Copies the column-major r x c buf into matrix b of M; tri > 0 writes zeros below the
-** diagonal, tri < 0 above it, unit writes ones on it (unpacking triangular factors). */
+/* Copies the column-major r x c buf into matrix b of M (tri, unit: see above). */
 void sk_cpu_lin_store(const SkLinMat *M, int64_t b, int64_t r, int64_t c, const void *buf, int64_t ld, int tri, int unit) {
   int64_t off = sk_cpu_lin_offset(M, b);
-  for (int64_t j = 0; j < c; j++)
-    for (int64_t i = 0; i < r; i++) {
-      int zero = (tri > 0 && i > j) || (tri < 0 && i < j);
-      double v = zero ? 0.0 : unit && i == j ? 1.0 : M->dbl ? ((const double *)buf)[j * ld + i] : ((const float *)buf)[j * ld + i];
-      if (M->dbl) ((double *)M->data)[off + i * M->rs + j * M->cs] = v;
-      else ((float *)M->data)[off + i * M->rs + j * M->cs] = (float)v;
-    }
+  if (M->dbl) store_f64((double *)M->data + off, M->rs, M->cs, r, c, buf, ld, tri, unit);
+  else store_f32((float *)M->data + off, M->rs, M->cs, r, c, buf, ld, tri, unit);
 }
 
 /* One value per matrix (info, det, sign ...) of an output of the batch. */

@@ -1482,6 +1482,20 @@ for _, l in ipairs(LINALG3) do
     row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
   end
 end
+local LINALG4 = {
+  { "linalg_matrix_norm", { T{3, 3}, 1 }, { T{2, 3, 4}, -2 }, { T{3, 4}, "nuc" }, { T{2, 3, 4}, math.huge, { 0, 2 }, true },
+    { T{3, 3}, 3, raises = "not supported" } },
+  { "linalg_norm", { T{3, 3} }, { T{3, 4}, 1 }, { T{4}, math.huge }, { T{2, 3, 4}, "fro", { 1, 2 } }, { T{2, 3}, 2, { 1 }, true } },
+  { "linalg_cond", { T{3, 3} }, { T{2, 3, 3}, 1 }, { T{3, 3}, "fro" }, { T{3, 3}, 3, raises = "invalid norm type" } },
+}
+for _, l in ipairs(LINALG4) do
+  for i = 2, #l do
+    local c = l[i]
+    local args = {}
+    for k, v in ipairs(c) do args[k] = v end
+    row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
+  end
+end
 row { op = "linalg_inv", args = { T{2, 2} }, dtypes = { "int64" }, raises = "Expected a floating point or complex tensor as input. Got Long" }
 row { op = "linalg_det", args = { T{2, 2} }, dtypes = { "float16" }, raises = "Low precision dtypes not supported" }
 row { op = "_linalg_check_errors", args = { T({2}, { dtype = "int32", values = { 0, 0 } }), "linalg.inv" }, kw = { is_matrix = false }, dtypes = INT32 }
