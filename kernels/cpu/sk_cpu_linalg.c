@@ -1,7 +1,7 @@
 /*
 ** sk_cpu_linalg.c — sk.linalg's LAPACK kernels: LU, inverse, Cholesky, solves, determinants
 ** Per matrix, through the jobs of sk_cpu_linalg.h: getrf (lu_factor, lu, det, slogdet),
-** getrf + getrs on the identity (inv), potrf (cholesky), getrf + getrs (solve), getrs (lu_solve) and trsm
+** getrf + getrs on the identity or getri (inv), potrf (cholesky), getrf + getrs (solve), getrs (lu_solve) and trsm
 ** (solve_triangular, BLAS: no singularity check, as in PyTorch).
 */
 #include "sk_kernels.h"
@@ -156,8 +156,13 @@ int sk_cpu_linalg_slogdet_out(const SkMeta *m, const SkTensor *A, SkTensor *sign
 /* }==== */
 
 /* {==== Inverse and Cholesky ==== */
-/* getrf, then getrs on the identity (PyTorch's route too; getri would allocate its workspace
-** per matrix): the scratch holds A, then the identity that becomes A⁻¹. */
+/* getrf, then for small matrices getrs on the identity (getri would allocate its workspace per
+** matrix), for large ones getri (2n³ flops against getrs' 8/3 n³). The scratch holds A, then
+** the identity that becomes A⁻¹. */
+#define INV_GETRI 64
+static lapack_int lp_getri(int dbl, lapack_int n, void *a, lapack_int lda, const lapack_int *ipiv) {
+  return dbl ? LAPACKE_dgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv) : LAPACKE_sgetri(LAPACK_COL_MAJOR, n, a, lda, ipiv);
+}
 static int run_inv(const SkLinJob *j, int64_t b, char *s) {
   int64_t n = j->n, ld = n > 0 ? n : 1;
   char *x = s + (size_t)(n * n) * (j->dbl ? 8 : 4);
@@ -169,8 +174,9 @@ static int run_inv(const SkLinJob *j, int64_t b, char *s) {
     else ((float *)x)[i * ld + i] = 1.0f;
   }
   lapack_int info = lp_getrf(j->dbl, (lapack_int)n, (lapack_int)n, s, (lapack_int)ld, piv);
-  if (info == 0) lp_getrs(j->dbl, 'N', (lapack_int)n, (lapack_int)n, s, (lapack_int)ld, piv, x, (lapack_int)ld);
-  sk_cpu_lin_store(&j->out, b, n, n, info == 0 ? x : s, ld, 0, 0);
+  if (info == 0 && n >= INV_GETRI) info = lp_getri(j->dbl, (lapack_int)n, s, (lapack_int)ld, piv);
+  else if (info == 0) lp_getrs(j->dbl, 'N', (lapack_int)n, (lapack_int)n, s, (lapack_int)ld, piv, x, (lapack_int)ld);
+  sk_cpu_lin_store(&j->out, b, n, n, info == 0 && n < INV_GETRI ? x : s, ld, 0, 0);
   sk_cpu_lin_put(j->t_info, &j->out2, b, info);
   return 0;
 }
