@@ -683,6 +683,11 @@ describe("linalg.tensorinv, tensorsolve", function()
     assert.same({ 2, 3 }, x:shape())
     local xv = x:reshape({ 6, 1 }):totable()
     assert.is_true(maxdiff(matmul(a, xv), { { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 } }) <= 1e-12)
+    -- dims moves self's dims to the end first; a repeated or too long dims list is an error
+    local y = sk.linalg.tensorsolve(T(t):permute({ 1, 2, 0 }), T(b), { 0, 1 })
+    assert.is_true(h.close(y:totable(), x:totable(), 1e-12))
+    assert.matches("argument 'dims' repeats dim 0", h.err(sk.linalg.tensorsolve, T(t), T(b), { 0, 0 }), 1, true)
+    assert.matches("argument 'dims' has 9 dims", h.err(sk.linalg.tensorsolve, T(t), T(b), { 0, 0, 0, 0, 0, 0, 0, 0, 0 }), 1, true)
   end)
 end)
 -- }====

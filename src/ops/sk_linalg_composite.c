@@ -294,9 +294,11 @@ int sk_math_linalg_tensorsolve(SkTensor **result, const SkTensor *self, const Sk
   if (dims.data && dims.n > 0) {
     int64_t perm[SK_MAX_DIMS], used[SK_MAX_DIMS] = {0};
     int k = 0;
+    if (dims.n > self->ndim) return sk_error("%s: argument 'dims' has %d dims, self only %d", fn, dims.n, self->ndim);
     for (int i = 0; i < dims.n; i++) {
       int64_t d;
       if (sk_wrap_dim(dims.data[i], self->ndim, "dims", &d)) return -1;
+      if (used[d]) return sk_error("%s: argument 'dims' repeats dim %lld", fn, (long long)d);
       used[d] = 1;
     }
     for (int d = 0; d < self->ndim; d++)
@@ -306,24 +308,21 @@ int sk_math_linalg_tensorsolve(SkTensor **result, const SkTensor *self, const Sk
       sk_wrap_dim(dims.data[i], self->ndim, "dims", &d);
       perm[k++] = d;
     }
-    if (k != self->ndim) return sk_error("%s: argument 'dims' repeats a dim", fn);
     rc = sk_permute(&a, self, (SkIntList){perm, k});
   } else {
     a = sk_tensor_retain((SkTensor *)self);
   }
   int nb = other->ndim, nx = a ? a->ndim - nb : 0;
   if (!rc && nx < 0) rc = sk_error("%s: self has fewer dims (%d) than other (%d)", fn, a->ndim, nb);
-  int64_t pb = 1, px = 1;
-  if (!rc) rc = prod_of(other->sizes, nb, &pb, fn) || prod_of(a->sizes + nb, nx, &px, fn) ? -1 : 0;
-  if (!rc) {
-    for (int d = 0; d < nb && !rc; d++)
-      if (a->sizes[d] != other->sizes[d])
-        rc = sk_error("%s: Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
-                      "prod(self.shape[:other.ndim]), but got %lld != %lld", fn, (long long)px, (long long)pb);
-    if (!rc && px != pb)
-      rc = sk_error("%s: Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
-                    "prod(self.shape[:other.ndim]), but got %lld != %lld", fn, (long long)px, (long long)pb);
-  }
+  /* PyTorch's rule: the leading dims of self (as many as other has) and its trailing ones hold
+  ** as many elements each, and other as many as the leading ones. */
+  int64_t pb = 1, px = 1, pl = 1;
+  if (!rc) rc = prod_of(other->sizes, nb, &pb, fn) || prod_of(a->sizes + nb, nx, &px, fn) || prod_of(a->sizes, nb, &pl, fn) ? -1 : 0;
+  if (!rc && px != pl)
+    rc = sk_error("%s: Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                  "prod(self.shape[:other.ndim]), but got %lld != %lld", fn, (long long)px, (long long)pl);
+  if (!rc && pb != pl)
+    rc = sk_error("%s: other has %lld elements, self's leading dims %lld", fn, (long long)pb, (long long)pl);
   int64_t s2[2] = {pb, px}, s1[1] = {pb};
   if (!rc) rc = sk_reshape(&m, a, (SkIntList){s2, 2});
   if (!rc) rc = sk_reshape(&b, other, (SkIntList){s1, 1});
