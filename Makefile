@@ -40,15 +40,17 @@ layer_of = $(strip $(if $(filter src/core/%,$1),core,$(if $(filter src/dispatch/
 print-inc-%:
 	@echo $(INC_$*)
 # }====
-LDLIBS   = -ldnnl -lopenblas -lsleef -lzip -lm -fopenmp
-DEBS     = g++ lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev libdnnl-dev lua-cjson libdlpack-dev libzip-dev valgrind
+LDLIBS   = -ldnnl -llapacke -lopenblas -lsleef -lzip -lm -fopenmp
+DEBS     = g++ lua5.4 liblua5.4-dev lua-busted lua-yaml libopenblas-dev libsleef-dev libdnnl-dev liblapacke-dev lua-cjson \
+           libdlpack-dev libzip-dev valgrind
 # What scripts/gpu_check.sh unpacks on a GPU machine with no network (`make gpu-deps` fetches
 # them here into .gpu-deps/, which travels with the work tree): DEBS without valgrind, as the
 # packages that hold the files, and the libraries they need beyond a base system.
 GPU_DEBS = lua5.4 liblua5.4-0 liblua5.4-dev libreadline8 lua-busted lua-cliargs lua-dkjson lua-filesystem \
            lua-luassert lua-mediator lua-penlight lua-say lua-system lua-term lua-yaml libyaml-0-2 \
            libopenblas0-pthread libopenblas-pthread-dev libgfortran5 libsleef3 libsleef-dev \
-           libdnnl2 libdnnl-dev ocl-icd-libopencl1 lua-cjson libdlpack-dev libzip4 libzip-dev libbz2-1.0 libssl3
+           libdnnl2 libdnnl-dev ocl-icd-libopencl1 liblapacke liblapacke-dev liblapack3 libtmglib3 lua-cjson \
+           libdlpack-dev libzip4 libzip-dev libbz2-1.0 libssl3
 
 # Generated files: sk_ops.c (sk_ops_init) and one translation unit per shard, numbered as
 # codegen.emit's M.SHARDS says (codegen_emit_spec checks the two agree).
@@ -290,6 +292,7 @@ bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_autograd.lua
 	$(RUN) $(LUA) bench/bench_nn.lua
 	$(RUN) $(LUA) bench/bench_io.lua
+	$(RUN) $(LUA) bench/bench_linalg.lua
 
 $(BUILD)/cublas_direct: bench/cublas_direct.cu
 	@mkdir -p $(dir $@)

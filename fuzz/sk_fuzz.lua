@@ -3,7 +3,7 @@
 -- report, a signal), an error value that is not a string, or a case that outlives its time.
 --
 --   lua5.4 fuzz/sk_fuzz.lua [--calls N] [--seed S] [--case K] [--from K] [--no-skip] [--verbose]
---   (or SK_FUZZ_CALLS, SK_FUZZ_SEED)
+--   (or SK_FUZZ_CALLS, SK_FUZZ_SEED; SK_FUZZ_OPS, a Lua pattern, keeps only the ops it matches)
 --
 -- Every case k draws from its own generator, math.randomseed(seed, k), so `--case k` replays
 -- it alone (if it needs the cases before it, `--from k-100 --calls 101`). The supervisor
@@ -381,14 +381,17 @@ end
 -- }====
 
 -- {==== Op calls from the schemas ====
-local OPS = {}
+-- SK_FUZZ_OPS, a Lua pattern, keeps the ops whose names match it (`SK_FUZZ_OPS=linalg`).
+local OPS, ONLY_OPS = {}, os.getenv("SK_FUZZ_OPS")
 do
   local f = assert(io.open("native_functions.yaml"))
   for _, e in ipairs(lyaml.load(f:read("a"))) do
     local rec = assert(schema.parse(e.func))
     local variants = e.variants or "function"
-    OPS[#OPS + 1] = { rec = rec, fn = variants:find("function") ~= nil, method = variants:find("method") ~= nil,
-                      qname = "aten::" .. rec.name .. (rec.overload ~= "" and "." .. rec.overload or "") }
+    if not ONLY_OPS or rec.name:match(ONLY_OPS) then
+      OPS[#OPS + 1] = { rec = rec, fn = variants:find("function") ~= nil, method = variants:find("method") ~= nil,
+                        qname = "aten::" .. rec.name .. (rec.overload ~= "" and "." .. rec.overload or "") }
+    end
   end
   f:close()
 end

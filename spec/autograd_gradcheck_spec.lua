@@ -461,6 +461,9 @@ local ROWS = {
   { "special_i1e", function(a) return sk.special_i1e(a) end, { { 3, 4 } }, away = true },
   { "special_zeta (other)", function(b) return sk.special_zeta(sk.full({ 3, 4 }, 2.5, { dtype = "float64" }), b) end, { { 3, 4 } }, pos = true },
   { "special_xlog1py.other_scalar", function(a) return sk.special_xlog1py(a, 2) end, { { 3, 4 } } },
+  -- sk.linalg: A + 3I keeps every variant (the expanded one too) well conditioned
+  { "linalg_inv_ex", function(a) return sk.linalg.inv(a + sk.eye(3, { dtype = "float64" }) * 3) end, { { 3, 3 } }, gg = true },
+  { "linalg_det", function(a) return sk.linalg.det(a + sk.eye(3, { dtype = "float64" }) * 3) end, { { 2, 3, 3 } }, gg = true },
   -- }====
 }
 

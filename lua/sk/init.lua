@@ -20,6 +20,13 @@ for name, fn in pairs(core.functions) do
   if short then sk.special[short] = fn end
 end
 
+-- sk.linalg.X is torch.linalg.X: every linalg_X op under its short name.
+sk.linalg = {}
+for name, fn in pairs(core.functions) do
+  local short = name:match("^linalg_(.+)$")
+  if short then sk.linalg[short] = fn end
+end
+
 for _, name in ipairs { "tensor", "manual_seed", "set_num_threads", "get_num_threads", "empty_cache",
                         "cached_bytes", "dispatch_table", "call", "cpu_isa" } do
   sk[name] = core[name]

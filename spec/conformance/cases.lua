@@ -1412,6 +1412,108 @@ row { op = "where", args = { Mk{2, 3}, T{2, 3}, T({2, 3}, { device = "other" }) 
 row { op = "gather", args = { T{2, 3}, 1, T({2, 2}, { dtype = "int64", lo = 0, hi = 2, device = "other" }) }, dtypes = F32, raises = "same device" }
 -- }====
 
+-- {==== sk.linalg (LAPACK) ====
+-- Inputs on the 1/8 grid of [-2, 2) are almost surely regular; SPD3 is positive-definite, SING
+-- singular. The factorizations' values are the CPU kernel's on every target (the fallback, the
+-- runtime re-declaration), so sign conventions of Q, U, V agree.
+local SPD3 = { 4, 1, 0, 1, 3, 1, 0, 1, 2 }
+local SPD3x2 = { 4, 1, 0, 1, 3, 1, 0, 1, 2, 2, 0, 0, 0, 2, 0, 0, 0, 2 }
+local SING = { 1, 2, 2, 4 }
+local FL = { "float32", "float64" }
+local LINALG = {
+  { "linalg_inv", nil, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T{0, 0} }, { T{2, 3}, raises = "square matrices" },
+    { T({2, 2}, { values = SING }), raises = "input matrix is singular", skip = { meta = "value-dependent error" } } },
+  { "linalg_inv_ex", FN_OUT, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T({2, 2}, { values = SING }) },
+    outs = { "inverse", "info" } },
+  { "inverse", FN_M, { T{3, 3} }, { T{2, 1, 3, 3} } },
+  { "linalg_cholesky", nil, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), kw = { upper = true } },
+    { T({2, 2}, { values = SING }), raises = "not positive-definite", skip = { meta = "value-dependent error" } } },
+  { "linalg_cholesky_ex", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), kw = { upper = true } },
+    { T{3, 3} }, outs = { "L", "info" } },
+  { "cholesky", FN_M, { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
+  { "linalg_solve", nil, { T{3, 3}, T{3, 2} }, { T{2, 1, 3, 3}, T{4, 3, 2} }, { T{3, 3}, T{3} },
+    { T{3, 3, layout = "transposed"}, T{2, 3}, kw = { left = false } }, { T{3, 3}, T{2, 2}, raises = "Incompatible shapes" } },
+  { "linalg_solve_ex", FN_OUT, { T{3, 3}, T{3, 2} }, { T{2, 3, 3}, T{2, 3} }, outs = { "result", "info" } },
+  { "linalg_solve_triangular", FN_OUT, { T{3, 3}, T{3, 2}, kw = { upper = true } },
+    { T{2, 3, 3, layout = "transposed"}, T{2, 3}, kw = { upper = false, left = false, unitriangular = true } },
+    { T{3, 3}, T({3, 2}, { dtype = "float64" }), kw = { upper = true }, raises = "same dtype" } },
+  { "linalg_det", FN_OUT, { T{3, 3} }, { T{2, 4, 4, layout = "transposed"} }, { T{0, 0} }, { T{2, 3}, raises = "square matrices" } },
+  { "det", FN_M, { T{3, 3} } },
+  { "linalg_slogdet", FN_OUT, { T{3, 3} }, { T{2, 3, 3} }, outs = { "sign", "logabsdet" } },
+  { "slogdet", FN_M, { T{3, 3} } },
+  { "logdet", FN_M, { T({3, 3}, { values = SPD3 }) }, { T{2, 3, 3} } },
+  { "linalg_lu_factor", nil, { T{3, 3} }, { T{2, 3, 5} }, { T{4, 2, layout = "transposed"}, kw = { pivot = true } } },
+  { "linalg_lu_factor_ex", FN_OUT, { T{3, 3} }, { T{2, 5, 3} }, { T({2, 2}, { values = SING }) }, outs = { "LU", "pivots", "info" } },
+  { "linalg_lu", FN_OUT, { T{3, 3} }, { T{2, 3, 5} }, { T{5, 3, layout = "transposed"} }, outs = { "P", "L", "U" } },
+  { "linalg_qr", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { mode = "complete" } }, { T{4, 3, layout = "transposed"}, kw = { mode = "r" } },
+    { T{3, 3}, kw = { mode = "x" }, raises = "unrecognized mode" }, outs = { "Q", "R" } },
+  { "qr", FN_M, { T{4, 3} }, { T{4, 3}, false } },
+  { "linalg_svd", nil, { T{4, 3} }, { T{2, 3, 4}, false }, { T{3, 3, layout = "transposed"} } },
+  { "_linalg_svd", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, true, false }, outs = { "U", "S", "Vh" } },
+  { "linalg_svdvals", nil, { T{4, 3} }, { T{2, 3, 4} } },
+  { "svd", FN_M, { T{4, 3} }, { T{3, 4}, false, false } },
+  { "linalg_eigh", nil, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), "U" },
+    { T{3, 3}, "X", raises = "UPLO" } },
+  { "_linalg_eigh", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), "L", false }, outs = { "eigenvalues", "eigenvectors" } },
+  { "linalg_eigvalsh", nil, { T({3, 3}, { values = SPD3 }) } },
+  { "linalg_eig", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }) }, outs = { "eigenvalues", "eigenvectors" } },
+  { "linalg_eigvals", FN_OUT, { T({3, 3}, { values = SPD3 }) },
+    { T({2, 2}, { values = { 0, -1, 1, 0 } }), raises = "complex eigenvalues", skip = { meta = "value-dependent error" } } },
+}
+for _, l in ipairs(LINALG) do
+  for i = 3, #l do
+    local c = l[i]
+    local args = {}
+    for k, v in ipairs(c) do args[k] = v end
+    row { op = l[1], args = args, kw = c.kw, dtypes = i == 3 and FL or F32, variants = i == 3 and l[2] or nil,
+          outs = l.outs, raises = c.raises, skip = c.skip }
+  end
+end
+local LINALG3 = {
+  { "linalg_matrix_power", { T{3, 3}, 3 }, { T{2, 3, 3}, 0 }, { T{3, 3}, -1 }, { T{2, 3}, 2, raises = "square matrices" } },
+  { "linalg_multi_dot", { L{ T{2, 3}, T{3, 4}, T{4, 2} } }, { L{ T{3}, T{3, 2}, T{2} } }, { L{ T{2, 3} }, raises = "at least 2 tensors" } },
+  { "linalg_vecdot", { T{2, 3}, T{3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } } },
+  { "linalg_vector_norm", { T{2, 3} }, { T{2, 3}, 1, { 1 }, true }, { T{2, 3}, math.huge }, { T{2, 3}, 2, kw = { dtype = "float64" } } },
+  { "linalg_pinv", { T{4, 3} }, { T{2, 3, 4}, kw = { rtol = 0.1 } } },
+  { "pinverse", { T{4, 3} }, { T{3, 4}, 0.1 } },
+  { "linalg_matrix_rank", { T{4, 3} }, { T{2, 3, 4}, kw = { atol = 0.5 } } },
+  { "cholesky_solve", { T{3, 2}, T({3, 3}, { values = SPD3 }) }, { T{3, 2}, T({3, 3}, { values = SPD3 }), true } },
+  { "cholesky_inverse", { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
+  { "triangular_solve", { T{3, 2}, T{3, 3} }, { T{3, 2}, T{3, 3}, false, true, true } },
+  { "linalg_tensorinv", { T{4, 2, 2}, 1 }, { T{2, 3, 6} } },
+  { "linalg_tensorsolve", { T{6, 2, 3}, T{6} }, { T{2, 3, 6}, T{6}, { 0, 1 } } },
+}
+for _, l in ipairs(LINALG3) do
+  for i = 2, #l do
+    local c = l[i]
+    local args = {}
+    for k, v in ipairs(c) do args[k] = v end
+    row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
+  end
+end
+local LINALG4 = {
+  { "linalg_matrix_norm", { T{3, 3}, 1 }, { T{2, 3, 4}, -2 }, { T{3, 4}, "nuc" }, { T{2, 3, 4}, math.huge, { 0, 2 }, true },
+    { T{3, 3}, 3, raises = "not supported" } },
+  { "linalg_norm", { T{3, 3} }, { T{3, 4}, 1 }, { T{4}, math.huge }, { T{2, 3, 4}, "fro", { 1, 2 } }, { T{2, 3}, 2, { 1 }, true } },
+  { "linalg_cond", { T{3, 3} }, { T{2, 3, 3}, 1 }, { T{3, 3}, "fro" }, { T{3, 3}, 3, raises = "invalid norm type" } },
+}
+for _, l in ipairs(LINALG4) do
+  for i = 2, #l do
+    local c = l[i]
+    local args = {}
+    for k, v in ipairs(c) do args[k] = v end
+    row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
+  end
+end
+row { op = "linalg_inv", args = { T{2, 2} }, dtypes = { "int64" }, raises = "Expected a floating point or complex tensor as input. Got Long" }
+row { op = "linalg_det", args = { T{2, 2} }, dtypes = { "float16" }, raises = "Low precision dtypes not supported" }
+row { op = "_linalg_check_errors", args = { T({2}, { dtype = "int32", values = { 0, 0 } }), "linalg.inv" }, kw = { is_matrix = false }, dtypes = INT32 }
+row { op = "linalg_lu_solve", args = { T({3, 3}, { values = SPD3 }), T({3}, { dtype = "int32", values = { 1, 2, 3 } }), T{3, 2} }, dtypes = FL,
+      variants = FN_OUT }
+row { op = "linalg_lu_solve", args = { T({3, 3}, { values = SPD3 }), T({3}, { dtype = "int32", values = { 3, 3, 3 } }), T{2, 3} },
+      kw = { left = false, adjoint = true }, dtypes = F32 }
+-- }====
+
 -- {==== Ops not run by the suite ====
 -- Every op of the dispatcher has a row above or a reason here.
 M.exempt = {

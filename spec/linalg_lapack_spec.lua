@@ -1,0 +1,733 @@
+-- spec/linalg_lapack_spec.lua — sk.linalg's LAPACK ops: inv, solve, cholesky, lu, det, slogdet,
+-- solve_triangular and their _ex forms, aliases, batches, layouts, Meta shapes and errors.
+-- Every check is an identity computed in plain Lua (A·A⁻¹ = I, residuals, L·Lᵀ = A, P·L·U = A)
+-- or a closed form (the determinant of a triangular or permutation matrix). Tolerances are
+-- k · n · eps · cond(A), with cond(A) bounded by construction: the inputs are diagonally
+-- dominant (cond ≤ (d + r) / (d - r) for diagonal d and off-diagonal row sums r).
+local h = require "spec.helper"
+local sk = h.sk
+-- float64 unless told: the literal tables below hold integers
+local function T(x, o)
+  o = o or {}
+  if not o.dtype then o = { dtype = "float64" } end
+  return sk.tensor(x, o)
+end
+
+local EPS = { float32 = 1.1920929e-07, float64 = 2.220446049250313e-16 }
+
+-- {{...}} of n rows, k columns from f(i, j) (1-based).
+local function mat(n, k, f)
+  local r = {}
+  for i = 1, n do r[i] = {} for j = 1, k do r[i][j] = f(i, j) end end
+  return r
+end
+local function matmul(a, b)
+  return mat(#a, #b[1], function(i, j)
+    local s = 0
+    for kk = 1, #b do s = s + a[i][kk] * b[kk][j] end
+    return s
+  end)
+end
+local function transpose(a) return mat(#a[1], #a, function(i, j) return a[j][i] end) end
+local function eye(n) return mat(n, n, function(i, j) return i == j and 1 or 0 end) end
+local function maxdiff(a, b)
+  local m = 0
+  for i = 1, #a do for j = 1, #a[i] do m = math.max(m, math.abs(a[i][j] - b[i][j])) end end
+  return m
+end
+local function maxabs(a)
+  local m = 0
+  for i = 1, #a do for j = 1, #a[i] do m = math.max(m, math.abs(a[i][j])) end end
+  return m
+end
+
+-- A diagonally dominant n x n matrix (off-diagonal entries in [-1, 1), diagonal n + 1 with a
+-- sign): cond ≤ (2n) / 2 = n in the infinity norm.
+local function dd(n, seed)
+  local rnd = h.lcg(seed)
+  return mat(n, n, function(i, j)
+    if i == j then return (i % 2 == 0 and -1 or 1) * (n + 1) end
+    return rnd(-1, 1)
+  end)
+end
+-- A symmetric positive-definite matrix: the symmetric part of dd with a positive diagonal.
+local function spd(n, seed)
+  local a = dd(n, seed)
+  return mat(n, n, function(i, j) return i == j and n + 1 or (a[i][j] + a[j][i]) / 2 end)
+end
+local function tol(dtype, n, cond) return 50 * n * EPS[dtype] * cond end
+
+-- The list of matrices of a batched table (nested to any depth) in row-major order.
+local function matrices(t, out)
+  out = out or {}
+  if type(t[1][1]) == "number" then out[#out + 1] = t return out end
+  for _, s in ipairs(t) do matrices(s, out) end
+  return out
+end
+-- A batch of matrices as a nested table of shape `batch` .. {n, k}, each from gen(index).
+local function batch_of(batch, gen)
+  local idx = 0
+  local function build(d)
+    if d > #batch then idx = idx + 1 return gen(idx) end
+    local r = {}
+    for i = 1, batch[d] do r[i] = build(d + 1) end
+    return r
+  end
+  return build(1)
+end
+
+local function meta(shape, dtype) return sk.empty(shape, { device = "meta", dtype = dtype or "float32" }) end
+
+describe("linalg.inv", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("gives A·inv(A) = I and inv(A)·A = I for " .. dt, function()
+      for _, n in ipairs { 1, 2, 5, 17 } do
+        local a = dd(n, n)
+        local inv = sk.linalg.inv(T(a, { dtype = dt }))
+        assert.equal(dt, inv:dtype())
+        local x = inv:totable()
+        assert.is_true(maxdiff(matmul(a, x), eye(n)) <= tol(dt, n, n), "n = " .. n)
+        assert.is_true(maxdiff(matmul(x, a), eye(n)) <= tol(dt, n, n), "n = " .. n)
+      end
+    end)
+  end
+
+  it("inverts each matrix of a {2, 3, 4, 4} batch, and a transposed (non-contiguous) input", function()
+    local b = batch_of({ 2, 3 }, function(i) return dd(4, i) end)
+    local inv = sk.linalg.inv(T(b))
+    assert.same({ 2, 3, 4, 4 }, inv:shape())
+    local as, xs = matrices(b), matrices(inv:totable())
+    for i = 1, 6 do assert.is_true(maxdiff(matmul(as[i], xs[i]), eye(4)) <= tol("float64", 4, 4)) end
+    local at = T(b):transpose(-2, -1)
+    assert.is_false(at:is_contiguous())
+    local xt = matrices(sk.linalg.inv(at):totable())
+    for i = 1, 6 do assert.is_true(maxdiff(matmul(transpose(as[i]), xt[i]), eye(4)) <= tol("float64", 4, 4)) end
+  end)
+
+  it("is also sk.inverse and the inverse method; empty matrices give empty results", function()
+    local a = dd(3, 7)
+    for _, x in ipairs { sk.inverse(T(a)), T(a):inverse() } do
+      assert.is_true(maxdiff(matmul(a, x:totable()), eye(3)) <= tol("float64", 3, 3))
+    end
+    assert.same({ 2, 0, 0 }, sk.linalg.inv(sk.zeros({ 2, 0, 0 })):shape())
+  end)
+
+  it("raises PyTorch's error for a singular matrix, naming the batch element", function()
+    local s = { { 1, 2 }, { 2, 4 } }
+    assert.matches("linalg.inv: The diagonal element 2 is zero, the inversion could not be completed because the " ..
+                   "input matrix is singular.", h.err(sk.linalg.inv, T(s)), 1, true)
+    assert.matches("linalg.inv: (Batch element 1): The diagonal element 2 is zero", h.err(sk.linalg.inv, T { eye(2), s }), 1, true)
+    assert.matches("linalg.inv_ex: The diagonal element 2 is zero", h.err(sk.linalg.inv_ex, T(s), { check_errors = true }), 1, true)
+  end)
+
+  it("inv_ex returns info (int32) and does not raise", function()
+    local inv, info = sk.linalg.inv_ex(T { eye(2), { { 1, 2 }, { 2, 4 } }, { { 0, 0 }, { 0, 0 } } })
+    assert.same({ 3, 2, 2 }, inv:shape())
+    assert.equal("int32", info:dtype())
+    assert.same({ 0, 2, 1 }, info:totable())
+  end)
+
+  it("refuses non-square, 1-d and non-float inputs with PyTorch's texts", function()
+    assert.matches("linalg.inv: A must be batches of square matrices, but they are 2 by 3 matrices",
+                   h.err(sk.linalg.inv, sk.ones({ 2, 3 })), 1, true)
+    assert.matches("linalg.inv: The input tensor A must have at least 2 dimensions.", h.err(sk.linalg.inv, sk.ones({ 3 })), 1, true)
+    assert.matches("linalg.inv: Expected a floating point or complex tensor as input. Got Long",
+                   h.err(sk.linalg.inv, sk.ones({ 2, 2 }, { dtype = "int64" })), 1, true)
+  end)
+end)
+
+describe("linalg.solve", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("solves AX = B with a small residual for " .. dt, function()
+      local n = 6
+      local a, b = dd(n, 3), mat(n, 2, function(i, j) return i - 2 * j end)
+      local x = sk.linalg.solve(T(a, { dtype = dt }), T(b, { dtype = dt })):totable()
+      assert.is_true(maxdiff(matmul(a, x), b) <= tol(dt, n, n) * maxabs(b) * 4)
+    end)
+  end
+
+  it("solves XA = B with left = false and a vector right-hand side", function()
+    local a, b = dd(4, 5), mat(3, 4, function(i, j) return i + j end)
+    local x = sk.linalg.solve(T(a), T(b), { left = false }):totable()
+    assert.is_true(maxdiff(matmul(x, a), b) <= 1e-12)
+    local v = sk.linalg.solve(T(a), T { 1, 2, 3, 4 })
+    assert.same({ 4 }, v:shape())
+    local r = matmul(a, transpose({ v:totable() }))
+    assert.is_true(maxdiff(r, { { 1 }, { 2 }, { 3 }, { 4 } }) <= 1e-12)
+  end)
+
+  it("broadcasts the batches of A and B, and reads transposed operands", function()
+    local as = batch_of({ 2, 1 }, function(i) return dd(3, 10 + i) end)
+    local bs = batch_of({ 4 }, function(i) return mat(3, 2, function(r, c) return r * i - c end) end)
+    local x = sk.linalg.solve(T(as), T(bs))
+    assert.same({ 2, 4, 3, 2 }, x:shape())
+    local xt = x:totable()
+    for i = 1, 2 do for j = 1, 4 do
+      assert.is_true(maxdiff(matmul(as[i][1], xt[i][j]), bs[j]) <= 1e-12)
+    end end
+    local at = T(as[1][1]):t()
+    local y = sk.linalg.solve(at, T(bs[1])):totable()
+    assert.is_true(maxdiff(matmul(transpose(as[1][1]), y), bs[1]) <= 1e-12)
+  end)
+
+  it("raises for a singular A and incompatible shapes; solve_ex returns info", function()
+    local s = { { 1, 2 }, { 2, 4 } }
+    assert.matches("torch.linalg.solve: The solver failed because the input matrix is singular.",
+                   h.err(sk.linalg.solve, T(s), T { 1, 1 }), 1, true)
+    assert.matches("torch.linalg.solve: (Batch element 0): The solver failed", h.err(sk.linalg.solve, T { s }, T { { 1, 1 } }), 1, true)
+    assert.matches("linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x1)",
+                   h.err(sk.linalg.solve, sk.eye(2, { dtype = "float32" }), sk.ones({ 3, 1 })), 1, true)
+    local _, info = sk.linalg.solve_ex(T { eye(2), s }, T { { 1, 1 }, { 1, 1 } })
+    assert.same({ 0, 2 }, info:totable())
+  end)
+end)
+
+describe("linalg.cholesky", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("gives a lower L with L·Lᵀ = A (and an upper U with Uᵀ·U = A) for " .. dt, function()
+      local n = 7
+      local a = spd(n, 4)
+      local L = sk.linalg.cholesky(T(a, { dtype = dt })):totable()
+      for i = 1, n do for j = i + 1, n do assert.equal(0, L[i][j]) end end
+      assert.is_true(maxdiff(matmul(L, transpose(L)), a) <= tol(dt, n, n) * (n + 1))
+      local U = sk.linalg.cholesky(T(a, { dtype = dt }), { upper = true }):totable()
+      for i = 1, n do for j = 1, i - 1 do assert.equal(0, U[i][j]) end end
+      assert.is_true(maxdiff(matmul(transpose(U), U), a) <= tol(dt, n, n) * (n + 1))
+    end)
+  end
+
+  it("factors a {2, 3, 4, 4} batch and a transposed input; sk.cholesky and the method agree", function()
+    local b = batch_of({ 2, 3 }, function(i) return spd(4, i) end)
+    local L = sk.linalg.cholesky(T(b):transpose(-2, -1))
+    assert.same({ 2, 3, 4, 4 }, L:shape())
+    local as, ls = matrices(b), matrices(L:totable())
+    for i = 1, 6 do assert.is_true(maxdiff(matmul(ls[i], transpose(ls[i])), as[i]) <= 1e-13) end
+    assert.same(sk.linalg.cholesky(T(as[1])):totable(), sk.cholesky(T(as[1])):totable())
+    assert.same(sk.linalg.cholesky(T(as[1]), { upper = true }):totable(), T(as[1]):cholesky(true):totable())
+  end)
+
+  it("raises PyTorch's errors for a matrix that is not positive-definite", function()
+    local bad = { { 1, 2 }, { 2, 1 } }
+    assert.matches("linalg.cholesky: The factorization could not be completed because the input is not " ..
+                   "positive-definite (the leading minor of order 2 is not positive-definite).",
+                   h.err(sk.linalg.cholesky, T(bad)), 1, true)
+    assert.matches("linalg.cholesky: (Batch element 1): The factorization", h.err(sk.linalg.cholesky, T { eye(2), bad }), 1, true)
+    assert.matches("cholesky: The factorization", h.err(sk.cholesky, T(bad)), 1, true)
+    assert.matches("linalg.cholesky: The input tensor A must have at least 2 dimensions.",
+                   h.err(sk.linalg.cholesky, sk.ones({ 3 })), 1, true)
+    local _, info = sk.linalg.cholesky_ex(T { eye(2), bad, { { -1, 0 }, { 0, 1 } } })
+    assert.equal("int32", info:dtype())
+    assert.same({ 0, 2, 1 }, info:totable())
+  end)
+end)
+
+describe("linalg.det, slogdet, logdet", function()
+  it("gives the product of the diagonal for triangular matrices", function()
+    local u = mat(4, 4, function(i, j) return j > i and (i + j) or j == i and i + 0.5 or 0 end)
+    assert.is_true(math.abs(sk.linalg.det(T(u)):item() - 1.5 * 2.5 * 3.5 * 4.5) <= 1e-12)
+    assert.is_true(math.abs(sk.det(T(transpose(u))):item() - 1.5 * 2.5 * 3.5 * 4.5) <= 1e-12)
+    local f = sk.linalg.det(T(u, { dtype = "float32" }))
+    assert.equal("float32", f:dtype())
+    assert.is_true(math.abs(f:item() - 59.0625) <= 59.0625 * 4 * EPS.float32 * 4)
+  end)
+
+  it("gives ±1 for permutation matrices (the parity) and 0 for a singular matrix", function()
+    local swap = { { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, 1 } }
+    local cyc = { { 0, 1, 0 }, { 0, 0, 1 }, { 1, 0, 0 } }
+    assert.same({ -1, 1, 0 }, sk.linalg.det(T { swap, cyc, { { 1, 2, 3 }, { 2, 4, 6 }, { 0, 0, 1 } } }):totable())
+    local sign, logabs = sk.linalg.slogdet(T { swap, cyc, { { 1, 2, 3 }, { 2, 4, 6 }, { 0, 0, 1 } } })
+    assert.same({ -1, 1, 0 }, sign:totable())
+    local l = logabs:totable()
+    assert.same({ 0, 0, -math.huge }, l)
+  end)
+
+  it("slogdet and logdet: log|det| of diag(2, -3, 0.5), logdet nan for det < 0 and -inf for det = 0", function()
+    local d = { { 2, 0, 0 }, { 0, -3, 0 }, { 0, 0, 0.5 } }
+    local sign, logabs = sk.slogdet(T(d))
+    assert.equal(-1, sign:item())
+    assert.is_true(math.abs(logabs:item() - math.log(3)) <= 1e-15)
+    local ld = sk.logdet(T { d, { { 2, 0, 0 }, { 0, 3, 0 }, { 0, 0, 1 } }, eye(3) })
+    local v = ld:totable()
+    assert.is_true(v[1] ~= v[1])
+    assert.is_true(math.abs(v[2] - math.log(6)) <= 1e-15)
+    assert.equal(0, v[3])
+    assert.equal(-math.huge, sk.logdet(T { { 1, 1 }, { 1, 1 } }):item())
+  end)
+
+  it("batches over {2, 3, 4, 4}: det(A) = 1 / det(inv(A)) on a transposed input", function()
+    local b = batch_of({ 2, 3 }, function(i) return dd(4, 20 + i) end)
+    local at = T(b):transpose(-2, -1)
+    local d = sk.linalg.det(at)
+    assert.same({ 2, 3 }, d:shape())
+    local as = matrices(b)
+    local dv = d:totable()
+    -- the same via the Laplace expansion in plain Lua
+    local function det(m)
+      if #m == 1 then return m[1][1] end
+      local s = 0
+      for j = 1, #m do
+        local minor = {}
+        for i = 2, #m do
+          local r = {}
+          for k = 1, #m do if k ~= j then r[#r + 1] = m[i][k] end end
+          minor[#minor + 1] = r
+        end
+        s = s + (j % 2 == 1 and 1 or -1) * m[1][j] * det(minor)
+      end
+      return s
+    end
+    for i = 1, 2 do for j = 1, 3 do
+      local want = det(as[(i - 1) * 3 + j])
+      assert.is_true(math.abs(dv[i][j] - want) <= 1e-12 * math.abs(want))
+    end end
+  end)
+
+  it("refuses integer input", function()
+    assert.matches("linalg.det: Expected a floating point or complex tensor as input. Got Long",
+                   h.err(sk.linalg.det, sk.ones({ 2, 2 }, { dtype = "int64" })), 1, true)
+    assert.matches("linalg.slogdet: Expected a floating point or complex tensor as input. Got Int",
+                   h.err(sk.linalg.slogdet, sk.ones({ 2, 2 }, { dtype = "int32" })), 1, true)
+    assert.matches("linalg.det: A must be batches of square matrices, but they are 2 by 3 matrices",
+                   h.err(sk.linalg.det, sk.ones({ 2, 3 })), 1, true)
+  end)
+end)
+
+describe("linalg.lu_factor, lu, lu_solve", function()
+  it("lu gives P·L·U = A with a unit lower L and an upper U, square and not", function()
+    for _, shape in ipairs { { 4, 4 }, { 3, 5 }, { 5, 3 } } do
+      local r, c = shape[1], shape[2]
+      local rnd = h.lcg(r * 10 + c)
+      local a = mat(r, c, function() return rnd(-2, 2) end)
+      local P, L, U = sk.linalg.lu(T(a))
+      local k = math.min(r, c)
+      assert.same({ r, r }, P:shape())
+      assert.same({ r, k }, L:shape())
+      assert.same({ k, c }, U:shape())
+      local l, u = L:totable(), U:totable()
+      for i = 1, r do for j = i, k do assert.equal(i == j and 1 or 0, l[i][j]) end end
+      for i = 1, k do for j = 1, i - 1 do assert.equal(0, u[i][j]) end end
+      assert.is_true(maxdiff(matmul(P:totable(), matmul(l, u)), a) <= 1e-14 * 8)
+    end
+  end)
+
+  it("lu_factor's LU and pivots solve systems through lu_solve (left, right, adjoint)", function()
+    local a = dd(5, 9)
+    local LU, piv = sk.linalg.lu_factor(T(a))
+    assert.equal("int32", piv:dtype())
+    assert.same({ 5 }, piv:shape())
+    local b = mat(5, 2, function(i, j) return i * j - 3 end)
+    local x = sk.linalg.lu_solve(LU, piv, T(b)):totable()
+    assert.is_true(maxdiff(matmul(a, x), b) <= 1e-13)
+    x = sk.linalg.lu_solve(LU, piv, T(b), { adjoint = true }):totable()
+    assert.is_true(maxdiff(matmul(transpose(a), x), b) <= 1e-13)
+    local bt = transpose(b)
+    x = sk.linalg.lu_solve(LU, piv, T(bt), { left = false }):totable()
+    assert.is_true(maxdiff(matmul(x, a), bt) <= 1e-13)
+    x = sk.linalg.lu_solve(LU, piv, T(bt), { left = false, adjoint = true }):totable()
+    assert.is_true(maxdiff(matmul(x, transpose(a)), bt) <= 1e-13)
+  end)
+
+  it("lu_factor raises for a singular matrix, lu_factor_ex returns info", function()
+    local s = { { 1, 2 }, { 2, 4 } }
+    assert.matches("torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a division by zero.",
+                   h.err(sk.linalg.lu_factor, T(s)), 1, true)
+    local LU, piv, info = sk.linalg.lu_factor_ex(T { eye(2), s })
+    assert.same({ 2, 2, 2 }, LU:shape())
+    assert.same({ 2, 2 }, piv:shape())
+    assert.same({ 0, 2 }, info:totable())
+    assert.matches("linalg.lu_factor: LU without pivoting is not implemented on the CPU",
+                   h.err(sk.linalg.lu_factor, T(s), { pivot = false }), 1, true)
+  end)
+
+  it("lu_solve refuses pivots out of range instead of handing them to LAPACK", function()
+    local LU, piv = sk.linalg.lu_factor(T(dd(3, 1)))
+    assert.matches("pivots must lie in [1, 3]",
+                   h.err(sk.linalg.lu_solve, LU, T({ 0, 9, 1 }, { dtype = "int32" }), sk.ones({ 3, 1 }, { dtype = "float64" })), 1, true)
+    assert.matches("linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B (3x3 and 2x1)",
+                   h.err(sk.linalg.lu_solve, LU, piv, sk.ones({ 2, 1 }, { dtype = "float64" })), 1, true)
+  end)
+end)
+
+describe("linalg.solve_triangular", function()
+  it("solves with the upper or lower triangle, left or right, unit diagonal or not", function()
+    local a = dd(4, 2)
+    local b = mat(4, 3, function(i, j) return i - j end)
+    local bt = transpose(b)
+    for _, upper in ipairs { true, false } do
+      for _, unit in ipairs { false, true } do
+        local t = mat(4, 4, function(i, j)
+          if i == j then return unit and 1 or a[i][j] end
+          if (upper and j > i) or (not upper and j < i) then return a[i][j] end
+          return 0
+        end)
+        local x = sk.linalg.solve_triangular(T(a), T(b), { upper = upper, unitriangular = unit }):totable()
+        assert.is_true(maxdiff(matmul(t, x), b) <= 1e-13)
+        x = sk.linalg.solve_triangular(T(a), T(bt), { upper = upper, left = false, unitriangular = unit }):totable()
+        assert.is_true(maxdiff(matmul(x, t), bt) <= 1e-13)
+      end
+    end
+  end)
+
+  it("broadcasts batches and refuses mixed dtypes", function()
+    local x = sk.linalg.solve_triangular(T { eye(3), eye(3) }, sk.ones({ 3, 1, 3, 2 }, { dtype = "float64" }), { upper = true })
+    assert.same({ 3, 2, 3, 2 }, x:shape())
+    assert.matches("linalg.solve_triangular: Expected A and B to have the same dtype",
+                   h.err(sk.linalg.solve_triangular, sk.eye(2), sk.ones({ 2, 2 }, { dtype = "float64" }), { upper = true }), 1, true)
+  end)
+end)
+
+describe("sk.linalg on the Meta backend", function()
+  it("gives every op's shapes and dtypes", function()
+    local A = meta { 4, 3, 3 }
+    local inv, info = sk.linalg.inv_ex(A)
+    assert.same({ 4, 3, 3 }, inv:shape())
+    assert.same({ 4 }, info:shape())
+    assert.equal("int32", info:dtype())
+    assert.same({ 4, 3, 3 }, sk.linalg.inv(A):shape())
+    assert.same({ 4, 3, 3 }, sk.linalg.cholesky(A):shape())
+    assert.same({ 4 }, sk.linalg.det(A):shape())
+    assert.same({ 4 }, sk.logdet(A):shape())
+    local s, l = sk.linalg.slogdet(A)
+    assert.same({ 4 }, s:shape())
+    assert.same({ 4 }, l:shape())
+    assert.same({ 2, 4, 3, 5 }, sk.linalg.solve(A, meta { 2, 1, 3, 5 }):shape())
+    assert.same({ 4, 3 }, sk.linalg.solve(A, meta { 4, 3 }):shape())
+    local LU, piv, inf2 = sk.linalg.lu_factor_ex(meta { 2, 3, 5 })
+    assert.same({ 2, 3, 5 }, LU:shape())
+    assert.same({ 2, 3 }, piv:shape())
+    assert.same({ 2 }, inf2:shape())
+    local P, L, U = sk.linalg.lu(meta { 5, 3 })
+    assert.same({ 5, 5 }, P:shape())
+    assert.same({ 5, 3 }, L:shape())
+    assert.same({ 3, 3 }, U:shape())
+    assert.same({ 4, 3, 2 }, sk.linalg.lu_solve(A, sk.empty({ 4, 3 }, { device = "meta", dtype = "int32" }), meta { 3, 2 }):shape())
+    assert.same({ 4, 3, 2 }, sk.linalg.solve_triangular(A, meta { 3, 2 }, { upper = false }):shape())
+  end)
+end)
+
+describe("sk.linalg on NaN and inf input", function()
+  it("returns without crashing", function()
+    local nan = 0 / 0
+    local a = T { { nan, 1 }, { 1, math.huge } }
+    for _, f in ipairs { sk.linalg.inv_ex, sk.linalg.cholesky_ex, sk.linalg.det, sk.linalg.slogdet, sk.linalg.lu_factor_ex, sk.linalg.lu } do
+      f(a)
+    end
+    local _, info = sk.linalg.inv_ex(a) -- LAPACKE's NaN scan is off: no "illegal argument"
+    assert.is_true(info:item() >= 0)
+    sk.linalg.solve_ex(a, T { 1, 2 })
+    sk.linalg.solve_triangular(a, T { { 1 }, { 2 } }, { upper = true })
+  end)
+end)
+
+-- {==== Decompositions ====
+local function is_orthonormal_cols(q, tl)
+  local qtq = matmul(transpose(q), q)
+  return maxdiff(qtq, eye(#qtq)) <= tl
+end
+local function rnd_mat(r, c, seed)
+  local rnd = h.lcg(seed)
+  return mat(r, c, function() return rnd(-2, 2) end)
+end
+
+describe("linalg.qr", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("gives Q with orthonormal columns, R upper triangular and QR = A (" .. dt .. ")", function()
+      for _, shape in ipairs { { 5, 3 }, { 3, 5 }, { 4, 4 } } do
+        local r, c = shape[1], shape[2]
+        local a = rnd_mat(r, c, r + c)
+        local k = math.min(r, c)
+        for _, mode in ipairs { "reduced", "complete" } do
+          local Q, R = sk.linalg.qr(T(a, { dtype = dt }), { mode = mode })
+          local qc = mode == "complete" and r or k
+          assert.same({ r, qc }, Q:shape())
+          assert.same({ qc, c }, R:shape())
+          local q, rr = Q:totable(), R:totable()
+          for i = 1, qc do for j = 1, math.min(i - 1, c) do assert.equal(0, rr[i][j]) end end
+          local tl = 50 * math.max(r, c) * EPS[dt] * 4
+          assert.is_true(is_orthonormal_cols(q, tl), "QᵀQ = I " .. shape[1] .. "x" .. shape[2] .. " " .. mode .. " " .. maxdiff(matmul(transpose(q), q), eye(#q[1])) .. " " .. tl)
+          assert.is_true(maxdiff(matmul(q, rr), a) <= tl * 4, "QR = A " .. shape[1] .. "x" .. shape[2] .. " " .. mode .. " " .. maxdiff(matmul(q, rr), a))
+        end
+      end
+    end)
+  end
+
+  it("mode 'r' gives an empty Q; sk.qr(some = false) is 'complete'; batches and transposed input", function()
+    local a = rnd_mat(4, 3, 1)
+    local Q, R = sk.linalg.qr(T(a), { mode = "r" })
+    assert.same({ 0 }, Q:shape())
+    assert.same({ 3, 3 }, R:shape())
+    local Q2 = sk.qr(T(a), false)
+    assert.same({ 4, 4 }, Q2:shape())
+    local b = batch_of({ 2, 3 }, function(i) return rnd_mat(4, 4, i) end)
+    local Qb, Rb = sk.linalg.qr(T(b):transpose(-2, -1))
+    assert.same({ 2, 3, 4, 4 }, Qb:shape())
+    local as, qs, rs = matrices(b), matrices(Qb:totable()), matrices(Rb:totable())
+    for i = 1, 6 do assert.is_true(maxdiff(matmul(qs[i], rs[i]), transpose(as[i])) <= 1e-13) end
+    assert.matches("qr received unrecognized mode 'x' but expected one of 'reduced' (default), 'r', or 'complete'",
+                   h.err(sk.linalg.qr, T(a), { mode = "x" }), 1, true)
+  end)
+end)
+
+describe("linalg.svd, svdvals", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("gives U·diag(S)·Vh = A with orthonormal U, Vh and S descending (" .. dt .. ")", function()
+      for _, shape in ipairs { { 5, 3 }, { 3, 5 }, { 4, 4 } } do
+        local r, c = shape[1], shape[2]
+        local k = math.min(r, c)
+        local a = rnd_mat(r, c, 3 * r + c)
+        for _, full in ipairs { false, true } do
+          local U, S, Vh = sk.linalg.svd(T(a, { dtype = dt }), full)
+          local uc, vr = full and r or k, full and c or k
+          assert.same({ r, uc }, U:shape())
+          assert.same({ k }, S:shape())
+          assert.same({ vr, c }, Vh:shape())
+          local u, sv, vh = U:totable(), S:totable(), Vh:totable()
+          for i = 2, k do assert.is_true(sv[i - 1] >= sv[i]) end
+          local tl = 50 * math.max(r, c) * EPS[dt] * 8
+          assert.is_true(is_orthonormal_cols(u, tl))
+          assert.is_true(is_orthonormal_cols(transpose(vh), tl))
+          local us = mat(r, k, function(i, j) return u[i][j] * sv[j] end)
+          local vk = mat(k, c, function(i, j) return vh[i][j] end)
+          assert.is_true(maxdiff(matmul(us, vk), a) <= tl * 4)
+        end
+      end
+    end)
+  end
+
+  it("svdvals of diag(3, -1, 2) are 3, 2, 1; sk.svd gives V; batches", function()
+    local d = { { 3, 0, 0 }, { 0, -1, 0 }, { 0, 0, 2 } }
+    assert.is_true(h.close(sk.linalg.svdvals(T(d)):totable(), { 3, 2, 1 }, 1e-15))
+    local U, S, V = sk.svd(T(d))
+    local u, sv, v = U:totable(), S:totable(), V:totable()
+    local us = mat(3, 3, function(i, j) return u[i][j] * sv[j] end)
+    assert.is_true(maxdiff(matmul(us, transpose(v)), d) <= 1e-14)
+    local b = batch_of({ 2, 3 }, function(i) return rnd_mat(4, 3, i) end)
+    assert.same({ 2, 3, 3 }, sk.linalg.svdvals(T(b)):shape())
+  end)
+
+  it("raises PyTorch's errors: non-finite input, a driver, integer input", function()
+    assert.matches("linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.",
+                   h.err(sk.linalg.svd, T { { 0 / 0, 1 }, { 1, 1 } }), 1, true)
+    assert.matches("keyword argument `driver=` is only supported on CUDA inputs", h.err(sk.linalg.svd, T(eye(2)), { driver = "gesvd" }), 1, true)
+    assert.matches("linalg.svd: Expected a floating point or complex tensor as input. Got Long",
+                   h.err(sk.linalg.svdvals, sk.ones({ 2, 2 }, { dtype = "int64" })), 1, true)
+  end)
+end)
+
+describe("linalg.eigh, eigvalsh", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("gives A·V = V·diag(w), w ascending, V orthonormal (" .. dt .. ")", function()
+      local n = 6
+      local a = spd(n, 8)
+      for i = 1, n do a[i][i] = a[i][i] - n end -- indefinite: eigenvalues of both signs
+      local W, V = sk.linalg.eigh(T(a, { dtype = dt }))
+      local w, v = W:totable(), V:totable()
+      for i = 2, n do assert.is_true(w[i - 1] <= w[i]) end
+      local tl = 50 * n * EPS[dt] * (n + 1)
+      assert.is_true(is_orthonormal_cols(v, tl))
+      assert.is_true(maxdiff(matmul(a, v), mat(n, n, function(i, j) return v[i][j] * w[j] end)) <= tl * 4)
+      assert.is_true(h.close(sk.linalg.eigvalsh(T(a, { dtype = dt })):totable(), w, tl))
+    end)
+  end
+
+  it("reads only the UPLO triangle", function()
+    local lower = { { 2, 99 }, { 1, 2 } } -- symmetric part from the lower triangle: [[2, 1], [1, 2]]
+    assert.is_true(h.close(sk.linalg.eigvalsh(T(lower)):totable(), { 1, 3 }, 1e-15))
+    assert.is_true(h.close(sk.linalg.eigvalsh(T(transpose(lower)), "U"):totable(), { 1, 3 }, 1e-15))
+    assert.matches("Expected UPLO argument to be 'L' or 'U', but got X", h.err(sk.linalg.eigh, T(lower), "X"), 1, true)
+  end)
+end)
+
+describe("linalg.eig, eigvals (real eigenvalues only)", function()
+  it("gives the eigenvalues of a triangular matrix and A·v = λ·v", function()
+    local a = { { 2, 1, 0 }, { 0, -1, 4 }, { 0, 0, 5 } }
+    local W, V = sk.linalg.eig(T(a))
+    local w, v = W:totable(), V:totable()
+    local sorted = { w[1], w[2], w[3] }
+    table.sort(sorted)
+    assert.is_true(h.close(sorted, { -1, 2, 5 }, 1e-14))
+    assert.is_true(maxdiff(matmul(a, v), mat(3, 3, function(i, j) return v[i][j] * w[j] end)) <= 1e-13)
+    local ev = sk.linalg.eigvals(T(a)):totable()
+    table.sort(ev)
+    assert.is_true(h.close(ev, { -1, 2, 5 }, 1e-14))
+  end)
+
+  it("refuses a matrix with complex eigenvalues, naming the batch element", function()
+    local rot = { { 0, -1 }, { 1, 0 } }
+    assert.matches("linalg.eig: the matrix has complex eigenvalues, and sk has no complex dtypes", h.err(sk.linalg.eig, T(rot)), 1, true)
+    assert.matches("linalg.eigvals: (Batch element 1): the matrix has complex eigenvalues",
+                   h.err(sk.linalg.eigvals, T { eye(2), rot }), 1, true)
+  end)
+end)
+
+describe("sk.linalg decompositions on the Meta backend", function()
+  it("give the shapes of the CPU's", function()
+    local Q, R = sk.linalg.qr(meta { 2, 5, 3 })
+    assert.same({ 2, 5, 3 }, Q:shape())
+    assert.same({ 2, 3, 3 }, R:shape())
+    local U, S, Vh = sk.linalg.svd(meta { 2, 5, 3 })
+    assert.same({ 2, 5, 5 }, U:shape())
+    assert.same({ 2, 3 }, S:shape())
+    assert.same({ 2, 3, 3 }, Vh:shape())
+    assert.same({ 4, 3 }, sk.linalg.svdvals(meta { 4, 3, 3 }):shape())
+    local w, v = sk.linalg.eigh(meta { 4, 3, 3 })
+    assert.same({ 4, 3 }, w:shape())
+    assert.same({ 4, 3, 3 }, v:shape())
+    local ew, ev = sk.linalg.eig(meta { 4, 3, 3 })
+    assert.same({ 4, 3 }, ew:shape())
+    assert.same({ 4, 3, 3 }, ev:shape())
+    assert.same({ 4, 3 }, sk.linalg.eigvals(meta { 4, 3, 3 }):shape())
+    assert.same({ 4, 3 }, sk.linalg.eigvalsh(meta { 4, 3, 3 }):shape())
+  end)
+end)
+
+describe("sk.linalg decompositions on NaN input", function()
+  it("return NaN (eigh, eig, qr) without reaching the iterative drivers", function()
+    local a = T { { 0 / 0, 1 }, { 1, 1 } }
+    local w = sk.linalg.eigvalsh(a):totable()
+    assert.is_true(w[1] ~= w[1])
+    local e = sk.linalg.eigvals(a):totable()
+    assert.is_true(e[1] ~= e[1])
+    sk.linalg.qr(a)
+  end)
+end)
+-- }====
+
+-- {==== Composites ====
+describe("linalg.matrix_power, multi_dot, vecdot, vector_norm", function()
+  it("matrix_power: A^0 = I, A^3 = A·A·A, A^-2 = inv(A)^2, batched", function()
+    local a = dd(3, 5)
+    assert.same(eye(3), sk.linalg.matrix_power(T(a), 0):totable())
+    assert.is_true(maxdiff(sk.linalg.matrix_power(T(a), 3):totable(), matmul(a, matmul(a, a))) <= 1e-12)
+    local a2 = matmul(a, a)
+    local m = sk.linalg.matrix_power(T(a), -2):totable()
+    assert.is_true(maxdiff(matmul(m, a2), eye(3)) <= 1e-13)
+    assert.same({ 2, 3, 3 }, sk.linalg.matrix_power(T { a, a }, 5):shape())
+    assert.same({ { 7 } }, sk.linalg.matrix_power(T({ { 7 } }, { dtype = "int64" }), 1):totable())
+  end)
+
+  it("multi_dot: the chained product, 1-d ends as row and column vectors", function()
+    local a, b, c = mat(2, 3, function(i, j) return i + j end), mat(3, 4, function(i, j) return i - j end), mat(4, 2, function(i, j) return i * j end)
+    assert.same(matmul(matmul(a, b), c), sk.linalg.multi_dot({ T(a), T(b), T(c) }):totable())
+    local v = sk.linalg.multi_dot({ T { 1, 2 }, T(a), T { 1, 0, 1 } })
+    assert.same({}, v:shape())
+    assert.equal((1 * 2 + 2 * 3) + (1 * 4 + 2 * 5), v:item())
+    assert.matches("multi_dot(): expected at least 2 tensors but got 1", h.err(sk.linalg.multi_dot, { T(a) }), 1, true)
+  end)
+
+  it("vecdot and vector_norm", function()
+    assert.same({ 1 * 4 + 2 * 5 + 3 * 6, 0 }, sk.linalg.vecdot(T { { 1, 2, 3 }, { 0, 0, 0 } }, T { 4, 5, 6 }):totable())
+    assert.equal(5, sk.linalg.vector_norm(T { { 3, 0 }, { 0, 4 } }):item())
+    assert.same({ 3, 4 }, sk.linalg.vector_norm(T { { 3, 0 }, { 0, -4 } }, math.huge, 1):totable())
+    assert.same({ { 7 } }, sk.linalg.vector_norm(T { { 3, 0 }, { 0, -4 } }, 1, nil, true):totable())
+  end)
+end)
+
+describe("linalg.pinv, matrix_rank, pinverse", function()
+  it("pinv of a full-rank tall matrix is its left inverse; of a rank-1 matrix A⁺ = Aᵀ/‖A‖²", function()
+    local a = rnd_mat(5, 3, 2)
+    local p = sk.linalg.pinv(T(a)):totable()
+    assert.is_true(maxdiff(matmul(p, a), eye(3)) <= 1e-12)
+    local r1 = { { 1, 2 }, { 2, 4 } } -- ‖A‖_F² = 25
+    assert.is_true(maxdiff(sk.pinverse(T(r1)):totable(), mat(2, 2, function(i, j) return r1[j][i] / 25 end)) <= 1e-14)
+    assert.same({ 3, 2 }, sk.linalg.pinv(sk.empty({ 2, 3 }, { device = "meta" })):shape())
+  end)
+
+  it("matrix_rank counts the singular values above the tolerance", function()
+    assert.same({ 1, 2, 0 }, sk.linalg.matrix_rank(T { { { 1, 2 }, { 2, 4 } }, eye(2), { { 0, 0 }, { 0, 0 } } }):totable())
+    assert.equal("int64", sk.linalg.matrix_rank(T(eye(2))):dtype())
+    assert.equal(1, sk.linalg.matrix_rank(T { { 1, 0 }, { 0, 1e-3 } }, { atol = 0.01 }):item())
+  end)
+end)
+
+describe("cholesky_solve, cholesky_inverse, triangular_solve", function()
+  it("cholesky_solve(B, L) solves (L·Lᵀ)X = B; cholesky_inverse(L) is (L·Lᵀ)⁻¹", function()
+    local a = spd(4, 6)
+    local L = sk.linalg.cholesky(T(a))
+    local b = mat(4, 2, function(i, j) return i + 2 * j end)
+    local x = sk.cholesky_solve(T(b), L):totable()
+    assert.is_true(maxdiff(matmul(a, x), b) <= 1e-12)
+    local U = sk.linalg.cholesky(T(a), { upper = true })
+    x = sk.cholesky_solve(T(b), U, true):totable()
+    assert.is_true(maxdiff(matmul(a, x), b) <= 1e-12)
+    assert.is_true(maxdiff(matmul(a, sk.cholesky_inverse(L):totable()), eye(4)) <= 1e-12)
+  end)
+
+  it("triangular_solve returns the solution and a copy of A", function()
+    local u = { { 2, 1 }, { 0, 4 } }
+    local x, c = sk.triangular_solve(T { { 4 }, { 8 } }, T(u))
+    assert.same({ { 1 }, { 2 } }, x:totable())
+    assert.same(u, c:totable())
+    x = sk.triangular_solve(T { { 4 }, { 8 } }, T(u), true, true) -- uᵀ x = b
+    assert.same({ { 2 }, { 1.5 } }, x:totable())
+  end)
+end)
+
+describe("linalg.tensorinv, tensorsolve", function()
+  it("tensorinv(A, 1) of a {4, 2, 2} tensor inverts its 4x4 reshape", function()
+    local a = dd(4, 3)
+    local flat = {}
+    for i = 1, 4 do flat[i] = { { a[i][1], a[i][2] }, { a[i][3], a[i][4] } } end
+    local inv = sk.linalg.tensorinv(T(flat), 1)
+    assert.same({ 2, 2, 4 }, inv:shape())
+    local m = inv:reshape({ 4, 4 }):totable()
+    assert.is_true(maxdiff(matmul(a, m), eye(4)) <= 1e-13)
+  end)
+
+  it("tensorsolve solves A x = b over the trailing dims", function()
+    local a = dd(6, 4)
+    local t = {}
+    for i = 1, 6 do t[i] = { { a[i][1], a[i][2], a[i][3] }, { a[i][4], a[i][5], a[i][6] } } end
+    local b = { 1, 2, 3, 4, 5, 6 }
+    local x = sk.linalg.tensorsolve(T(t), T(b))
+    assert.same({ 2, 3 }, x:shape())
+    local xv = x:reshape({ 6, 1 }):totable()
+    assert.is_true(maxdiff(matmul(a, xv), { { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 } }) <= 1e-12)
+    -- dims moves self's dims to the end first; a repeated or too long dims list is an error
+    local y = sk.linalg.tensorsolve(T(t):permute({ 1, 2, 0 }), T(b), { 0, 1 })
+    assert.is_true(h.close(y:totable(), x:totable(), 1e-12))
+    assert.matches("argument 'dims' repeats dim 0", h.err(sk.linalg.tensorsolve, T(t), T(b), { 0, 0 }), 1, true)
+    assert.matches("argument 'dims' has 9 dims", h.err(sk.linalg.tensorsolve, T(t), T(b), { 0, 0, 0, 0, 0, 0, 0, 0, 0 }), 1, true)
+  end)
+end)
+-- }====
+
+describe("linalg.matrix_norm, norm, cond", function()
+  local a = { { 1, -2 }, { 3, 4 } }
+  it("matrix_norm: 'fro', 'nuc', ±1, ±inf, ±2 against hand values", function()
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a)):item() - math.sqrt(30)) <= 1e-14)
+    assert.equal(6, sk.linalg.matrix_norm(T(a), 1):item())   -- column sums 4, 6
+    assert.equal(4, sk.linalg.matrix_norm(T(a), -1):item())
+    assert.equal(7, sk.linalg.matrix_norm(T(a), math.huge):item()) -- row sums 3, 7
+    assert.equal(3, sk.linalg.matrix_norm(T(a), -math.huge):item())
+    -- σ² are the eigenvalues of AᵀA = [[10, 10], [10, 20]]: 15 ± 5√5
+    local s1, s2 = math.sqrt(15 + 5 * math.sqrt(5)), math.sqrt(15 - 5 * math.sqrt(5))
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a), 2):item() - s1) <= 1e-14)
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a), -2):item() - s2) <= 1e-14)
+    assert.is_true(math.abs(sk.linalg.matrix_norm(T(a), "nuc"):item() - (s1 + s2)) <= 1e-14)
+    assert.same({ 1, 1 }, sk.linalg.matrix_norm(T(a), 1, { -2, -1 }, true):shape())
+    assert.same({ 2 }, sk.linalg.matrix_norm(T { a, a }, 2):shape())
+    assert.same({ 2, 1, 1 }, sk.linalg.matrix_norm(T { a, a }, "nuc", { 1, 2 }, true):shape())
+    assert.matches("linalg.matrix_norm: Order 3 not supported.", h.err(sk.linalg.matrix_norm, T(a), 3), 1, true)
+  end)
+
+  it("norm picks the vector or the matrix norm as PyTorch does", function()
+    assert.is_true(math.abs(sk.linalg.norm(T(a)):item() - math.sqrt(30)) <= 1e-14)
+    assert.equal(6, sk.linalg.norm(T(a), 1):item())
+    assert.equal(10, sk.linalg.norm(T { 1, -2, 3, 4 }, 1):item())
+    assert.same({ 4, 6 }, sk.linalg.norm(T(a), 1, { 0 }):totable())
+    assert.is_true(math.abs(sk.linalg.norm(T(a), "fro"):item() - math.sqrt(30)) <= 1e-14)
+    assert.matches("If dim is not specified but ord is, the input must be 1D or 2D. Got 3D.",
+                   h.err(sk.linalg.norm, T { a }, 2), 1, true)
+  end)
+
+  it("cond: σ_max/σ_min, ‖A‖·‖A⁻¹‖ for other orders, inf for a singular matrix", function()
+    local s1, s2 = math.sqrt(15 + 5 * math.sqrt(5)), math.sqrt(15 - 5 * math.sqrt(5))
+    assert.is_true(math.abs(sk.linalg.cond(T(a)):item() - s1 / s2) <= 1e-13)
+    -- A⁻¹ = [[4, 2], [-3, 1]] / 10: ‖A⁻¹‖₁ = 0.7
+    assert.is_true(math.abs(sk.linalg.cond(T(a), 1):item() - 6 * 0.7) <= 1e-13)
+    assert.equal(math.huge, sk.linalg.cond(T { { 1, 1 }, { 1, 1 } }, 1):item())
+    assert.matches("linalg.cond got an invalid norm type: 3", h.err(sk.linalg.cond, T(a), 3), 1, true)
+    assert.same({ 3 }, sk.linalg.cond(sk.empty({ 3, 2, 2 }, { device = "meta" }), "fro"):shape())
+  end)
+end)
