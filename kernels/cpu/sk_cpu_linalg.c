@@ -243,7 +243,22 @@ static int run_solve(const SkLinJob *j, int64_t b, char *s) {
   return 0;
 }
 
-/* The batch of the call: the result's dims but its last `inner`. */
+/* The shared set-up of the A·X = B kernels (solve, lu_solve, solve_triangular): the batch is
+** `shape_of`'s dims but its last `inner`; X has c columns (1 for a vector B); the scratch holds
+** A and X, then `ints` LAPACK ints. Returns the matrix count, -1 with the error set. */
+static int64_t ab_job(SkLinJob *j, const SkTensor *A, const SkTensor *B, const SkTensor *shape_of, int inner,
+                      int vector, int left, int64_t ints, const char *fn, int64_t *bs, int *nb) {
+  memset(j, 0, sizeof *j);
+  int64_t batch = sk_cpu_lin_batch(shape_of, inner, bs, nb);
+  j->dbl = A->dtype == SK_DTYPE_FLOAT64;
+  j->n = A->sizes[A->ndim - 1];
+  j->c = vector ? 1 : left ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2];
+  if (sk_cpu_lin_check_size(j->n, j->c, fn) || sk_cpu_lin_check_size(j->n, j->n, fn) ||
+      sk_cpu_lin_scratch(j, j->n * j->n + j->n * j->c, ints ? j->n : 0, fn))
+    return -1;
+  return batch;
+}
+
 int sk_cpu_linalg_solve_ex_out(const SkMeta *m, const SkTensor *A, const SkTensor *B, int left, int check_errors,
                                SkTensor *result, SkTensor *info) {
   (void)m;
@@ -251,15 +266,9 @@ int sk_cpu_linalg_solve_ex_out(const SkMeta *m, const SkTensor *A, const SkTenso
   SkLinJob j;
   int64_t bs[SK_MAX_DIMS];
   int nb;
-  memset(&j, 0, sizeof j);
-  int64_t batch = sk_cpu_lin_batch(info, 0, bs, &nb);
-  int vector = result->ndim == nb + 1;
-  j.dbl = A->dtype == SK_DTYPE_FLOAT64;
-  j.n = A->sizes[A->ndim - 1];
-  j.c = vector ? 1 : left ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2];
-  if (sk_cpu_lin_check_size(j.n, j.c, fn) || sk_cpu_lin_check_size(j.n, j.n, fn) ||
-      sk_cpu_lin_scratch(&j, j.n * j.n + j.n * j.c, j.n, fn))
-    return -1;
+  int vector = result->ndim == info->ndim + 1;
+  int64_t batch = ab_job(&j, A, B, info, 0, vector, left, 1, fn, bs, &nb);
+  if (batch < 0) return -1;
   j.run = run_solve;
   j.t_info = info;
   sk_cpu_lin_mat_init(&j.a, A, 2, bs, nb, !left);
@@ -298,14 +307,8 @@ int sk_cpu_linalg_lu_solve_out(const SkMeta *m, const SkTensor *LU, const SkTens
   SkLinJob j;
   int64_t bs[SK_MAX_DIMS];
   int nb;
-  memset(&j, 0, sizeof j);
-  int64_t batch = sk_cpu_lin_batch(out, 2, bs, &nb);
-  j.dbl = LU->dtype == SK_DTYPE_FLOAT64;
-  j.n = LU->sizes[LU->ndim - 1];
-  j.c = left ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2];
-  if (sk_cpu_lin_check_size(j.n, j.c, fn) || sk_cpu_lin_check_size(j.n, j.n, fn) ||
-      sk_cpu_lin_scratch(&j, j.n * j.n + j.n * j.c, j.n, fn))
-    return -1;
+  int64_t batch = ab_job(&j, LU, B, out, 2, 0, left, 1, fn, bs, &nb);
+  if (batch < 0) return -1;
   j.run = run_lu_solve;
   j.flag1 = left ? adjoint : !adjoint; /* AX = B: N; AᵀX = B: T; XA = B (Aᵀ Xᵀ = Bᵀ): T; XAᵀ = B: N */
   j.t_v1 = pivots;
@@ -346,14 +349,8 @@ int sk_cpu_linalg_solve_triangular_out(const SkMeta *m, const SkTensor *self, co
   SkLinJob j;
   int64_t bs[SK_MAX_DIMS];
   int nb;
-  memset(&j, 0, sizeof j);
-  int64_t batch = sk_cpu_lin_batch(out, 2, bs, &nb);
-  j.dbl = self->dtype == SK_DTYPE_FLOAT64;
-  j.n = self->sizes[self->ndim - 1];
-  j.c = left ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2];
-  if (sk_cpu_lin_check_size(j.n, j.c, fn) || sk_cpu_lin_check_size(j.n, j.n, fn) ||
-      sk_cpu_lin_scratch(&j, j.n * j.n + j.n * j.c, 0, fn))
-    return -1;
+  int64_t batch = ab_job(&j, self, B, out, 2, 0, left, 0, fn, bs, &nb);
+  if (batch < 0) return -1;
   j.run = run_trsm;
   j.flag1 = upper;
   j.flag2 = !left;
