@@ -407,7 +407,7 @@ int sk_default_diagonal(SkTensor **result, const SkTensor *self, int64_t offset,
   if (d1 == d2) return sk_error("diagonal dimensions cannot be identical %lld, %lld", (long long)dim1, (long long)dim2);
   int64_t n1 = self->sizes[d1], n2 = self->sizes[d2], len, at = self->offset;
   if (offset >= 0) len = offset >= n2 ? 0 : (n1 < n2 - offset ? n1 : n2 - offset);
-  else len = -offset >= n1 ? 0 : (n1 + offset < n2 ? n1 + offset : n2);
+  else len = offset <= -n1 ? 0 : (n1 + offset < n2 ? n1 + offset : n2); /* no -offset: it may be INT64_MIN */
   if (len > 0 && offset_at(self, offset >= 0 ? d2 : d1, offset >= 0 ? offset : -offset, "diagonal", &at)) return -1;
   int n = 0;
   for (int i = 0; i < self->ndim; i++)
