@@ -53,48 +53,33 @@ int64_t sk_cpu_lin_offset(const SkLinMat *M, int64_t b) {
 ** element (8 ms of a 27 ms 1024² solve). tri > 0 writes zeros below the diagonal, tri < 0 above
 ** it, unit writes ones on it (unpacking triangular factors). */
 #define TILE 32
-static void load_f32(const float *s, int64_t rs, int64_t cs, int64_t r, int64_t c, float *d, int64_t ld) {
-  for (int64_t jb = 0; jb < c; jb += TILE)
-    for (int64_t ib = 0; ib < r; ib += TILE) {
-      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
-      for (int64_t j = jb; j < je; j++)
-        for (int64_t i = ib; i < ie; i++) d[j * ld + i] = s[i * rs + j * cs];
-    }
-}
-static void load_f64(const double *s, int64_t rs, int64_t cs, int64_t r, int64_t c, double *d, int64_t ld) {
-  for (int64_t jb = 0; jb < c; jb += TILE)
-    for (int64_t ib = 0; ib < r; ib += TILE) {
-      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
-      for (int64_t j = jb; j < je; j++)
-        for (int64_t i = ib; i < ie; i++) d[j * ld + i] = s[i * rs + j * cs];
-    }
-}
-static void store_f32(float *d, int64_t rs, int64_t cs, int64_t r, int64_t c, const float *s, int64_t ld, int tri, int unit) {
-  for (int64_t ib = 0; ib < r; ib += TILE)
-    for (int64_t jb = 0; jb < c; jb += TILE) {
-      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
-      for (int64_t i = ib; i < ie; i++)
-        for (int64_t j = jb; j < je; j++) {
-          float v = s[j * ld + i];
-          if ((tri > 0 && i > j) || (tri < 0 && i < j)) v = 0.0f;
-          else if (unit && i == j) v = 1.0f;
-          d[i * rs + j * cs] = v;
-        }
-    }
-}
-static void store_f64(double *d, int64_t rs, int64_t cs, int64_t r, int64_t c, const double *s, int64_t ld, int tri, int unit) {
-  for (int64_t ib = 0; ib < r; ib += TILE)
-    for (int64_t jb = 0; jb < c; jb += TILE) {
-      int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;
-      for (int64_t i = ib; i < ie; i++)
-        for (int64_t j = jb; j < je; j++) {
-          double v = s[j * ld + i];
-          if ((tri > 0 && i > j) || (tri < 0 && i < j)) v = 0.0;
-          else if (unit && i == j) v = 1.0;
-          d[i * rs + j * cs] = v;
-        }
-    }
-}
+/* load_<sfx> and store_<sfx> for element type T, one pair per LAPACK dtype */
+#define SK_LIN_COPIES(T, sfx)                                                                                   \
+  static void load_##sfx(const T *s, int64_t rs, int64_t cs, int64_t r, int64_t c, T *d, int64_t ld) {          \
+    for (int64_t jb = 0; jb < c; jb += TILE)                                                                    \
+      for (int64_t ib = 0; ib < r; ib += TILE) {                                                                \
+        int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;                         \
+        for (int64_t j = jb; j < je; j++)                                                                       \
+          for (int64_t i = ib; i < ie; i++) d[j * ld + i] = s[i * rs + j * cs];                                 \
+      }                                                                                                         \
+  }                                                                                                             \
+  static void store_##sfx(T *d, int64_t rs, int64_t cs, int64_t r, int64_t c, const T *s, int64_t ld, int tri,  \
+                          int unit) {                                                                           \
+    for (int64_t ib = 0; ib < r; ib += TILE)                                                                    \
+      for (int64_t jb = 0; jb < c; jb += TILE) {                                                                \
+        int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;                         \
+        for (int64_t i = ib; i < ie; i++)                                                                       \
+          for (int64_t j = jb; j < je; j++) {                                                                   \
+            T v = s[j * ld + i];                                                                                \
+            if ((tri > 0 && i > j) || (tri < 0 && i < j)) v = 0;                                                \
+            else if (unit && i == j) v = 1;                                                                     \
+            d[i * rs + j * cs] = v;                                                                             \
+          }                                                                                                     \
+      }                                                                                                         \
+  }
+SK_LIN_COPIES(float, f32)
+SK_LIN_COPIES(double, f64)
+#undef SK_LIN_COPIES
 
 /* Copies the r x c matrix b of M into the column-major buf (leading dimension ld). */
 void sk_cpu_lin_load(const SkLinMat *M, int64_t b, int64_t r, int64_t c, void *buf, int64_t ld) {
