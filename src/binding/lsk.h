@@ -164,6 +164,8 @@ void lsk_where(lua_State *L);
 int lsk_tensor_index(lua_State *L); /* the tensor __index: a frame lsk_where passes over */
 /* Raises a Lua error at the user's line (lua_pushfstring formats). */
 int lsk_raise(lua_State *L, const char *fmt, ...);
+/* An error with no position: for core functions whose Lua caller adds the context (sk.load's file). */
+int lsk_raise_plain(lua_State *L, const char *fmt, ...);
 /* Raises the current sk error as a Lua error "fname: message". */
 int lsk_error(lua_State *L, const char *fname);
 void lsk_open_io(lua_State *L);                    /* pushes core.io: mappings, bulk reads/writes, bytes (lsk_io.c) */

@@ -35,6 +35,14 @@ int lsk_raise(lua_State *L, const char *fmt, ...) {
   return lua_error(L);
 }
 
+int lsk_raise_plain(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  return lua_error(L);
+}
+
 int lsk_error(lua_State *L, const char *fname) { return lsk_raise(L, "%s: %s", fname, sk_error_message()); }
 
 /* core.raise(msg): error(msg) at the user's line, for sk's own Lua files. */

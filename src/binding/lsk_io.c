@@ -45,12 +45,6 @@ static void mapping_release(void *ctx) {
   free(m);
 }
 
-/* An error with no position: the Lua caller names the function and the file. */
-static int plain_error(lua_State *L, const char *fmt, const char *arg) {
-  lua_pushfstring(L, fmt, arg);
-  return lua_error(L);
-}
-
 /* map_file(path, shared) -> a uint8 tensor over the whole file. shared: MAP_SHARED, the
 ** file opened for writing (writes reach it); else MAP_PRIVATE: copy-on-write, writes stay
 ** in this process. The mapping lives as long as a view of the tensor. */
@@ -60,14 +54,14 @@ static int l_map_file(lua_State *L) {
   lsk_call_entry(L, lsk_state(L));
   int fd = open(path, shared ? O_RDWR : O_RDONLY);
   struct stat st;
-  if (fd < 0) return plain_error(L, "%s", strerror(errno));
+  if (fd < 0) return lsk_raise_plain(L, "%s", strerror(errno));
   if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
     int e = errno;
     close(fd);
-    return plain_error(L, "%s", S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
+    return lsk_raise_plain(L, "%s", S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
   }
   Mapping *m = malloc(sizeof *m);
-  if (!m) { close(fd); return plain_error(L, "%s", "out of memory"); }
+  if (!m) { close(fd); return lsk_raise_plain(L, "%s", "out of memory"); }
   m->len = (size_t)st.st_size;
   m->addr = NULL;
   if (m->len) {
@@ -75,7 +69,7 @@ static int l_map_file(lua_State *L) {
     if (m->addr == MAP_FAILED) {
       int e = errno;
       close(fd), free(m);
-      return plain_error(L, "cannot map the file: %s", strerror(e));
+      return lsk_raise_plain(L, "cannot map the file: %s", strerror(e));
     }
   }
   close(fd); /* the mapping holds the file */
@@ -83,7 +77,7 @@ static int l_map_file(lua_State *L) {
   SkTensor *t = sk_tensor_from_external(m->addr, m->len, SK_CPU, SK_DTYPE_UINT8, 1, &n, NULL, 0, mapping_release, m);
   if (!t) {
     mapping_release(m);
-    return plain_error(L, "%s", sk_error_message());
+    return lsk_raise_plain(L, "%s", sk_error_message());
   }
   push_new(L, t);
   return 1;
@@ -117,13 +111,13 @@ static int l_read_into(lua_State *L) {
   SkTensor *t = check_bytes_tensor(L, 2, "read_into");
   struct stat st;
   long pos = ftell(f);
-  if (pos < 0 || fstat(fileno(f), &st) < 0) return plain_error(L, "%s", strerror(errno));
+  if (pos < 0 || fstat(fileno(f), &st) < 0) return lsk_raise_plain(L, "%s", strerror(errno));
   size_t want = tensor_bytes(t), left = st.st_size > pos ? (size_t)(st.st_size - pos) : 0, n = want < left ? want : left;
   ReadJob j = {fileno(f), sk_tensor_data(t), (off_t)pos, 0};
   sk_parallel_for(0, (int64_t)n, 8 << 20, read_range, &j);
   sk_tensor_bump_version(t);
-  if (j.err) return plain_error(L, "%s", strerror(j.err));
-  if (fseek(f, pos + (long)n, SEEK_SET) < 0) return plain_error(L, "%s", strerror(errno));
+  if (j.err) return lsk_raise_plain(L, "%s", strerror(j.err));
+  if (fseek(f, pos + (long)n, SEEK_SET) < 0) return lsk_raise_plain(L, "%s", strerror(errno));
   lua_pushinteger(L, (lua_Integer)n);
   return 1;
 }
@@ -133,7 +127,7 @@ static int l_write_from(lua_State *L) {
   FILE *f = check_file(L, 1);
   SkTensor *t = check_bytes_tensor(L, 2, "write_from");
   size_t n = tensor_bytes(t);
-  if (n && fwrite(sk_tensor_data(t), 1, n, f) != n) return plain_error(L, "%s", strerror(errno));
+  if (n && fwrite(sk_tensor_data(t), 1, n, f) != n) return lsk_raise_plain(L, "%s", strerror(errno));
   return 0;
 }
 /* }==== */

@@ -5,7 +5,6 @@
 */
 #include "lsk.h"
 
-#include <stdarg.h>
 #include <string.h>
 #include <zip.h>
 
@@ -30,15 +29,7 @@ static ZipBox *new_box(lua_State *L) {
   return b;
 }
 
-/* Errors carry no position and no path: sk.load's and sk.save's callers add the file's name. */
-static int fail(lua_State *L, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  lua_pushvfstring(L, fmt, ap);
-  va_end(ap);
-  return lua_error(L);
-}
-
+/* Errors carry no position and no path (lsk_raise_plain): sk.load's and sk.save's callers add the file's name. */
 static int open_error(lua_State *L, const char *what, int code) {
   zip_error_t e;
   zip_error_init_with_code(&e, code);
@@ -59,27 +50,27 @@ static int l_zip_read(lua_State *L) {
   for (zip_int64_t i = 0; i < n; i++) {
     zip_stat_t st;
     if (zip_stat_index(b->z, (zip_uint64_t)i, 0, &st) || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
-      return fail(L, "member %d: %s", (int)i + 1, zip_strerror(b->z));
+      return lsk_raise_plain(L, "member %d: %s", (int)i + 1, zip_strerror(b->z));
     lua_createtable(L, 0, 2);
     lua_pushstring(L, st.name);
     lua_setfield(L, -2, "name");
-    if (st.size > (zip_uint64_t)(SIZE_MAX / 2)) return fail(L, "member '%s' is too large", st.name);
+    if (st.size > (zip_uint64_t)(SIZE_MAX / 2)) return lsk_raise_plain(L, "member '%s' is too large", st.name);
     luaL_Buffer buf;
     char *p = luaL_buffinitsize(L, &buf, (size_t)st.size);
     if (!(b->f = zip_fopen_index(b->z, (zip_uint64_t)i, 0)))
-      return fail(L, "member '%s': %s", st.name, zip_strerror(b->z));
+      return lsk_raise_plain(L, "member '%s': %s", st.name, zip_strerror(b->z));
     zip_uint64_t got = 0;
     while (got < st.size) {
       zip_int64_t r = zip_fread(b->f, p + got, st.size - got);
-      if (r < 0) return fail(L, "member '%s': %s", st.name, zip_file_strerror(b->f));
+      if (r < 0) return lsk_raise_plain(L, "member '%s': %s", st.name, zip_file_strerror(b->f));
       if (r == 0) break;
       got += (zip_uint64_t)r;
     }
     char extra;
     zip_int64_t r = got == st.size ? zip_fread(b->f, &extra, 1) : 0; /* at the end: libzip checks the CRC */
-    if (r < 0) return fail(L, "member '%s': %s", st.name, zip_file_strerror(b->f));
+    if (r < 0) return lsk_raise_plain(L, "member '%s': %s", st.name, zip_file_strerror(b->f));
     if (got != st.size || r > 0)
-      return fail(L, "member '%s' does not hold the %I bytes its header states", st.name, (lua_Integer)st.size);
+      return lsk_raise_plain(L, "member '%s' does not hold the %I bytes its header states", st.name, (lua_Integer)st.size);
     zip_fclose(b->f), b->f = NULL;
     luaL_pushresultsize(&buf, (size_t)got);
     lua_setfield(L, -2, "data");
@@ -108,20 +99,20 @@ static int l_zip_write(lua_State *L) {
     lua_getfield(L, -2, "data");
     size_t len;
     const char *name = lua_tostring(L, -2), *data = lua_tolstring(L, -1, &len);
-    if (!name || !data) return fail(L, "member %d needs a name and data", (int)i);
+    if (!name || !data) return lsk_raise_plain(L, "member %d needs a name and data", (int)i);
     /* the strings stay alive in `members` until zip_close has read them */
     zip_source_t *src = zip_source_buffer(b->z, data, len, 0);
     zip_int64_t idx = src ? zip_file_add(b->z, name, src, ZIP_FL_ENC_UTF_8) : -1;
     if (idx < 0) {
       if (src) zip_source_free(src);
-      return fail(L, "member '%s': %s", name, zip_strerror(b->z));
+      return lsk_raise_plain(L, "member '%s': %s", name, zip_strerror(b->z));
     }
     if (zip_set_file_compression(b->z, (zip_uint64_t)idx, compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0) ||
         zip_file_set_dostime(b->z, (zip_uint64_t)idx, 0, (1 << 5) | 1, 0))
-      return fail(L, "member '%s': %s", name, zip_strerror(b->z));
+      return lsk_raise_plain(L, "member '%s': %s", name, zip_strerror(b->z));
     lua_pop(L, 3);
   }
-  if (zip_close(b->z)) return fail(L, "%s", zip_strerror(b->z));
+  if (zip_close(b->z)) return lsk_raise_plain(L, "%s", zip_strerror(b->z));
   b->z = NULL;
   return 0;
 }
