@@ -833,10 +833,10 @@ describe("linalg.lstsq", function()
   it("broadcasts the batches of A and b, and reads transposed and expanded operands", function()
     local As, bs, xs = {}, {}, {}
     for i = 1, 2 do As[i], bs[i], xs[i] = lsq_problem(10 + i) end
-    -- A {2, 1, 6, 3} (stored transposed), b {3, 6, 2} (one matrix expanded): solution {2, 3, 3, 2}
+    -- A {2, 1, 6, 3} (stored transposed), b {1, 3, 6, 2} (one matrix expanded): solution {2, 3, 3, 2}
     local At = T { { transpose(As[1]) }, { transpose(As[2]) } }:transpose(-2, -1)
     assert.is_false(At:is_contiguous())
-    local bb = T(bs[1]):expand({ 3, 6, 2 })
+    local bb = T(bs[1]):expand({ 1, 3, 6, 2 })
     for _, drv in ipairs { "gelsy", "gels", "gelsd" } do
       local sol, res, rank, sv = sk.linalg.lstsq(At, bb, { driver = drv })
       assert.same({ 2, 3, 3, 2 }, sol:shape())
@@ -893,7 +893,7 @@ describe("linalg.lstsq", function()
   end)
 
   it("gives the shapes on Meta, residuals as for full rank", function()
-    local sol, res, rank, sv = sk.linalg.lstsq(meta { 2, 1, 6, 3 }, meta { 4, 6, 2 }, { driver = "gelsd" })
+    local sol, res, rank, sv = sk.linalg.lstsq(meta { 2, 1, 6, 3 }, meta { 1, 4, 6, 2 }, { driver = "gelsd" })
     assert.same({ 2, 4, 3, 2 }, sol:shape())
     assert.same({ 2, 4, 2 }, res:shape())
     assert.same({ 2, 4 }, rank:shape())
