@@ -464,6 +464,7 @@ local ROWS = {
   -- sk.linalg: A + 3I keeps every variant (the expanded one too) well conditioned
   { "linalg_inv_ex", function(a) return sk.linalg.inv(a + sk.eye(3, { dtype = "float64" }) * 3) end, { { 3, 3 } }, gg = true },
   { "linalg_det", function(a) return sk.linalg.det(a + sk.eye(3, { dtype = "float64" }) * 3) end, { { 2, 3, 3 } }, gg = true },
+  { "linalg_matrix_exp", function(a) return sk.linalg.matrix_exp(a) end, { { 2, 3, 3 } }, gg = true },
   -- }====
 }
 

@@ -731,3 +731,346 @@ describe("linalg.matrix_norm, norm, cond", function()
     assert.same({ 3 }, sk.linalg.cond(sk.empty({ 3, 2, 2 }, { device = "meta" }), "fro"):shape())
   end)
 end)
+
+-- {==== lstsq, householder_product, matrix_exp ====
+-- The Householder reflection I - 2 v vᵀ / vᵀv (orthogonal: it keeps norms and orthogonality).
+local function reflector(v)
+  local vv = 0
+  for i = 1, #v do vv = vv + v[i] * v[i] end
+  return mat(#v, #v, function(i, j) return (i == j and 1 or 0) - 2 * v[i] * v[j] / vv end)
+end
+local function col(t) return mat(#t, 1, function(i) return t[i] end) end
+local function flatcol(m) local r = {} for i = 1, #m do r[i] = m[i][1] end return r end
+
+-- A 6 x 3 least-squares problem with known answer: A = H [[D P], [0]] (H a reflection, D =
+-- diag(3, 2, 0.5), P a permutation) has singular values 3, 2, 0.5; b = A x + H r with r zero on
+-- the first three rows is A x plus a residual orthogonal to A's columns, of squared norm |r|².
+local function lsq_problem(seed)
+  local rnd = h.lcg(seed)
+  local H = reflector { rnd(-1, 1), rnd(-1, 1), rnd(-1, 1), rnd(-1, 1), rnd(-1, 1), 1.5 }
+  local DP = { { 0, 3, 0 }, { 0, 0, 2 }, { 0.5, 0, 0 } }
+  local A = matmul(H, mat(6, 3, function(i, j) return i <= 3 and DP[i][j] or 0 end))
+  local x = mat(3, 2, function() return rnd(-2, 2) end)
+  local r = mat(6, 2, function(i) return i > 3 and rnd(-1, 1) or 0 end)
+  local Hr = matmul(H, r)
+  local Ax = matmul(A, x)
+  local b = mat(6, 2, function(i, j) return Ax[i][j] + Hr[i][j] end)
+  local rr = { 0, 0 }
+  for i = 4, 6 do for j = 1, 2 do rr[j] = rr[j] + r[i][j] ^ 2 end end
+  return A, b, x, rr
+end
+
+describe("linalg.lstsq", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("solves an overdetermined system with a residual orthogonal to A's columns, every driver (" .. dt .. ")", function()
+      local A, b, x, rr = lsq_problem(3)
+      local tl = dt == "float32" and 1e-4 or 1e-12
+      for _, drv in ipairs { "gelsy", "gels", "gelsd", "gelss" } do
+        local sol, res, rank, sv = sk.linalg.lstsq(T(A, { dtype = dt }), T(b, { dtype = dt }), { driver = drv })
+        assert.equal(dt, sol:dtype())
+        assert.same({ 3, 2 }, sol:shape())
+        assert.is_true(maxdiff(sol:totable(), x) <= tl, drv .. " " .. maxdiff(sol:totable(), x))
+        if drv == "gelsy" then
+          assert.same({ 0 }, res:shape())
+        else
+          local got = res:totable()
+          for j = 1, 2 do assert.is_true(math.abs(got[j] - rr[j]) <= tl * 10, drv) end
+        end
+        if drv == "gels" then
+          assert.same({ 0 }, rank:shape())
+        else
+          assert.equal("int64", rank:dtype())
+          assert.same({}, rank:shape())
+          assert.equal(3, rank:item())
+        end
+        if drv == "gelsd" or drv == "gelss" then
+          local s = sv:totable()
+          for i, want in ipairs { 3, 2, 0.5 } do assert.is_true(math.abs(s[i] - want) <= tl, drv) end
+        else
+          assert.same({ 0 }, sv:shape())
+        end
+      end
+    end)
+  end
+
+  it("takes a vector b (solution [n], residuals [1]) and the default driver gelsy", function()
+    local A, b, x, rr = lsq_problem(5)
+    local bv = {}
+    for i = 1, 6 do bv[i] = b[i][1] end
+    local sol, res = sk.linalg.lstsq(T(A), T(bv))
+    assert.same({ 3 }, sol:shape())
+    assert.is_true(maxdiff(col(sol:totable()), col(flatcol(x))) <= 1e-12)
+    assert.same({ 0 }, res:shape())
+    local _, res2 = sk.linalg.lstsq(T(A), T(bv), { driver = "gelsd" })
+    assert.same({ 1 }, res2:shape())
+    assert.is_true(math.abs(res2:totable()[1] - rr[1]) <= 1e-12)
+  end)
+
+  it("gives the minimum-norm solution of an underdetermined system, without residuals", function()
+    -- x1 + x2 = 2, x3 = 3: the least-norm solution is (1, 1, 3)
+    for _, drv in ipairs { "gelsy", "gels", "gelsd", "gelss" } do
+      local sol, res = sk.linalg.lstsq(T { { 1, 1, 0 }, { 0, 0, 1 } }, T { { 2 }, { 3 } }, { driver = drv })
+      assert.is_true(maxdiff(sol:totable(), { { 1 }, { 1 }, { 3 } }) <= 1e-12, drv)
+      assert.same({ 0 }, res:shape())
+    end
+  end)
+
+  it("reports the rank of a rank-deficient matrix, drops the residuals then, and rcond cuts small singular values", function()
+    local A = { { 1, 0, 1 }, { 0, 1, 1 }, { 1, 1, 2 }, { 2, -1, 1 } } -- column 3 = column 1 + column 2
+    for _, drv in ipairs { "gelsy", "gelsd", "gelss" } do
+      local _, res, rank = sk.linalg.lstsq(T(A), T { { 1 }, { 2 }, { 3 }, { 4 } }, { driver = drv })
+      assert.equal(2, rank:item(), drv)
+      assert.same({ 0 }, res:shape())
+    end
+    -- diag(1, 1e-3): rcond 1e-2 treats the second singular value as zero
+    local sol, _, rank = sk.linalg.lstsq(T { { 1, 0 }, { 0, 1e-3 } }, T { { 2 }, { 5 } }, { rcond = 1e-2, driver = "gelsd" })
+    assert.equal(1, rank:item())
+    assert.is_true(maxdiff(sol:totable(), { { 2 }, { 0 } }) <= 1e-14)
+    local sol2 = sk.linalg.lstsq(T { { 1, 0 }, { 0, 1e-3 } }, T { { 2 }, { 5 } })
+    assert.is_true(maxdiff(sol2:totable(), { { 2 }, { 5000 } }) <= 1e-9)
+  end)
+
+  it("broadcasts the batches of A and b, and reads transposed and expanded operands", function()
+    local As, bs, xs = {}, {}, {}
+    for i = 1, 2 do As[i], bs[i], xs[i] = lsq_problem(10 + i) end
+    -- A {2, 1, 6, 3} (stored transposed), b {1, 3, 6, 2} (one matrix expanded): solution {2, 3, 3, 2}
+    local At = T { { transpose(As[1]) }, { transpose(As[2]) } }:transpose(-2, -1)
+    assert.is_false(At:is_contiguous())
+    local bb = T(bs[1]):expand({ 1, 3, 6, 2 })
+    for _, drv in ipairs { "gelsy", "gels", "gelsd" } do
+      local sol, res, rank, sv = sk.linalg.lstsq(At, bb, { driver = drv })
+      assert.same({ 2, 3, 3, 2 }, sol:shape())
+      local got = sol:totable()
+      for i = 1, 2 do
+        -- the least-squares solution for b1 against A_i: A_i⁺ b1, checked by the normal equations
+        for k = 1, 3 do
+          local r = matmul(As[i], got[i][k])
+          local resid = mat(6, 2, function(p, q) return bs[1][p][q] - r[p][q] end)
+          assert.is_true(maxabs(matmul(transpose(As[i]), resid)) <= 1e-12, drv)
+        end
+      end
+      if drv ~= "gelsy" then assert.same({ 2, 3, 2 }, res:shape()) end
+      if drv ~= "gels" then assert.same({ 2, 3 }, rank:shape()) end
+      if drv == "gelsd" then assert.same({ 2, 3, 3 }, sv:shape()) end
+    end
+    -- a batch of vectors: b has A's shape without the last dim
+    local sol = sk.linalg.lstsq(T { As[1], As[2] }, T { flatcol(bs[1]), flatcol(bs[2]) })
+    assert.same({ 2, 3 }, sol:shape())
+    assert.is_true(maxdiff(col(sol:totable()[2]), col(flatcol(xs[2]))) <= 1e-12)
+  end)
+
+  it("gives zeros for no equations and empty results for empty batches", function()
+    local sol, res = sk.linalg.lstsq(sk.zeros({ 0, 3 }, { dtype = "float64" }), sk.zeros({ 0, 2 }, { dtype = "float64" }))
+    assert.same({ { 0, 0 }, { 0, 0 }, { 0, 0 } }, sol:totable())
+    assert.same({ 0 }, res:shape())
+    local s2, r2 = sk.linalg.lstsq(sk.zeros({ 0, 4, 3 }), sk.zeros({ 0, 4, 2 }), { driver = "gels" })
+    assert.same({ 0, 3, 2 }, s2:shape())
+    assert.same({ 0, 2 }, r2:shape())
+  end)
+
+  it("raises PyTorch's errors", function()
+    local A = sk.ones({ 5, 3 }, { dtype = "float64" })
+    local function e(...) return h.err(sk.linalg.lstsq, ...) end
+    assert.matches("torch.linalg.lstsq: input must have at least 2 dimensions.", e(sk.ones({ 5 }), sk.ones({ 5 })), 1, true)
+    assert.matches("torch.linalg.lstsq: other must have at least 1 dimension.", e(sk.ones({ 5, 3 }), sk.tensor(1.0)), 1, true)
+    assert.matches("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype Double and " ..
+                   "other's dtype Float", e(A, sk.ones({ 5 })), 1, true)
+    assert.matches("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1",
+                   e(A, sk.ones({ 2, 5, 1 }, { dtype = "float64" })), 1, true)
+    assert.matches("torch.linalg.lstsq: input.size(-2) should match other.size(-1)", e(A, sk.ones({ 4 }, { dtype = "float64" })), 1, true)
+    assert.matches("torch.linalg.lstsq: input.size(-2) should match other.size(-2)", e(A, sk.ones({ 4, 2 }, { dtype = "float64" })), 1, true)
+    assert.matches("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)",
+                   e(A, sk.ones({ 5, 2 }, { dtype = "float64" }), { driver = "x" }), 1, true)
+    assert.matches("torch.linalg.lstsq: This function doesn't handle types other than float and double",
+                   e(sk.ones({ 5, 3 }, { dtype = "int64" }), sk.ones({ 5 }, { dtype = "int64" })), 1, true)
+    assert.matches("The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+                   e(sk.ones({ 2, 5, 3 }), sk.ones({ 3, 5, 1 })), 1, true)
+    local Z = { { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, { 2, 0, 0 } } -- a zero column: gels refuses
+    assert.matches("torch.linalg.lstsq: The least squares solution could not be computed because the input matrix does " ..
+                   "not have full rank (error code: 3).", e(T(Z), T { 1, 2, 3, 4 }, { driver = "gels" }), 1, true)
+    assert.matches("torch.linalg.lstsq: (Batch element 1): The least squares solution could not be computed",
+                   e(T { { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 1, 1, 1 } }, Z }, T { { 1, 2, 3, 4 }, { 1, 2, 3, 4 } }, { driver = "gels" }), 1, true)
+  end)
+
+  it("gives the shapes on Meta, residuals as for full rank", function()
+    local sol, res, rank, sv = sk.linalg.lstsq(meta { 2, 1, 6, 3 }, meta { 1, 4, 6, 2 }, { driver = "gelsd" })
+    assert.same({ 2, 4, 3, 2 }, sol:shape())
+    assert.same({ 2, 4, 2 }, res:shape())
+    assert.same({ 2, 4 }, rank:shape())
+    assert.equal("int64", rank:dtype())
+    assert.same({ 2, 4, 3 }, sv:shape())
+    local s2, r2, k2, v2 = sk.linalg.lstsq(meta { 3, 5 }, meta { 3 })
+    assert.same({ 5 }, s2:shape())
+    assert.same({ 0 }, r2:shape())
+    assert.same({}, k2:shape())
+    assert.same({ 0 }, v2:shape())
+  end)
+
+  it("gives NaN, not a hang, for NaN input to the SVD drivers", function()
+    local nan = 0 / 0
+    for _, drv in ipairs { "gelsy", "gelsd", "gelss" } do
+      local sol = sk.linalg.lstsq(T { { 1, 0 }, { 0, 1 }, { nan, 0 } }, T { { 1 }, { 1 }, { 1 } }, { driver = drv })
+      assert.same({ 2, 1 }, sol:shape())
+    end
+    local sol, _, rank = sk.linalg.lstsq(T { { 1, 0 }, { 0, 1 }, { nan, 0 } }, T { { 1 }, { 1 }, { 1 } }, { driver = "gelsd" })
+    assert.is_true(sol:totable()[1][1] ~= sol:totable()[1][1])
+    assert.equal(0, rank:item())
+  end)
+end)
+
+-- Q's first n columns of H_1 ··· H_k, H_i = I - tau_i v_i v_iᵀ, v_i column i of A below the
+-- diagonal with a 1 on it: the plain-Lua reference of householder_product.
+local function householder_ref(A, tau)
+  local m, n = #A, #A[1]
+  local Q = eye(m)
+  for i = 1, #tau do
+    local v = {}
+    for r = 1, m do v[r] = r < i and 0 or r == i and 1 or A[r][i] end
+    local Hi = mat(m, m, function(p, q) return (p == q and 1 or 0) - tau[i] * v[p] * v[q] end)
+    Q = matmul(Q, Hi)
+  end
+  return mat(m, n, function(i, j) return Q[i][j] end)
+end
+
+describe("linalg.householder_product", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("is the product of the reflectors' first n columns (" .. dt .. ")", function()
+      local tl = dt == "float32" and 1e-5 or 1e-14
+      for _, shape in ipairs { { 5, 3, 2 }, { 4, 4, 4 }, { 4, 3, 3 }, { 3, 1, 1 } } do
+        local A = rnd_mat(shape[1], shape[2], shape[1] * 7 + shape[3])
+        local rnd = h.lcg(shape[3])
+        local tau = {}
+        for i = 1, shape[3] do tau[i] = rnd(0, 2) end
+        local Q = sk.linalg.householder_product(T(A, { dtype = dt }), T(tau, { dtype = dt }))
+        assert.equal(dt, Q:dtype())
+        assert.is_true(maxdiff(Q:totable(), householder_ref(A, tau)) <= tl, table.concat(shape, "x"))
+      end
+    end)
+  end
+
+  it("with LAPACK's tau (2 / vᵀv) gives orthonormal columns: the Q of a QR factorization", function()
+    -- reflectors v with tau = 2 / vᵀv make each H_i orthogonal
+    local A = rnd_mat(5, 3, 4)
+    local tau = {}
+    for i = 1, 3 do
+      local vv = 1
+      for r = i + 1, 5 do vv = vv + A[r][i] ^ 2 end
+      tau[i] = 2 / vv
+    end
+    local q = sk.linalg.householder_product(T(A), T(tau)):totable()
+    assert.is_true(is_orthonormal_cols(q, 1e-14))
+  end)
+
+  it("batches, reads transposed input, has no reflectors for an empty tau, and is sk.orgqr and the method", function()
+    local As = { rnd_mat(4, 3, 1), rnd_mat(4, 3, 2) }
+    local taus = { { 0.5, 1.2 }, { 1.5, 0.3 } }
+    local At = T { transpose(As[1]), transpose(As[2]) }:transpose(-2, -1)
+    assert.is_false(At:is_contiguous())
+    local Q = sk.linalg.householder_product(At, T(taus)):totable()
+    for i = 1, 2 do assert.is_true(maxdiff(Q[i], householder_ref(As[i], taus[i])) <= 1e-14) end
+    local I = sk.linalg.householder_product(T(As[1]), sk.zeros({ 0 }, { dtype = "float64" }))
+    assert.same(mat(4, 3, function(i, j) return i == j and 1 or 0 end), I:totable())
+    assert.is_true(maxdiff(sk.orgqr(T(As[1]), T(taus[1])):totable(), householder_ref(As[1], taus[1])) <= 1e-14)
+    assert.is_true(maxdiff(T(As[1]):orgqr(T(taus[1])):totable(), householder_ref(As[1], taus[1])) <= 1e-14)
+    local out = sk.empty({ 0 }, { dtype = "float64" })
+    sk.linalg.householder_product(T(As[2]), T(taus[2]), { out = out })
+    assert.is_true(maxdiff(out:totable(), householder_ref(As[2], taus[2])) <= 1e-14)
+    assert.same({ 2, 4, 0 }, sk.linalg.householder_product(sk.zeros({ 2, 4, 0 }), sk.zeros({ 2, 0 })):shape())
+  end)
+
+  it("checks tau's shape and dtype with PyTorch's texts; Meta gives input's shape", function()
+    local A = sk.ones({ 4, 3 }, { dtype = "float64" })
+    local function e(...) return h.err(sk.linalg.householder_product, ...) end
+    local pre = "torch.linalg.householder_product: "
+    assert.matches(pre .. "input must have at least 2 dimensions.", e(sk.ones({ 4 }), sk.ones({ 2 })), 1, true)
+    assert.matches(pre .. "input.shape[-2] must be greater than or equal to input.shape[-1]",
+                   e(sk.ones({ 3, 4 }, { dtype = "float64" }), sk.ones({ 2 }, { dtype = "float64" })), 1, true)
+    assert.matches(pre .. "input.shape[-1] must be greater than or equal to tau.shape[-1]",
+                   e(A, sk.ones({ 4 }, { dtype = "float64" })), 1, true)
+    assert.matches(pre .. "Expected tau to have one dimension less than input, but got tau.ndim equal to 2 and input.ndim " ..
+                   "is equal to 2", e(A, sk.ones({ 1, 2 }, { dtype = "float64" })), 1, true)
+    assert.matches(pre .. "Expected batch dimensions of tau to be equal to input.shape[:-2], but got [3]",
+                   e(sk.ones({ 2, 4, 3 }, { dtype = "float64" }), sk.ones({ 3, 2 }, { dtype = "float64" })), 1, true)
+    assert.matches(pre .. "tau dtype Float does not match input dtype Double", e(A, sk.ones({ 2 })), 1, true)
+    assert.matches("\"orgqr_cpu\" not implemented for 'Long'",
+                   e(sk.ones({ 4, 3 }, { dtype = "int64" }), sk.ones({ 2 }, { dtype = "int64" })), 1, true)
+    assert.same({ 2, 5, 3 }, sk.linalg.householder_product(meta { 2, 5, 3 }, meta { 2, 2 }):shape())
+  end)
+end)
+
+local function rotation_gen(t) return { { 0, -t }, { t, 0 } } end
+
+describe("linalg.matrix_exp", function()
+  for _, dt in ipairs { "float32", "float64" } do
+    it("gives exp of the diagonal, the finite series of a nilpotent matrix and rotations (" .. dt .. ")", function()
+      local rel = dt == "float32" and 2e-6 or 1e-14
+      for _, d in ipairs { { 1, -2, 0.5, 3 }, { 0.001, 0, -0.01, 0.002 }, { 10, -7, 20, 0 } } do
+        local D = mat(4, 4, function(i, j) return i == j and d[i] or 0 end)
+        local E = sk.linalg.matrix_exp(T(D, { dtype = dt })):totable()
+        for i = 1, 4 do
+          for j = 1, 4 do
+            local want = i == j and math.exp(d[i]) or 0
+            assert.is_true(math.abs(E[i][j] - want) <= rel * math.max(1, math.abs(want)) * 4, d[i] .. " " .. E[i][j])
+          end
+        end
+      end
+      -- strictly upper triangular: exp(N) = I + N + N²/2 + N³/6
+      local N = mat(4, 4, function(i, j) return j > i and (i + 2 * j) / 3 or 0 end)
+      local N2 = matmul(N, N)
+      local N3 = matmul(N2, N)
+      local want = mat(4, 4, function(i, j) return (i == j and 1 or 0) + N[i][j] + N2[i][j] / 2 + N3[i][j] / 6 end)
+      assert.is_true(maxdiff(sk.linalg.matrix_exp(T(N, { dtype = dt })):totable(), want) <= rel * 20)
+      for _, t in ipairs { 0.1, 1, 3, 10, 100 } do
+        local R = sk.linalg.matrix_exp(T(rotation_gen(t), { dtype = dt })):totable()
+        local c, s = math.cos(t), math.sin(t)
+        local tl = (dt == "float32" and 1e-5 or 1e-13) * math.max(1, t)
+        assert.is_true(maxdiff(R, { { c, -s }, { s, c } }) <= tl, "t = " .. t .. " " .. maxdiff(R, { { c, -s }, { s, c } }))
+      end
+    end)
+  end
+
+  it("batches, reads transposed input (exp(Aᵀ) = exp(A)ᵀ), and is sk.matrix_exp and the method", function()
+    local b = T { { rotation_gen(1), rotation_gen(2) }, { rotation_gen(0.5), { { 1, 0 }, { 0, -1 } } } }
+    local E = sk.linalg.matrix_exp(b:transpose(-2, -1))
+    assert.same({ 2, 2, 2, 2 }, E:shape())
+    local got = E:totable()
+    for k, t in ipairs { 1, 2 } do
+      local c, s = math.cos(t), math.sin(t)
+      assert.is_true(maxdiff(got[1][k], { { c, s }, { -s, c } }) <= 1e-14)
+    end
+    assert.is_true(maxdiff(got[2][2], { { math.exp(1), 0 }, { 0, math.exp(-1) } }) <= 1e-14)
+    assert.is_true(maxdiff(sk.matrix_exp(b):totable()[1][1], T(rotation_gen(1)):matrix_exp():totable()) <= 1e-15)
+    assert.same({ 2, 0, 0 }, sk.linalg.matrix_exp(sk.zeros({ 2, 0, 0 })):shape())
+    assert.is_true(math.abs(sk.linalg.matrix_exp(T { { 2 } }):item() - math.exp(2)) <= 1e-15 * math.exp(2))
+  end)
+
+  it("agrees with the Taylor series on a general matrix (every Padé degree)", function()
+    for _, scale in ipairs { 0.01, 0.2, 0.9, 2, 5, 12 } do
+      local A = mat(3, 3, function(i, j) return ((i * 3 + j) % 5 - 2) * scale / 3 end)
+      -- Σ A^k / k! with exact-enough terms: scale down by 2^8 and square back
+      local s = 8
+      local As = mat(3, 3, function(i, j) return A[i][j] / 2 ^ s end)
+      local term, sum = eye(3), eye(3)
+      for k = 1, 20 do
+        term = mat(3, 3, function(i, j) return matmul(term, As)[i][j] / k end)
+        sum = mat(3, 3, function(i, j) return sum[i][j] + term[i][j] end)
+      end
+      for _ = 1, s do sum = matmul(sum, sum) end
+      local got = sk.linalg.matrix_exp(T(A)):totable()
+      assert.is_true(maxdiff(got, sum) <= 1e-11 * math.max(1, maxabs(sum)), "scale " .. scale .. " " .. maxdiff(got, sum))
+    end
+  end)
+
+  it("raises PyTorch's errors, gives NaN for non-finite input, and Meta shapes", function()
+    assert.matches("linalg.matrix_exp: The input tensor A must have at least 2 dimensions.",
+                   h.err(sk.linalg.matrix_exp, sk.ones({ 3 })), 1, true)
+    assert.matches("linalg.matrix_exp: A must be batches of square matrices, but they are 3 by 2 matrices",
+                   h.err(sk.linalg.matrix_exp, sk.ones({ 3, 2 })), 1, true)
+    assert.matches("matrix_exp: Expected a floating point or complex tensor as input. Got Long",
+                   h.err(sk.linalg.matrix_exp, sk.ones({ 2, 2 }, { dtype = "int64" })), 1, true)
+    local E = sk.linalg.matrix_exp(T { { 0 / 0, 0 }, { 0, 1 } }):totable()
+    assert.is_true(E[2][2] ~= E[2][2])
+    assert.same({ 4, 3, 3 }, sk.linalg.matrix_exp(meta { 4, 3, 3 }):shape())
+  end)
+end)
+-- }====

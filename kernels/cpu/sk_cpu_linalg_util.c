@@ -95,11 +95,12 @@ void sk_cpu_lin_store(const SkLinMat *M, int64_t b, int64_t r, int64_t c, const 
   else store_f32((float *)M->data + off, M->rs, M->cs, r, c, buf, ld, tri, unit);
 }
 
-/* One value per matrix (info, det, sign ...) of an output of the batch. */
+/* One value per matrix (info, det, sign, rank ...) of an output of the batch. */
 void sk_cpu_lin_put(const SkTensor *t, const SkLinMat *M, int64_t b, double v) {
   int64_t off = sk_cpu_lin_offset(M, b);
   char *p = (char *)sk_tensor_data(t);
   if (t->dtype == SK_DTYPE_INT32) ((int32_t *)p)[off] = (int32_t)v;
+  else if (t->dtype == SK_DTYPE_INT64) ((int64_t *)p)[off] = (int64_t)v;
   else if (t->dtype == SK_DTYPE_FLOAT64) ((double *)p)[off] = v;
   else ((float *)p)[off] = (float)v;
 }

@@ -1459,6 +1459,16 @@ local LINALG = {
   { "linalg_eig", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }) }, outs = { "eigenvalues", "eigenvectors" } },
   { "linalg_eigvals", FN_OUT, { T({3, 3}, { values = SPD3 }) },
     { T({2, 2}, { values = { 0, -1, 1, 0 } }), raises = "complex eigenvalues", skip = { meta = "value-dependent error" } } },
+  { "linalg_lstsq", nil, { T{5, 3}, T{5, 2} }, { T{2, 1, 5, 3}, T{1, 3, 5, 2}, kw = { driver = "gelsd" } },
+    { T{3, 5, layout = "transposed"}, T{3}, kw = { driver = "gels" } }, { T{2, 4, 3}, T{2, 4}, kw = { driver = "gelss", rcond = 1e-6 } },
+    { T{2, 5, 3, layout = "transposed"}, T{2, 5, 1}, kw = { driver = "gelsy" } },
+    { T{5, 3}, T{4, 2}, raises = "input.size(-2) should match other.size(-2)" },
+    { T{5, 3}, T{5, 2}, kw = { driver = "qr" }, raises = "parameter `driver` should be one of" } },
+  { "linalg_householder_product", FN_OUT, { T{4, 3}, T{2} }, { T{2, 5, 3, layout = "transposed"}, T{2, 3} }, { T{4, 0}, T{0} },
+    { T{3, 4}, T{2}, raises = "input.shape[-2] must be greater than or equal to input.shape[-1]" },
+    { T{2, 4, 3}, T{3, 2}, raises = "Expected batch dimensions of tau" } },
+  { "linalg_matrix_exp", nil, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T{0, 0} }, { T{1, 1} },
+    { T{2, 3}, raises = "square matrices" } },
 }
 for _, l in ipairs(LINALG) do
   for i = 3, #l do
@@ -1506,6 +1516,10 @@ for _, l in ipairs(LINALG4) do
   end
 end
 row { op = "linalg_inv", args = { T{2, 2} }, dtypes = { "int64" }, raises = "Expected a floating point or complex tensor as input. Got Long" }
+row { op = "orgqr", args = { T{4, 3}, T{3} }, dtypes = FL, variants = FN_M }
+row { op = "matrix_exp", args = { T{2, 3, 3} }, dtypes = FL, variants = FN_M }
+row { op = "linalg_matrix_exp", args = { T{2, 2} }, dtypes = { "int64" }, raises = "matrix_exp: Expected a floating point or complex tensor as input. Got Long" }
+row { op = "linalg_lstsq", args = { T{3, 2}, T{3} }, dtypes = { "int64" }, raises = "doesn't handle types other than float and double" }
 row { op = "linalg_det", args = { T{2, 2} }, dtypes = { "float16" }, raises = "Low precision dtypes not supported" }
 row { op = "_linalg_check_errors", args = { T({2}, { dtype = "int32", values = { 0, 0 } }), "linalg.inv" }, kw = { is_matrix = false }, dtypes = INT32 }
 row { op = "linalg_lu_solve", args = { T({3, 3}, { values = SPD3 }), T({3}, { dtype = "int32", values = { 1, 2, 3 } }), T{3, 2} }, dtypes = FL,

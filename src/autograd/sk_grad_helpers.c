@@ -1537,3 +1537,21 @@ int sk_grad_i1e_backward(SkTensor **out, const SkTensor *grad, const SkTensor *s
   return i1_common(out, grad, self, result, 1);
 }
 /* }==== */
+
+/* The Fréchet derivative of exp at A in the direction G is the upper-right block of
+** exp([[A, G], [0, A]]) (Mathias 1996); the adjoint one (the backward) uses Aᵀ. */
+int sk_grad_linalg_matrix_exp_differential(SkTensor **out, const SkTensor *self, const SkTensor *grad, int adjoint) {
+  Tmp tp = {{0}, 0};
+  int64_t n = self->sizes[self->ndim - 1];
+  int rc = 0;
+  if (adjoint) rc = sk_transpose_int(NEXT(&tp), self, -2, -1); /* 0 A or Aᵀ */
+  else *NEXT(&tp) = sk_tensor_retain((SkTensor *)self);
+  if (!rc) rc = sk_zeros_like(NEXT(&tp), tp.t[0], -1, -1, NONE_DEVICE, -1, -1);                /* 1 */
+  if (!rc) { SkTensor *top[2] = {tp.t[0], (SkTensor *)grad}; rc = sk_cat(NEXT(&tp), (SkTensorList){top, 2}, -1); } /* 2 */
+  if (!rc) { SkTensor *bot[2] = {tp.t[1], tp.t[0]}; rc = sk_cat(NEXT(&tp), (SkTensorList){bot, 2}, -1); }          /* 3 */
+  if (!rc) { SkTensor *rows[2] = {tp.t[2], tp.t[3]}; rc = sk_cat(NEXT(&tp), (SkTensorList){rows, 2}, -2); }        /* 4 */
+  if (!rc) rc = sk_linalg_matrix_exp(NEXT(&tp), tp.t[4]);                                       /* 5 */
+  if (!rc) rc = sk_narrow(NEXT(&tp), tp.t[5], -2, 0, n);                                        /* 6 */
+  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_narrow(NEXT(&tp), p_, -1, n, n); }               /* 7 */
+  return finish(&tp, rc, out);
+}

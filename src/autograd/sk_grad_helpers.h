@@ -103,6 +103,9 @@ int sk_grad_sinc_backward(SkTensor **out, const SkTensor *grad, const SkTensor *
 /* special_i1 / special_i1e: PyTorch's i1_backward / i1e_backward. */
 int sk_grad_i1_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
 int sk_grad_i1e_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
+/* linalg.matrix_exp's backward (PyTorch's linalg_matrix_exp_differential): the upper-right block
+** of exp([[Aᵀ, G], [0, Aᵀ]]) when adjoint, of exp([[A, G], [0, A]]) else. */
+int sk_grad_linalg_matrix_exp_differential(SkTensor **out, const SkTensor *self, const SkTensor *grad, int adjoint);
 /* }==== */
 
 #endif

@@ -142,3 +142,11 @@ int sk_math_linalg_eigvalsh(SkTensor **result, const SkTensor *self, const char 
   return rc;
 }
 /* }==== */
+
+/* {==== Aliases of the Householder product and the matrix exponential ==== */
+int sk_math_orgqr(SkTensor **result, const SkTensor *self, const SkTensor *input2) {
+  return sk_linalg_householder_product(result, self, input2);
+}
+
+int sk_math_matrix_exp(SkTensor **result, const SkTensor *self) { return sk_linalg_matrix_exp(result, self); }
+/* }==== */

@@ -393,3 +393,104 @@ int sk_meta_linalg_eigvals(SkMeta *m, const SkTensor *self) {
   return lin_set(m, 0, self->sizes, self->ndim - 2, 1, n, 0, self->dtype);
 }
 /* }==== */
+
+/* {==== sk.linalg: least squares, Householder product, matrix exponential ==== */
+/* lstsq's drivers, PyTorch's names; the CPU default is gelsy. */
+enum { SK_LSTSQ_GELSY, SK_LSTSQ_GELS, SK_LSTSQ_GELSD, SK_LSTSQ_GELSS };
+static int lstsq_driver(const char *driver) {
+  static const char *const names[] = {"gelsy", "gels", "gelsd", "gelss"};
+  if (!driver) return SK_LSTSQ_GELSY;
+  for (int i = 0; i < 4; i++)
+    if (strcmp(driver, names[i]) == 0) return i;
+  return sk_error("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+}
+
+/* PyTorch 1.13's linalg_lstsq checks and result shapes. b is a vector (of the batch) when it
+** has one dim less than self: then it must be self's shape without the last dim (1-D b with a
+** 2-D self). The batch is self's broadcast with b's. residuals (batch + [nrhs]) exist when
+** m > n and the driver is not gelsy; gelsd and gelss have them only when every matrix has
+** full rank, which the CPU kernel finds out (Meta assumes it). rank (int64, per matrix) is
+** empty for gels, singular_values (batch + [min(m, n)]) for gels and gelsy. */
+int sk_meta_kernel_linalg_lstsq(SkTensor **solution, SkTensor **residuals, SkTensor **rank, SkTensor **singular_values,
+                                const SkTensor *self, const SkTensor *b, SkOptDouble rcond, const char *driver) {
+  (void)rcond;
+  const char *fn = "torch.linalg.lstsq";
+  if (self->ndim < 2) return sk_error("%s: input must have at least 2 dimensions.", fn);
+  if (b->ndim < 1) return sk_error("%s: other must have at least 1 dimension.", fn);
+  if (self->dtype != b->dtype)
+    return sk_error("%s: Expected input and other to have the same dtype, but got input's dtype %s and other's dtype %s",
+                    fn, sk_dtype_torch_name(self->dtype), sk_dtype_torch_name(b->dtype));
+  int diff = self->ndim - b->ndim;
+  if (diff < 0 || diff > 1)
+    return sk_error("%s: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1", fn);
+  int64_t m = self->sizes[self->ndim - 2], n = self->sizes[self->ndim - 1];
+  int vector = diff == 1;
+  if (vector ? b->sizes[b->ndim - 1] != m : b->sizes[b->ndim - 2] != m)
+    return sk_error("%s: input.size(-2) should match other.size(%d)", fn, vector ? -1 : -2);
+  if (vector)
+    for (int d = 0; d < b->ndim - 1; d++)
+      if (b->sizes[d] != self->sizes[d]) {
+        char a1[128], a2[128];
+        return sk_error("%s: a vector other (one dim less than input) must have input's batch dimensions %s, but got %s",
+                        fn, sk_shape_str(self->ndim - 2, self->sizes, a1, sizeof a1),
+                        sk_shape_str(b->ndim - 1, b->sizes, a2, sizeof a2));
+      }
+  int drv = lstsq_driver(driver);
+  if (drv < 0) return -1;
+  if (self->dtype != SK_DTYPE_FLOAT32 && self->dtype != SK_DTYPE_FLOAT64)
+    return sk_error("%s: This function doesn't handle types other than float and double", fn);
+  int64_t batch[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
+  int nb;
+  if (lin_batch(self, 2, b, vector ? 1 : 2, batch, &nb)) return -1;
+  int64_t nrhs = vector ? 1 : b->sizes[b->ndim - 1], k = m < n ? m : n, zero = 0;
+  memcpy(sizes, batch, (size_t)nb * sizeof *batch);
+  SkTensor *r[4];
+  sizes[nb] = n, sizes[nb + 1] = nrhs;
+  r[0] = sk_tensor_empty(nb + (vector ? 1 : 2), sizes, self->dtype, SK_META);
+  sizes[nb] = nrhs;
+  r[1] = m > n && drv != SK_LSTSQ_GELSY ? sk_tensor_empty(nb + 1, sizes, self->dtype, SK_META)
+                                        : sk_tensor_empty(1, &zero, self->dtype, SK_META);
+  r[2] = drv != SK_LSTSQ_GELS ? sk_tensor_empty(nb, sizes, SK_DTYPE_INT64, SK_META)
+                              : sk_tensor_empty(1, &zero, SK_DTYPE_INT64, SK_META);
+  sizes[nb] = k;
+  r[3] = drv >= SK_LSTSQ_GELSD ? sk_tensor_empty(nb + 1, sizes, self->dtype, SK_META)
+                               : sk_tensor_empty(1, &zero, self->dtype, SK_META);
+  if (!r[0] || !r[1] || !r[2] || !r[3]) {
+    for (int i = 0; i < 4; i++) sk_tensor_release(r[i]);
+    return -1;
+  }
+  *solution = r[0], *residuals = r[1], *rank = r[2], *singular_values = r[3];
+  return 0;
+}
+
+/* PyTorch's householder_product checks: input m x n with m >= n >= k, tau [batch.., k]. */
+int sk_meta_linalg_householder_product(SkMeta *m, const SkTensor *input, const SkTensor *tau) {
+  const char *fn = "torch.linalg.householder_product";
+  if (input->ndim < 2) return sk_error("%s: input must have at least 2 dimensions.", fn);
+  if (tau->ndim < 1) return sk_error("Dimension specified as -1 but tensor has no dimensions");
+  int64_t r = input->sizes[input->ndim - 2], c = input->sizes[input->ndim - 1];
+  if (r < c) return sk_error("%s: input.shape[-2] must be greater than or equal to input.shape[-1]", fn);
+  if (c < tau->sizes[tau->ndim - 1])
+    return sk_error("%s: input.shape[-1] must be greater than or equal to tau.shape[-1]", fn);
+  if (input->ndim - tau->ndim != 1)
+    return sk_error("%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d and input.ndim "
+                    "is equal to %d", fn, tau->ndim, input->ndim);
+  for (int d = 0; d < input->ndim - 2; d++)
+    if (tau->sizes[d] != input->sizes[d]) {
+      char a[128];
+      return sk_error("%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %s", fn,
+                      sk_shape_str(tau->ndim - 1, tau->sizes, a, sizeof a));
+    }
+  if (tau->dtype != input->dtype)
+    return sk_error("%s: tau dtype %s does not match input dtype %s", fn, sk_dtype_torch_name(tau->dtype),
+                    sk_dtype_torch_name(input->dtype));
+  if (input->dtype != SK_DTYPE_FLOAT32 && input->dtype != SK_DTYPE_FLOAT64)
+    return sk_error("\"orgqr_cpu\" not implemented for '%s'", sk_dtype_torch_name(input->dtype));
+  return sk_meta_set_output(m, 0, input->ndim, input->sizes, NULL, input->dtype);
+}
+
+int sk_meta_kernel_linalg_matrix_exp(SkTensor **result, const SkTensor *self) {
+  if (lin_square(self, "linalg.matrix_exp", "A") || lin_float(self, "matrix_exp")) return -1;
+  return (*result = sk_tensor_empty(self->ndim, self->sizes, self->dtype, SK_META)) ? 0 : -1;
+}
+/* }==== */
