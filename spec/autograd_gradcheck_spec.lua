@@ -9,6 +9,8 @@ local sk = h.sk
 -- inputs: shapes of float64 leaves; `pos` makes them positive (log, sqrt, pow), `unit` puts
 -- them in (-0.9, 0.9) (asin, acos, atanh); `away` keeps them 0.2 or more from zero (abs,
 -- relu, clamp, where comparisons). Extra non-tensor arguments are closed over by fn.
+local I3 = sk.eye(3, { dtype = "float64" })
+local D3 = sk.diag(sk.tensor({ 1, 2, 3 }, { dtype = "float64" })) -- distinct real eigenvalues for eig
 local ROWS = {
   -- pointwise binary, with broadcasting
   { "add", function(a, b) return sk.add(a, b, { alpha = 2 }) end, { { 3, 4 }, { 4 } }, gg = true, bcast = true },
@@ -465,6 +467,44 @@ local ROWS = {
   { "linalg_inv_ex", function(a) return sk.linalg.inv(a + sk.eye(3, { dtype = "float64" }) * 3) end, { { 3, 3 } }, gg = true },
   { "linalg_det", function(a) return sk.linalg.det(a + sk.eye(3, { dtype = "float64" }) * 3) end, { { 2, 3, 3 } }, gg = true },
   { "linalg_matrix_exp", function(a) return sk.linalg.matrix_exp(a) end, { { 2, 3, 3 } }, gg = true },
+  { "linalg_slogdet", function(a) local _, l = sk.linalg.slogdet(a + I3 * 3); return l end, { { 2, 3, 3 } }, gg = true },
+  { "linalg_solve_ex", function(a, b) return sk.linalg.solve(a + I3 * 3, b) end, { { 3, 3 }, { 3, 2 } }, gg = true },
+  { "linalg_solve_ex (vector B, batch)", function(a, b) return sk.linalg.solve(a + I3 * 3, b) end, { { 2, 3, 3 }, { 3 } } },
+  { "linalg_solve_ex (left = false)", function(a, b) return sk.linalg.solve(a + I3 * 3, b, { left = false }) end, { { 2, 3, 3 }, { 4, 3 } } },
+  { "linalg_solve_triangular (upper)", function(a, b) return sk.linalg.solve_triangular(a + I3 * 3, b, { upper = true }) end, { { 3, 3 }, { 3, 2 } }, gg = true },
+  { "linalg_solve_triangular (lower, right, unit)", function(a, b)
+    return sk.linalg.solve_triangular(a, b, { upper = false, left = false, unitriangular = true })
+  end, { { 3, 3 }, { 2, 3 } } },
+  { "linalg_lstsq (tall)", function(a, b) return (sk.linalg.lstsq(a, b)) end, { { 5, 3 }, { 5, 2 } } },
+  { "linalg_lstsq (wide, vector b)", function(a, b) return (sk.linalg.lstsq(a, b)) end, { { 3, 5 }, { 3 } } },
+  { "linalg_cholesky_ex", function(a) return sk.linalg.cholesky(a:matmul(a:transpose(-2, -1)) + I3 * 3) end, { { 2, 3, 3 } }, gg = true },
+  { "linalg_cholesky_ex (upper)", function(a) return sk.linalg.cholesky(a:matmul(a:transpose(-2, -1)) + I3 * 3, { upper = true }) end, { { 3, 3 } } },
+  { "linalg_lu", function(a) local _, l, u = sk.linalg.lu(a); return { l, u } end, { { 2, 3, 3 } }, gg = true },
+  { "linalg_lu (wide)", function(a) local _, l, u = sk.linalg.lu(a); return { l, u } end, { { 3, 5 } } },
+  { "linalg_lu (tall)", function(a) local _, l, u = sk.linalg.lu(a); return { l, u } end, { { 5, 3 } } },
+  { "linalg_lu_factor_ex", function(a) return (sk.linalg.lu_factor(a)) end, { { 2, 3, 3 } } },
+  { "linalg_lu_factor_ex (wide, tall)", function(a, b) return { (sk.linalg.lu_factor(a)), (sk.linalg.lu_factor(b)) } end, { { 3, 4 }, { 4, 3 } } },
+  { "linalg_lu_solve", function(a, b)
+    local LU, piv = sk.linalg.lu_factor(a + I3 * 3)
+    return { sk.linalg.lu_solve(LU, piv, b), sk.linalg.lu_solve(LU, piv, b, { adjoint = true }) }
+  end, { { 3, 3 }, { 3, 2 } } },
+  { "linalg_lu_solve (left = false)", function(a, b)
+    local LU, piv = sk.linalg.lu_factor(a + I3 * 3)
+    return { sk.linalg.lu_solve(LU, piv, b, { left = false }), sk.linalg.lu_solve(LU, piv, b, { left = false, adjoint = true }) }
+  end, { { 2, 3, 3 }, { 2, 3 } } },
+  { "linalg_qr", function(a) return { sk.linalg.qr(a) } end, { { 4, 3 } }, gg = true },
+  { "linalg_qr (square, batch)", function(a) return { sk.linalg.qr(a) } end, { { 2, 3, 3 } } },
+  { "linalg_qr (wide, complete)", function(a) return { sk.linalg.qr(a, "complete") } end, { { 3, 5 } } },
+  -- the eigenvectors' and singular vectors' signs are free: the losses read squares of them
+  { "_linalg_eigh", function(a) local l, v = sk.linalg.eigh(a + a:transpose(-2, -1)); return { l, v * v } end, { { 2, 3, 3 } }, gg = true },
+  { "_linalg_eigh (eigvalsh)", function(a) return sk.linalg.eigvalsh(a + a:transpose(-2, -1)) end, { { 4, 4 } } },
+  { "linalg_eig", function(a) local l, v = sk.linalg.eig(a * 0.2 + D3); return { l, v * v } end, { { 2, 3, 3 } } },
+  { "linalg_eigvals", function(a) return sk.linalg.eigvals(a * 0.2 + D3) end, { { 3, 3 } } },
+  { "_linalg_svd", function(a) local u, s, vh = sk.linalg.svd(a, { full_matrices = false }); return { u * u, s, vh * vh } end, { { 4, 3 } }, gg = true },
+  { "_linalg_svd (wide, batch)", function(a) local u, s, vh = sk.linalg.svd(a, { full_matrices = false }); return { u * u, s, vh * vh } end, { { 2, 3, 5 } } },
+  { "_linalg_svd (full_matrices, square)", function(a) local u, s, vh = sk.linalg.svd(a); return { u * u, s, vh * vh } end, { { 3, 3 } } },
+  { "_linalg_svd (svdvals)", function(a) return sk.linalg.svdvals(a) end, { { 3, 4 } } },
+  { "linalg_pinv (over svd)", function(a) return sk.linalg.pinv(a) end, { { 4, 3 } } },
   -- }====
 }
 
@@ -531,6 +571,16 @@ describe("gradcheck of every formula (float64, finite differences)", function()
       end)
     end
   end
+
+  it("refuses the linalg backward formulas' undefined cases with PyTorch's texts", function()
+    local a = sk.randn({ 4, 3 }, { dtype = "float64", requires_grad = true })
+    local _, r = sk.linalg.qr(a, "r")
+    assert.matches("The derivative of linalg.qr depends on Q, which is not computed when mode='r'", h.err(function() r:sum():backward() end), 1, true)
+    local q = sk.linalg.qr(a, "complete")
+    assert.matches("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.", h.err(function() q:sum():backward() end), 1, true)
+    local hp = sk.linalg.householder_product(a, sk.randn({ 3 }, { dtype = "float64" }))
+    assert.matches("derivative for aten::linalg_householder_product is not implemented", h.err(function() hp:sum():backward() end), 1, true)
+  end)
 
   it("reports the first mismatching element of a wrong gradient", function()
     local F = function(a) return a:exp() end

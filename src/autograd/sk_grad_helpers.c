@@ -4,6 +4,7 @@
 ** Each keeps its temporaries in a small array released on every path.
 */
 #include "sk_grad_helpers.h"
+#include "sk_grad_tape.h"
 #include "sk_composite_util.h"
 #include "sk_error.h"
 #include "sk_ops.h"
@@ -979,19 +980,6 @@ TAPE_OP(t_expand, (SkTape *tp, const SkTensor *a, int n, const int64_t *s), sk_e
 /* a + b, where a may be NULL (nothing yet) */
 static SkTensor *t_acc(SkTape *tp, SkTensor *a, SkTensor *b) { return a ? t_add(tp, a, b) : b; }
 
-/* The n (2 or 3) gradients a, b[, c] (each may be NULL) as *out, the tape freed: the end of the
-** helpers with several results. */
-static int tape_grads(SkTape *tp, SkTensorList *out, int n, SkTensor *a, SkTensor *b, SkTensor *c) {
-  SkTensor **res = tp->rc ? NULL : calloc(4, sizeof *res);
-  if (!tp->rc && !res) sk_tape_keep(tp, sk_error("out of memory"), NULL);
-  if (res) res[0] = sk_tensor_retain(a), res[1] = sk_tensor_retain(b), res[2] = n > 2 ? sk_tensor_retain(c) : NULL;
-  int rc = sk_tape_free(tp);
-  out->data = res;
-  out->n = res ? n : 0;
-  if (rc) sk_tensorlist_free(out);
-  return rc;
-}
-
 /* PyTorch's first_bwd_fn_grad_input: (γ·σ⁻¹/N)·(N·g - Σg - (x-µ)·σ⁻²·Σ g·(x-µ)), γ NULL: 1. */
 static SkTensor *first_bwd(SkTape *tp, const SkTensor *g, const SkTensor *gamma, const SkTensor *s1, const SkTensor *s2,
                            const SkTensor *xmu, double n) {
@@ -1044,7 +1032,7 @@ int sk_grad_layer_norm_double_backward(SkTensorList *out, const SkTensor *ggI, c
     if (ggb) ggO = t_acc(tp, ggO, ggb);
     if (ggO) ggO = t_reshape(tp, t_expand(tp, ggO, 2, mn), input->ndim, input->sizes);
   }
-  return tape_grads(tp, out, 3, ggO, gI, gG);
+  return sk_grad_tape_list(tp, out, 3, ggO, gI, gG);
 }
 /* }==== */
 
@@ -1117,7 +1105,7 @@ int sk_grad_batchnorm_double_backward(SkTensorList *out, const SkTensor *input, 
   }
 #undef FIRST_BACK
   if (!mask.data[0]) gI = NULL;
-  return tape_grads(tp, out, 3, gI, gG, ggO);
+  return sk_grad_tape_list(tp, out, 3, gI, gG, ggO);
 }
 /* }==== */
 
@@ -1178,7 +1166,7 @@ int sk_grad_group_norm_backward(SkTensorList *out, const SkTensor *grad, const S
       gB = sk_tape_keep(tp, rc, r);
     }
   }
-  return tape_grads(tp, out, 3, gI, gW, gB);
+  return sk_grad_tape_list(tp, out, 3, gI, gW, gB);
 }
 /* }==== */
 
@@ -1300,7 +1288,7 @@ static int reduce_backward(SkTensorList *out, const Scat *s, const SkTensor *gra
   }
   if (gs && !s->include_self) gs = T_(scat_zero(&r, s, gs));
 #undef T_
-  return tape_grads(tp, out, 2, gs, gsrc, NULL);
+  return sk_grad_tape_list(tp, out, 2, gs, gsrc, NULL);
 }
 
 int sk_grad_index_reduce_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, int64_t dim,
@@ -1538,20 +1526,3 @@ int sk_grad_i1e_backward(SkTensor **out, const SkTensor *grad, const SkTensor *s
 }
 /* }==== */
 
-/* The Fréchet derivative of exp at A in the direction G is the upper-right block of
-** exp([[A, G], [0, A]]) (Mathias 1996); the adjoint one (the backward) uses Aᵀ. */
-int sk_grad_linalg_matrix_exp_differential(SkTensor **out, const SkTensor *self, const SkTensor *grad, int adjoint) {
-  Tmp tp = {{0}, 0};
-  int64_t n = self->sizes[self->ndim - 1];
-  int rc = 0;
-  if (adjoint) rc = sk_transpose_int(NEXT(&tp), self, -2, -1); /* 0 A or Aᵀ */
-  else *NEXT(&tp) = sk_tensor_retain((SkTensor *)self);
-  if (!rc) rc = sk_zeros_like(NEXT(&tp), tp.t[0], -1, -1, NONE_DEVICE, -1, -1);                /* 1 */
-  if (!rc) { SkTensor *top[2] = {tp.t[0], (SkTensor *)grad}; rc = sk_cat(NEXT(&tp), (SkTensorList){top, 2}, -1); } /* 2 */
-  if (!rc) { SkTensor *bot[2] = {tp.t[1], tp.t[0]}; rc = sk_cat(NEXT(&tp), (SkTensorList){bot, 2}, -1); }          /* 3 */
-  if (!rc) { SkTensor *rows[2] = {tp.t[2], tp.t[3]}; rc = sk_cat(NEXT(&tp), (SkTensorList){rows, 2}, -2); }        /* 4 */
-  if (!rc) rc = sk_linalg_matrix_exp(NEXT(&tp), tp.t[4]);                                       /* 5 */
-  if (!rc) rc = sk_narrow(NEXT(&tp), tp.t[5], -2, 0, n);                                        /* 6 */
-  if (!rc) { SkTensor *p_ = LAST(&tp); rc = sk_narrow(NEXT(&tp), p_, -1, n, n); }               /* 7 */
-  return finish(&tp, rc, out);
-}

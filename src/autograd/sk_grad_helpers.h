@@ -103,9 +103,26 @@ int sk_grad_sinc_backward(SkTensor **out, const SkTensor *grad, const SkTensor *
 /* special_i1 / special_i1e: PyTorch's i1_backward / i1e_backward. */
 int sk_grad_i1_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
 int sk_grad_i1e_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self, const SkTensor *result);
+/* }==== */
+
+/* {==== sk.linalg (sk_grad_linalg.c): PyTorch's formulas for real input ==== */
 /* linalg.matrix_exp's backward (PyTorch's linalg_matrix_exp_differential): the upper-right block
 ** of exp([[Aᵀ, G], [0, Aᵀ]]) when adjoint, of exp([[A, G], [0, A]]) else. */
 int sk_grad_linalg_matrix_exp_differential(SkTensor **out, const SkTensor *self, const SkTensor *grad, int adjoint);
+/* solve (gA, gB; B_sizes tell a vector B), solve_triangular (gA keeps A's triangle), lstsq (through pinv) */
+int sk_grad_linalg_solve_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *A, const SkTensor *result, SkIntList B_sizes, int left, SkIntList mask);
+int sk_grad_linalg_solve_triangular_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, const SkTensor *result, int upper, int left, int unitriangular, SkIntList mask);
+int sk_grad_linalg_lstsq_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *self, const SkTensor *b, SkIntList mask);
+/* cholesky (symmetric gA), lu (P·L·U, any shape), lu_factor (the factorization of A again), lu_solve (gLU, gB), qr */
+int sk_grad_cholesky_backward(SkTensor **out, const SkTensor *grad, int upper, const SkTensor *L);
+int sk_grad_linalg_lu_backward(SkTensor **out, const SkTensor *gL, const SkTensor *gU, const SkTensor *P, const SkTensor *L, const SkTensor *U, int pivot);
+int sk_grad_lu_factor_ex_backward(SkTensor **out, const SkTensor *grad, const SkTensor *A, int pivot);
+int sk_grad_linalg_lu_solve_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *LU, const SkTensor *pivots, const SkTensor *result, int left, int adjoint, SkIntList mask);
+int sk_grad_linalg_qr_backward(SkTensor **out, const SkTensor *gQ, const SkTensor *gR, const SkTensor *Q, const SkTensor *R, const char *mode);
+/* eig / eigh (real eigenvalues), eigvals (eig again), svd */
+int sk_grad_linalg_eig_backward(SkTensor **out, const SkTensor *gL, const SkTensor *gV, const SkTensor *L, const SkTensor *V, int is_hermitian);
+int sk_grad_linalg_eigvals_backward(SkTensor **out, const SkTensor *grad, const SkTensor *self);
+int sk_grad_svd_backward(SkTensor **out, const SkTensor *gU, const SkTensor *gS, const SkTensor *gVh, const SkTensor *U, const SkTensor *S, const SkTensor *Vh, int full_matrices, int compute_uv);
 /* }==== */
 
 #endif

@@ -94,9 +94,11 @@ int sk_math_linalg_svd(SkTensor **U, SkTensor **S, SkTensor **Vh, const SkTensor
   return sk__linalg_svd(U, S, Vh, A, full_matrices, 1, driver);
 }
 
+/* svdvals and eigvalsh compute the vectors when the input requires grad: their derivatives read
+** them (PyTorch's _may_require_fw_or_bw_grad). */
 int sk_math_linalg_svdvals(SkTensor **result, const SkTensor *A, const char *driver) {
   SkTensor *U = NULL, *Vh = NULL;
-  int rc = sk__linalg_svd(&U, result, &Vh, A, 0, 0, driver);
+  int rc = sk__linalg_svd(&U, result, &Vh, A, 0, sk_tensor_grad_flag(A) != 0, driver);
   sk_tensor_release(U);
   sk_tensor_release(Vh);
   return rc;
@@ -137,7 +139,7 @@ int sk_math_linalg_eigh(SkTensor **eigenvalues, SkTensor **eigenvectors, const S
 
 int sk_math_linalg_eigvalsh(SkTensor **result, const SkTensor *self, const char *UPLO) {
   SkTensor *v = NULL;
-  int rc = sk__linalg_eigh(result, &v, self, UPLO, 0);
+  int rc = sk__linalg_eigh(result, &v, self, UPLO, sk_tensor_grad_flag(self) != 0);
   sk_tensor_release(v);
   return rc;
 }

@@ -6,6 +6,7 @@
 */
 #include "sk_kernels.h"
 #include "sk_error.h"
+#include "sk_linalg.h"
 
 #include <string.h>
 
@@ -278,12 +279,11 @@ int sk_meta_linalg_cholesky_ex_L(SkMeta *m, const SkTensor *self, int upper, int
   return lin_set(m, 1, self->sizes, self->ndim - 2, 0, 0, 0, SK_DTYPE_INT32);
 }
 
-/* PyTorch's linalg_solve_is_vector_rhs: B is a (batch of) vector(s). */
-static int solve_is_vector(const SkTensor *A, const SkTensor *B) {
-  if (B->ndim == 1) return 1;
-  if (B->ndim != A->ndim - 1) return 0;
-  for (int d = 0; d < B->ndim; d++)
-    if (B->sizes[d] != A->sizes[d]) return 0;
+int sk_linalg_solve_is_vector(const SkTensor *A, int b_ndim, const int64_t *b_sizes) {
+  if (b_ndim == 1) return 1;
+  if (b_ndim != A->ndim - 1) return 0;
+  for (int d = 0; d < b_ndim; d++)
+    if (b_sizes[d] != A->sizes[d]) return 0;
   return 1;
 }
 
@@ -293,7 +293,7 @@ int sk_meta_linalg_solve_ex(SkMeta *m, const SkTensor *A, const SkTensor *B, int
   int64_t n;
   if (lin_square_float(A, fn, "A", &n) || lin_same_dtype(A, B, fn, "A", "B")) return -1;
   if (B->ndim < 1) return sk_error("%s: The input tensor B must have at least 1 dimensions.", fn);
-  int vector = solve_is_vector(A, B);
+  int vector = sk_linalg_solve_is_vector(A, B->ndim, B->sizes);
   if (vector && !left)
     return sk_error("%s: Vector broadcasting of the left hand side is not supported for left=False. In this case "
                     "linalg.solve is equivalent to B / A.squeeze(-1)", fn);
