@@ -2,8 +2,9 @@
 -- Run under the sanitizer build (`make fuzz`); a finding is a process that dies (a sanitizer
 -- report, a signal), an error value that is not a string, or a case that outlives its time.
 --
---   lua5.4 fuzz/sk_fuzz.lua [--calls N] [--seed S] [--case K] [--from K] [--no-skip] [--verbose]
---   (or SK_FUZZ_CALLS, SK_FUZZ_SEED; SK_FUZZ_OPS, a Lua pattern, keeps only the ops it matches)
+--   lua5.4 fuzz/sk_fuzz.lua [--calls N] [--seed S] [--case K] [--from K] [--kind NAME] [--no-skip] [--verbose]
+--   (or SK_FUZZ_CALLS, SK_FUZZ_SEED; SK_FUZZ_OPS, a Lua pattern, keeps only the ops it matches;
+--   --kind runs one kind of case of the CASES table, such as "linalg grad")
 --
 -- Every case k draws from its own generator, math.randomseed(seed, k), so `--case k` replays
 -- it alone (if it needs the cases before it, `--from k-100 --calls 101`). The supervisor
@@ -46,7 +47,7 @@ local LIMIT = tonumber(os.getenv("SK_FUZZ_CASE_SECONDS")) or 30 -- a case runnin
 if not opt.worker then
   os.execute("mkdir -p '" .. DIR .. "'")
   local self_cmd = "lua5.4 " .. arg[0] .. " --worker --seed " .. opt.seed .. (opt.noskip and " --no-skip" or "")
-    .. (opt.verbose and " --verbose" or "")
+    .. (opt.verbose and " --verbose" or "") .. (opt.kind and " --kind '" .. opt.kind .. "'" or "")
   local last = opt.from + opt.calls - 1
   local from, findings, ran, skipped, skipinfo = opt.from, {}, 0, 0, {}
   local t0 = os.time()
@@ -589,6 +590,69 @@ local function case_autograd()
   end
 end
 
+-- sk.linalg's backward formulas: one op on a (batch of) small matrices that require grad (square,
+-- wide, tall, empty; random values, so singular ones too), then backward, or grad with
+-- create_graph and a second backward through it
+local LINALG_GRAD = {
+  inv = function(a) return { sk.linalg.inv(a) } end,
+  det = function(a) return { sk.linalg.det(a) } end,
+  slogdet = function(a) return { sk.linalg.slogdet(a) } end,
+  solve = function(a, b) return { sk.linalg.solve(a, b, { left = chance(0.7) }) } end,
+  solve_triangular = function(a, b)
+    return { sk.linalg.solve_triangular(a, b, { upper = chance(0.5), left = chance(0.5), unitriangular = chance(0.5) }) }
+  end,
+  lstsq = function(a, b) return { (sk.linalg.lstsq(a, b)) } end,
+  cholesky = function(a) return { sk.linalg.cholesky(a:matmul(a:transpose(-2, -1)), { upper = chance(0.5) }) } end,
+  lu = function(a) return { sk.linalg.lu(a, { pivot = chance(0.8) }) } end,
+  lu_factor = function(a) return { sk.linalg.lu_factor(a) } end,
+  lu_solve = function(a, b)
+    local LU, piv = sk.linalg.lu_factor(a)
+    return { sk.linalg.lu_solve(LU, piv, b, { left = chance(0.5), adjoint = chance(0.5) }) }
+  end,
+  qr = function(a) return { sk.linalg.qr(a, pick { "reduced", "complete", "r" }) } end,
+  eigh = function(a) return { sk.linalg.eigh(a) } end,
+  eigvalsh = function(a) return { sk.linalg.eigvalsh(a) } end,
+  eig = function(a) return { sk.linalg.eig(a) } end,
+  eigvals = function(a) return { sk.linalg.eigvals(a) } end,
+  svd = function(a) return { sk.linalg.svd(a, { full_matrices = chance(0.5) }) } end,
+  svdvals = function(a) return { sk.linalg.svdvals(a) } end,
+  pinv = function(a) return { sk.linalg.pinv(a) } end,
+  matrix_exp = function(a) return { sk.linalg.matrix_exp(a) } end,
+}
+local LINALG_GRAD_NAMES = {}
+for k in pairs(LINALG_GRAD) do LINALG_GRAD_NAMES[#LINALG_GRAD_NAMES + 1] = k end
+table.sort(LINALG_GRAD_NAMES)
+local function case_linalg_grad()
+  local name = pick(LINALG_GRAD_NAMES)
+  local dt = pick { "float32", "float64", "float64", ctx.dtype }
+  local m, n = R(0, 4), R(0, 4)
+  if chance(0.6) then n = m end
+  local batch = {}
+  for i = 1, R(0, 2) do batch[i] = R(0, 2) end
+  local function mat(r, c)
+    local sh = {}
+    for i, v in ipairs(batch) do sh[i] = v end
+    sh[#sh + 1], sh[#sh + 2] = r, c
+    if chance(0.1) then sh = sizes() end
+    return base_tensor(FLOATING[dt] and dt or "float32", ctx.dev, sh)
+  end
+  local a = mat(m, n):requires_grad_()
+  local b = chance(0.2) and base_tensor(dt, ctx.dev, { m }) or chance(0.6) and mat(m, R(0, 3)) or mat(R(0, 3), m)
+  if chance(0.5) then b:requires_grad_() end
+  local how = pick { "backward", "grad_create" }
+  note(string.format("linalg=%s m=%d n=%d b=%s how=%s", name, m, n, table.concat(b:shape(), "x"), how))
+  return "linalg grad " .. name, function()
+    local outs = LINALG_GRAD[name](a, b)
+    local l
+    for _, o in ipairs(outs) do
+      if FLOATING[o:dtype()] then l = l and l + o:sum() or o:sum() end
+    end
+    if how == "backward" then return l:backward() end
+    local gs = sk.autograd.grad(l, { a }, { create_graph = true, allow_unused = true })
+    if gs[1] and gs[1]:requires_grad() then gs[1]:sum():backward() end
+  end
+end
+
 local function case_forged()
   local u = forged()
   local what = pick { "add", "sum", "tostring", "totable", "item", "shape", "view", "close", "index", "gc", "t" }
@@ -823,11 +887,15 @@ local CASES = {
   { "op", 60, case_op }, { "operator", 8, case_operator }, { "index", 8, case_index },
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
-  { "autograd", 6, case_autograd }, { "file", 3, case_file },
+  { "autograd", 6, case_autograd }, { "linalg grad", 2, case_linalg_grad }, { "file", 3, case_file },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end
 local function pick_case()
+  if opt.kind then -- --kind NAME: only that kind of case (a new feature's own run)
+    for _, c in ipairs(CASES) do if c[1] == opt.kind then return c end end
+    error("sk_fuzz: no case kind '" .. opt.kind .. "'")
+  end
   local r = R() * TOTAL_WEIGHT
   for _, c in ipairs(CASES) do r = r - c[2]; if r <= 0 then return c end end
   return CASES[1]
@@ -868,6 +936,7 @@ for k = opt.from, opt.from + opt.calls - 1 do
     write_trace(k, desc)
     if opt.verbose then io.stderr:write("case ", k, ": ", desc, "\n") end
     local ok, err = pcall(run)
+    if opt.verbose then io.stderr:write("  -> ", ok and "ok" or tostring(err), "\n") end
     if not ok and type(err) ~= "string" then
       findings = findings + 1
       print(string.format("finding: case %d: %s: error value of type %s", k, desc, type(err)))
