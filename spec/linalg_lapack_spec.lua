@@ -1074,3 +1074,77 @@ describe("linalg.matrix_exp", function()
   end)
 end)
 -- }====
+
+-- {==== out= ====
+describe("the out= variants of the composites", function()
+  -- a well-conditioned SPD 3 x 3 (diagonally dominant), a right-hand side, a tall matrix
+  local S = T { { 4, 1, 0.5 }, { 1, 5, 1 }, { 0.5, 1, 6 } }
+  local B = T { { 1, 2 }, { 3, 4 }, { 5, 6 } }
+  local W = T { { 1, 2 }, { 3, 5 }, { 7, 11 }, { 2, 1 } }
+  local I = sk.eye(3, { dtype = "int64" })
+  local L = sk.linalg.cholesky(S)
+  -- name, the call (given nothing: the functional; given { out = }: the out= variant), the outs' dtypes
+  local ROWS = {
+    { "linalg.inv", function(...) return sk.linalg.inv(S, ...) end },
+    { "inverse", function(...) return sk.inverse(S, ...) end },
+    { "linalg.cholesky", function(...) return sk.linalg.cholesky(S, ...) end },
+    { "cholesky", function(...) return sk.cholesky(S, true, ...) end },
+    { "linalg.solve", function(...) return sk.linalg.solve(S, B, ...) end },
+    { "linalg.svdvals", function(...) return sk.linalg.svdvals(W, ...) end },
+    { "linalg.eigvalsh", function(...) return sk.linalg.eigvalsh(S, ...) end },
+    { "linalg.matrix_power", function(...) return sk.linalg.matrix_power(S, -2, ...) end },
+    { "linalg.multi_dot", function(...) return sk.linalg.multi_dot({ S, S, B }, ...) end },
+    { "linalg.vecdot", function(...) return sk.linalg.vecdot(S, B:narrow(1, 0, 1):t(), ...) end },
+    { "linalg.vector_norm", function(...) return sk.linalg.vector_norm(W, 3, ...) end },
+    { "linalg.matrix_norm", function(...) return sk.linalg.matrix_norm(W, 2, ...) end },
+    { "linalg.matrix_norm (str)", function(...) return sk.linalg.matrix_norm(W, "nuc", ...) end },
+    { "linalg.norm", function(...) return sk.linalg.norm(W, ...) end },
+    { "linalg.norm (str)", function(...) return sk.linalg.norm(W, "fro", ...) end },
+    { "linalg.cond", function(...) return sk.linalg.cond(S, ...) end },
+    { "linalg.cond (str)", function(...) return sk.linalg.cond(S, "fro", ...) end },
+    { "linalg.pinv", function(...) return sk.linalg.pinv(W, ...) end },
+    { "linalg.matrix_rank", function(...) return sk.linalg.matrix_rank(W, ...) end, { "int64" } },
+    { "linalg.tensorinv", function(...) return sk.linalg.tensorinv(S, 1, ...) end },
+    { "linalg.tensorsolve", function(...) return sk.linalg.tensorsolve(S, B:narrow(1, 0, 1):reshape({ 3 }), ...) end },
+    { "cholesky_solve", function(...) return sk.cholesky_solve(B, L, ...) end },
+    { "cholesky_inverse", function(...) return sk.cholesky_inverse(L, ...) end },
+    { "orgqr", function(...) return sk.orgqr(W, T { 1.5, 0.3 }, ...) end },
+    { "linalg.lu_factor", function(...) return sk.linalg.lu_factor(S, ...) end, { "float64", "int32" } },
+    { "linalg.svd", function(...) return sk.linalg.svd(W, ...) end, { "float64", "float64", "float64" } },
+    { "svd", function(...) return sk.svd(W, ...) end, { "float64", "float64", "float64" } },
+    { "linalg.eigh", function(...) return sk.linalg.eigh(S, ...) end, { "float64", "float64" } },
+    { "qr", function(...) return sk.qr(W, ...) end, { "float64", "float64" } },
+    { "slogdet", function(...) return sk.slogdet(S, ...) end, { "float64", "float64" } },
+    { "linalg.lstsq", function(o) o = o or {}; o.driver = "gelsd"; return sk.linalg.lstsq(W, W:narrow(1, 0, 1), o) end,
+      { "float64", "float64", "int64", "float64" } },
+    { "triangular_solve", function(...) return sk.triangular_solve(B, L, false, ...) end, { "float64", "float64" } },
+  }
+  for _, row in ipairs(ROWS) do
+    it(row[1] .. " writes the functional's values into resized outs and returns them", function()
+      local want = table.pack(row[2]())
+      local outs = {}
+      for i, dt in ipairs(row[3] or { "float64" }) do outs[i] = sk.empty({ 0 }, { dtype = dt }) end
+      local got = table.pack(row[2]({ out = #outs == 1 and outs[1] or outs }))
+      assert.equal(#outs, got.n)
+      for i = 1, #outs do
+        assert.is_true(rawequal(got[i], outs[i]) or got[i]:data_ptr() == outs[i]:data_ptr())
+        assert.same(want[i]:shape(), outs[i]:shape())
+        assert.same(want[i]:totable(), outs[i]:totable())
+      end
+    end)
+  end
+
+  it("checks every out before writing any (PyTorch's can_cast rule, named for the argument)", function()
+    local U, Sv, Vh = sk.zeros({ 4, 4 }), sk.zeros({ 2 }), sk.zeros({ 2, 2 }, { dtype = "int64" })
+    assert.matches("result type float64 can't be cast to the desired output type int64 (argument 'Vh')",
+                   h.err(sk.linalg.svd, W, { out = { U, Sv, Vh } }), 1, true)
+    assert.same({ 4, 4 }, U:shape())
+    assert.equal(0, U:abs():sum():item())
+    local o = sk.empty({ 0 }, { dtype = "float64" })
+    assert.matches("result type float64 can't be cast to the desired output type int64 (argument 'out')",
+                   h.err(sk.linalg.inv, S, { out = I }), 1, true)
+    sk.linalg.inv(S:float(), { out = o }) -- a float32 result into a float64 out (and back): allowed
+    assert.same({ 3, 3 }, o:shape())
+  end)
+end)
+-- }====

@@ -1421,17 +1421,17 @@ local SPD3x2 = { 4, 1, 0, 1, 3, 1, 0, 1, 2, 2, 0, 0, 0, 2, 0, 0, 0, 2 }
 local SING = { 1, 2, 2, 4 }
 local FL = { "float32", "float64" }
 local LINALG = {
-  { "linalg_inv", nil, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T{0, 0} }, { T{2, 3}, raises = "square matrices" },
+  { "linalg_inv", FN_OUT, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T{0, 0} }, { T{2, 3}, raises = "square matrices" },
     { T({2, 2}, { values = SING }), raises = "input matrix is singular", skip = { meta = "value-dependent error" } } },
   { "linalg_inv_ex", FN_OUT, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T({2, 2}, { values = SING }) },
     outs = { "inverse", "info" } },
-  { "inverse", FN_M, { T{3, 3} }, { T{2, 1, 3, 3} } },
-  { "linalg_cholesky", nil, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), kw = { upper = true } },
+  { "inverse", FN_M_OUT, { T{3, 3} }, { T{2, 1, 3, 3} } },
+  { "linalg_cholesky", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), kw = { upper = true } },
     { T({2, 2}, { values = SING }), raises = "not positive-definite", skip = { meta = "value-dependent error" } } },
   { "linalg_cholesky_ex", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), kw = { upper = true } },
     { T{3, 3} }, outs = { "L", "info" } },
-  { "cholesky", FN_M, { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
-  { "linalg_solve", nil, { T{3, 3}, T{3, 2} }, { T{2, 1, 3, 3}, T{4, 3, 2} }, { T{3, 3}, T{3} },
+  { "cholesky", FN_M_OUT, { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
+  { "linalg_solve", FN_OUT, { T{3, 3}, T{3, 2} }, { T{2, 1, 3, 3}, T{4, 3, 2} }, { T{3, 3}, T{3} },
     { T{3, 3, layout = "transposed"}, T{2, 3}, kw = { left = false } }, { T{3, 3}, T{2, 2}, raises = "Incompatible shapes" } },
   { "linalg_solve_ex", FN_OUT, { T{3, 3}, T{3, 2} }, { T{2, 3, 3}, T{2, 3} }, outs = { "result", "info" } },
   { "linalg_solve_triangular", FN_OUT, { T{3, 3}, T{3, 2}, kw = { upper = true } },
@@ -1440,35 +1440,53 @@ local LINALG = {
   { "linalg_det", FN_OUT, { T{3, 3} }, { T{2, 4, 4, layout = "transposed"} }, { T{0, 0} }, { T{2, 3}, raises = "square matrices" } },
   { "det", FN_M, { T{3, 3} } },
   { "linalg_slogdet", FN_OUT, { T{3, 3} }, { T{2, 3, 3} }, outs = { "sign", "logabsdet" } },
-  { "slogdet", FN_M, { T{3, 3} } },
+  { "slogdet", FN_M_OUT, { T{3, 3} }, outs = { "sign", "logabsdet" } },
   { "logdet", FN_M, { T({3, 3}, { values = SPD3 }) }, { T{2, 3, 3} } },
-  { "linalg_lu_factor", nil, { T{3, 3} }, { T{2, 3, 5} }, { T{4, 2, layout = "transposed"}, kw = { pivot = true } } },
+  { "linalg_lu_factor", FN_OUT, { T{3, 3} }, { T{2, 3, 5} }, { T{4, 2, layout = "transposed"}, kw = { pivot = true } },
+    outs = { "LU", "pivots" } },
   { "linalg_lu_factor_ex", FN_OUT, { T{3, 3} }, { T{2, 5, 3} }, { T({2, 2}, { values = SING }) }, outs = { "LU", "pivots", "info" } },
   { "linalg_lu", FN_OUT, { T{3, 3} }, { T{2, 3, 5} }, { T{5, 3, layout = "transposed"} }, outs = { "P", "L", "U" } },
   { "linalg_qr", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { mode = "complete" } }, { T{4, 3, layout = "transposed"}, kw = { mode = "r" } },
     { T{3, 3}, kw = { mode = "x" }, raises = "unrecognized mode" }, outs = { "Q", "R" } },
-  { "qr", FN_M, { T{4, 3} }, { T{4, 3}, false } },
-  { "linalg_svd", nil, { T{4, 3} }, { T{2, 3, 4}, false }, { T{3, 3, layout = "transposed"} } },
+  { "qr", FN_M_OUT, { T{4, 3} }, { T{4, 3}, false }, outs = { "Q", "R" } },
+  { "linalg_svd", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, false }, { T{3, 3, layout = "transposed"} }, outs = { "U", "S", "Vh" } },
   { "_linalg_svd", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, true, false }, outs = { "U", "S", "Vh" } },
-  { "linalg_svdvals", nil, { T{4, 3} }, { T{2, 3, 4} } },
-  { "svd", FN_M, { T{4, 3} }, { T{3, 4}, false, false } },
-  { "linalg_eigh", nil, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), "U" },
-    { T{3, 3}, "X", raises = "UPLO" } },
+  { "linalg_svdvals", FN_OUT, { T{4, 3} }, { T{2, 3, 4} } },
+  { "svd", FN_M_OUT, { T{4, 3} }, { T{3, 4}, false, false }, outs = { "U", "S", "V" } },
+  { "linalg_eigh", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }), "U" },
+    { T{3, 3}, "X", raises = "UPLO" }, outs = { "eigvals", "eigvecs" } },
   { "_linalg_eigh", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), "L", false }, outs = { "eigenvalues", "eigenvectors" } },
-  { "linalg_eigvalsh", nil, { T({3, 3}, { values = SPD3 }) } },
+  { "linalg_eigvalsh", FN_OUT, { T({3, 3}, { values = SPD3 }) } },
   { "linalg_eig", FN_OUT, { T({3, 3}, { values = SPD3 }) }, { T({2, 3, 3}, { values = SPD3x2 }) }, outs = { "eigenvalues", "eigenvectors" } },
   { "linalg_eigvals", FN_OUT, { T({3, 3}, { values = SPD3 }) },
     { T({2, 2}, { values = { 0, -1, 1, 0 } }), raises = "complex eigenvalues", skip = { meta = "value-dependent error" } } },
-  { "linalg_lstsq", nil, { T{5, 3}, T{5, 2} }, { T{2, 1, 5, 3}, T{1, 3, 5, 2}, kw = { driver = "gelsd" } },
+  { "linalg_lstsq", FN_OUT, { T{5, 3}, T{5, 2} }, { T{2, 1, 5, 3}, T{1, 3, 5, 2}, kw = { driver = "gelsd" } },
     { T{3, 5, layout = "transposed"}, T{3}, kw = { driver = "gels" } }, { T{2, 4, 3}, T{2, 4}, kw = { driver = "gelss", rcond = 1e-6 } },
     { T{2, 5, 3, layout = "transposed"}, T{2, 5, 1}, kw = { driver = "gelsy" } },
     { T{5, 3}, T{4, 2}, raises = "input.size(-2) should match other.size(-2)" },
-    { T{5, 3}, T{5, 2}, kw = { driver = "qr" }, raises = "parameter `driver` should be one of" } },
+    { T{5, 3}, T{5, 2}, kw = { driver = "qr" }, raises = "parameter `driver` should be one of" },
+    outs = { "solution", "residuals", "rank", "singular_values" } },
   { "linalg_householder_product", FN_OUT, { T{4, 3}, T{2} }, { T{2, 5, 3, layout = "transposed"}, T{2, 3} }, { T{4, 0}, T{0} },
     { T{3, 4}, T{2}, raises = "input.shape[-2] must be greater than or equal to input.shape[-1]" },
     { T{2, 4, 3}, T{3, 2}, raises = "Expected batch dimensions of tau" } },
   { "linalg_matrix_exp", nil, { T{3, 3} }, { T{2, 3, 3, layout = "transposed"} }, { T{0, 0} }, { T{1, 1} },
     { T{2, 3}, raises = "square matrices" } },
+  { "linalg_matrix_power", FN_OUT, { T{3, 3}, 3 }, { T{2, 3, 3}, 0 }, { T{3, 3}, -1 }, { T{2, 3}, 2, raises = "square matrices" } },
+  { "linalg_multi_dot", FN_OUT, { L{ T{2, 3}, T{3, 4}, T{4, 2} } }, { L{ T{3}, T{3, 2}, T{2} } }, { L{ T{2, 3} }, raises = "at least 2 tensors" } },
+  { "linalg_vecdot", FN_OUT, { T{2, 3}, T{3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } } },
+  { "linalg_vector_norm", FN_OUT, { T{2, 3} }, { T{2, 3}, 1, { 1 }, true }, { T{2, 3}, math.huge }, { T{2, 3}, 2, kw = { dtype = "float64" } } },
+  { "linalg_pinv", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { rtol = 0.1 } } },
+  { "pinverse", nil, { T{4, 3} }, { T{3, 4}, 0.1 } },
+  { "linalg_matrix_rank", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { atol = 0.5 } } },
+  { "cholesky_solve", FN_M_OUT, { T{3, 2}, T({3, 3}, { values = SPD3 }) }, { T{3, 2}, T({3, 3}, { values = SPD3 }), true } },
+  { "cholesky_inverse", FN_M_OUT, { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
+  { "triangular_solve", FN_M_OUT, { T{3, 2}, T{3, 3} }, { T{3, 2}, T{3, 3}, false, true, true }, outs = { "X", "M" } },
+  { "linalg_tensorinv", FN_OUT, { T{4, 2, 2}, 1 }, { T{2, 3, 6} } },
+  { "linalg_tensorsolve", FN_OUT, { T{6, 2, 3}, T{6} }, { T{2, 3, 6}, T{6}, { 0, 1 } } },
+  { "linalg_matrix_norm", FN_OUT, { T{3, 3}, 1 }, { T{2, 3, 4}, -2 }, { T{3, 4}, "nuc" }, { T{2, 3, 4}, math.huge, { 0, 2 }, true },
+    { T{3, 3}, 3, raises = "not supported" } },
+  { "linalg_norm", FN_OUT, { T{3, 3} }, { T{3, 4}, 1 }, { T{4}, math.huge }, { T{2, 3, 4}, "fro", { 1, 2 } }, { T{2, 3}, 2, { 1 }, true } },
+  { "linalg_cond", FN_OUT, { T{3, 3} }, { T{2, 3, 3}, 1 }, { T{3, 3}, "fro" }, { T{3, 3}, 3, raises = "invalid norm type" } },
 }
 for _, l in ipairs(LINALG) do
   for i = 3, #l do
@@ -1479,44 +1497,8 @@ for _, l in ipairs(LINALG) do
           outs = l.outs, raises = c.raises, skip = c.skip }
   end
 end
-local LINALG3 = {
-  { "linalg_matrix_power", { T{3, 3}, 3 }, { T{2, 3, 3}, 0 }, { T{3, 3}, -1 }, { T{2, 3}, 2, raises = "square matrices" } },
-  { "linalg_multi_dot", { L{ T{2, 3}, T{3, 4}, T{4, 2} } }, { L{ T{3}, T{3, 2}, T{2} } }, { L{ T{2, 3} }, raises = "at least 2 tensors" } },
-  { "linalg_vecdot", { T{2, 3}, T{3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } } },
-  { "linalg_vector_norm", { T{2, 3} }, { T{2, 3}, 1, { 1 }, true }, { T{2, 3}, math.huge }, { T{2, 3}, 2, kw = { dtype = "float64" } } },
-  { "linalg_pinv", { T{4, 3} }, { T{2, 3, 4}, kw = { rtol = 0.1 } } },
-  { "pinverse", { T{4, 3} }, { T{3, 4}, 0.1 } },
-  { "linalg_matrix_rank", { T{4, 3} }, { T{2, 3, 4}, kw = { atol = 0.5 } } },
-  { "cholesky_solve", { T{3, 2}, T({3, 3}, { values = SPD3 }) }, { T{3, 2}, T({3, 3}, { values = SPD3 }), true } },
-  { "cholesky_inverse", { T({3, 3}, { values = SPD3 }) }, { T({3, 3}, { values = SPD3 }), true } },
-  { "triangular_solve", { T{3, 2}, T{3, 3} }, { T{3, 2}, T{3, 3}, false, true, true } },
-  { "linalg_tensorinv", { T{4, 2, 2}, 1 }, { T{2, 3, 6} } },
-  { "linalg_tensorsolve", { T{6, 2, 3}, T{6} }, { T{2, 3, 6}, T{6}, { 0, 1 } } },
-}
-for _, l in ipairs(LINALG3) do
-  for i = 2, #l do
-    local c = l[i]
-    local args = {}
-    for k, v in ipairs(c) do args[k] = v end
-    row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
-  end
-end
-local LINALG4 = {
-  { "linalg_matrix_norm", { T{3, 3}, 1 }, { T{2, 3, 4}, -2 }, { T{3, 4}, "nuc" }, { T{2, 3, 4}, math.huge, { 0, 2 }, true },
-    { T{3, 3}, 3, raises = "not supported" } },
-  { "linalg_norm", { T{3, 3} }, { T{3, 4}, 1 }, { T{4}, math.huge }, { T{2, 3, 4}, "fro", { 1, 2 } }, { T{2, 3}, 2, { 1 }, true } },
-  { "linalg_cond", { T{3, 3} }, { T{2, 3, 3}, 1 }, { T{3, 3}, "fro" }, { T{3, 3}, 3, raises = "invalid norm type" } },
-}
-for _, l in ipairs(LINALG4) do
-  for i = 2, #l do
-    local c = l[i]
-    local args = {}
-    for k, v in ipairs(c) do args[k] = v end
-    row { op = l[1], args = args, kw = c.kw, dtypes = i == 2 and FL or F32, raises = c.raises }
-  end
-end
 row { op = "linalg_inv", args = { T{2, 2} }, dtypes = { "int64" }, raises = "Expected a floating point or complex tensor as input. Got Long" }
-row { op = "orgqr", args = { T{4, 3}, T{3} }, dtypes = FL, variants = FN_M }
+row { op = "orgqr", args = { T{4, 3}, T{3} }, dtypes = FL, variants = FN_M_OUT }
 row { op = "matrix_exp", args = { T{2, 3, 3} }, dtypes = FL, variants = FN_M }
 row { op = "linalg_matrix_exp", args = { T{2, 2} }, dtypes = { "int64" }, raises = "matrix_exp: Expected a floating point or complex tensor as input. Got Long" }
 row { op = "linalg_lstsq", args = { T{3, 2}, T{3} }, dtypes = { "int64" }, raises = "doesn't handle types other than float and double" }

@@ -46,20 +46,36 @@ static inline int sk_reduction_of(const char *s, int64_t *r) {
 /* }==== */
 
 /* An out= variant of a composite: r (the functional result) written into out, which is
-** resized (resize_) when its shape differs; PyTorch's can_cast rule for the dtype. */
-static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out) {
+** resized (resize_) when its shape differs; PyTorch's can_cast rule for the dtype. The checks
+** (named for the out argument) come first, so that a variant with several outs checks them all
+** before it writes any (sk_composite_write_outs). */
+static inline int sk_composite_check_out(const SkTensor *r, const SkTensor *out, const char *name) {
   if (!sk_dtype_can_cast(r->dtype, out->dtype))
-    return sk_error("result type %s can't be cast to the desired output type %s (argument 'out')", sk_dtype_name(r->dtype),
-                    sk_dtype_name(out->dtype));
+    return sk_error("result type %s can't be cast to the desired output type %s (argument '%s')", sk_dtype_name(r->dtype),
+                    sk_dtype_name(out->dtype), name);
   if (!sk_device_eq(r->device, out->device)) {
     char a[32], b[32];
     sk_device_format(r->device, a, sizeof a);
     sk_device_format(out->device, b, sizeof b);
     return sk_error("expected all tensors to be on the same device, but found at least two devices, %s and %s "
-                    "(argument 'out')", a, b);
+                    "(argument '%s')", a, b, name);
   }
+  return 0;
+}
+static inline int sk_composite_store_out(const SkTensor *r, SkTensor *out) {
   if (!sk_tensor_same_shape(r, out) && sk_resize_(out, (SkIntList){r->sizes, r->ndim}, -1)) return -1;
   return sk_copy_(out, r, 0);
+}
+static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out) {
+  return sk_composite_check_out(r, out, "out") || sk_composite_store_out(r, out) ? -1 : 0;
+}
+/* n results r[i] (from a functional that succeeded when rc is 0) into outs[i], named names[i]:
+** all checked, then all written; the results released. */
+static inline int sk_composite_write_outs(int rc, int n, SkTensor **r, SkTensor *const *outs, const char *const *names) {
+  for (int i = 0; !rc && i < n; i++) rc = sk_composite_check_out(r[i], outs[i], names[i]);
+  for (int i = 0; !rc && i < n; i++) rc = sk_composite_store_out(r[i], outs[i]);
+  for (int i = 0; i < n; i++) sk_tensor_release(r[i]);
+  return rc ? -1 : 0;
 }
 /* A composite's out variant from its functional form: `call` stores into r. */
 #define SK_OUT_FROM(call, out)                 \

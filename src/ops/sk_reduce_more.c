@@ -79,25 +79,10 @@ int sk_math_aminmax(SkTensor **min, SkTensor **max, const SkTensor *self, SkOptI
   return 0;
 }
 
-/* Both results are checked against their outs before either is written. */
-static int check_write_out(const SkTensor *r, const SkTensor *out, const char *name) {
-  if (!sk_dtype_can_cast(r->dtype, out->dtype))
-    return sk_error("result type %s can't be cast to the desired output type %s (argument '%s')", sk_dtype_name(r->dtype),
-                    sk_dtype_name(out->dtype), name);
-  if (!sk_device_eq(r->device, out->device))
-    return sk_error("expected all tensors to be on the same device (argument '%s')", name);
-  return 0;
-}
-
 int sk_math_aminmax_out(const SkTensor *self, SkOptInt dim, int keepdim, SkTensor *min, SkTensor *max) {
-  SkTensor *lo = NULL, *hi = NULL;
-  if (sk_math_aminmax(&lo, &hi, self, dim, keepdim)) return -1;
-  int rc = check_write_out(lo, min, "min") || check_write_out(hi, max, "max") ? -1 : 0;
-  if (!rc) rc = sk_composite_write_out(lo, min);
-  if (!rc) rc = sk_composite_write_out(hi, max);
-  sk_tensor_release(lo);
-  sk_tensor_release(hi);
-  return rc;
+  SkTensor *r[2] = {NULL, NULL}, *outs[2] = {min, max};
+  int rc = sk_math_aminmax(&r[0], &r[1], self, dim, keepdim);
+  return sk_composite_write_outs(rc, 2, r, outs, (const char *const[]){"min", "max"});
 }
 /* }==== */
 
