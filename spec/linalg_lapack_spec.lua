@@ -1148,3 +1148,42 @@ describe("the out= variants of the composites", function()
   end)
 end)
 -- }====
+
+-- {==== pinv / matrix_rank tolerances ====
+describe("pinv and matrix_rank's tolerance overloads", function()
+  -- two diagonal matrices: σ = (4, 1, 0.01) and (2, 0.5, 0.3); tol = max(atol, rtol·σ_max) per matrix
+  local A = sk.stack({ sk.diag(T { 4, 1, 0.01 }), sk.diag(T { 2, 0.5, 0.3 }) })
+  local function diag(t) return t:diagonal(0, -2, -1):totable() end
+  local function close(a, b)
+    for i = 1, #a do for j = 1, #a[i] do assert.near(b[i][j], a[i][j], 1e-12) end end
+  end
+
+  it("reads Tensor atol / rtol per matrix, with rtol's default 0 where atol > 0", function()
+    assert.same({ 3, 2 }, sk.linalg.matrix_rank(A, { atol = T { 0.005, 0.4 } }):totable())
+    assert.same({ 2, 3 }, sk.linalg.matrix_rank(A, { rtol = T { 0.2, 0.1 } }):totable())
+    assert.same({ 3, 2 }, sk.linalg.matrix_rank(A, { atol = T { 0, 0.4 } }):totable())
+    close({ { 0.25, 1, 100 }, { 0.5, 2, 0 } }, diag(sk.linalg.pinv(A, { atol = T { 0.005, 0.4 } })))
+  end)
+
+  it("takes tol (matrix_rank: atol, rtol 0) and rcond (pinv: rtol, atol 0) as numbers or tensors", function()
+    assert.same({ 2, 1 }, sk.linalg.matrix_rank(A, 0.5):totable())
+    assert.same({ 3, 1 }, sk.linalg.matrix_rank(A, T { 0.005, 1 }):totable())
+    close({ { 0.25, 1, 0 }, { 0.5, 2, 0 } }, diag(sk.linalg.pinv(A, 0.2)))
+    close({ { 0.25, 1, 0 }, { 0.5, 2, 1 / 0.3 } }, diag(sk.linalg.pinv(A, T { 0.2, 0.1 })))
+    close({ { 0.25, 1, 0 }, { 0.5, 2, 0 } }, diag(sk.pinverse(A, 0.2)))
+  end)
+
+  it("has out= variants of every overload", function()
+    local o = sk.empty({ 0 }, { dtype = "int64" })
+    sk.linalg.matrix_rank(A, { atol = T { 0.005, 0.4 }, out = o })
+    assert.same({ 3, 2 }, o:totable())
+    sk.linalg.matrix_rank(A, T { 0.005, 1 }, { out = o })
+    assert.same({ 3, 1 }, o:totable())
+    local p = sk.empty({ 0 }, { dtype = "float64" })
+    sk.linalg.pinv(A, T { 0.2, 0.1 }, { out = p })
+    close({ { 0.25, 1, 0 }, { 0.5, 2, 1 / 0.3 } }, diag(p))
+    sk.linalg.pinv(A, 0.2, { out = p })
+    close({ { 0.25, 1, 0 }, { 0.5, 2, 0 } }, diag(p))
+  end)
+end)
+-- }====

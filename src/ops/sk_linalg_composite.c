@@ -9,6 +9,7 @@
 #include "sk_ops.h"
 #include "sk_error.h"
 #include "sk_checked.h"
+#include "sk_composite_util.h"
 
 #include <float.h>
 #include <math.h>
@@ -150,70 +151,124 @@ int sk_math_linalg_vector_norm(SkTensor **result, const SkTensor *self, SkScalar
 /* }==== */
 
 /* {==== pinv, matrix_rank, pinverse (over the SVD) ====
-** PyTorch's tolerance: max(atol, rtol·σ_max); with neither given, rtol = eps·max(m, n), with
-** only atol, rtol = 0. */
-static int svd_tol(SkTensor **tol, const SkTensor *S, const SkTensor *A, SkOptDouble atol, SkOptDouble rtol) {
+** PyTorch's tolerance (get_atol_rtol): max(atol, rtol·σ_max) per matrix, atol and rtol float64
+** tensors broadcast against the batch; atol absent is 0; rtol absent is eps·max(m, n), or 0 where
+** atol > 0 when atol is given. The float overloads, rcond (rtol, atol 0) and tol (atol, rtol 0)
+** are 0-d tensors of these. */
+static int tol_of(SkTape *tp, const SkTensor *S, const SkTensor *A, const SkTensor *atol, const SkTensor *rtol,
+                  SkTensor **tol) {
   double eps = A->dtype == SK_DTYPE_FLOAT64 ? DBL_EPSILON : FLT_EPSILON;
-  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-  double rt = rtol.has ? rtol.v : atol.has && atol.v > 0 ? 0.0 : eps * (double)(m > n ? m : n);
-  double at = atol.has ? atol.v : 0.0;
-  SkTensor *smax = NULL, *r = NULL;
-  int64_t last = -1;
-  int rc = S->sizes[S->ndim - 1] == 0 ? sk_zeros_like(&smax, S, -1, 0, S->device, -1, 0)
-                                      : sk_amax(&smax, S, (SkIntList){&last, 1}, 1);
-  if (!rc) rc = sk_mul_Scalar(&r, smax, sk_scalar_float(rt));
-  if (!rc) rc = sk_clamp_min(tol, r, sk_scalar_float(at));
-  drop(&smax, &r, NULL);
-  return rc;
-}
-
-/* V·diag(1/σ where σ > tol, else 0)·Uᵀ */
-int sk_math_linalg_pinv_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol,
-                                        int hermitian) {
-  (void)hermitian; /* the SVD serves symmetric input too */
-  if (self->ndim < 2) return sk_error("linalg.pinv: The input tensor A must have at least 2 dimensions.");
-  SkTensor *U = NULL, *S = NULL, *Vh = NULL, *tol = NULL, *keep = NULL, *inv = NULL, *zero = NULL, *sinv = NULL;
-  SkTensor *us = NULL, *ut = NULL, *v = NULL;
-  int rc = sk_linalg_svd(&U, &S, &Vh, self, 0, NULL);
-  if (!rc) rc = svd_tol(&tol, S, self, atol, rtol);
-  if (!rc) rc = sk_gt(&keep, S, tol);
-  if (!rc) rc = sk_reciprocal(&inv, S);
-  if (!rc) rc = sk_zeros_like(&zero, S, -1, 0, S->device, -1, 0);
-  if (!rc) rc = sk_where_self(&sinv, keep, inv, zero);
-  drop(&tol, &keep, &inv);
-  drop(&zero, NULL, NULL);
-  if (!rc) rc = sk_unsqueeze(&us, sinv, -1); /* [.., k, 1] scales the rows of Uᵀ */
-  if (!rc) rc = sk_transpose_int(&ut, U, -2, -1);
-  if (!rc) {
-    SkTensor *scaled = NULL;
-    rc = sk_mul(&scaled, us, ut);
-    if (!rc) rc = sk_transpose_int(&v, Vh, -2, -1);
-    if (!rc) rc = sk_matmul(result, v, scaled);
-    sk_tensor_release(scaled);
+  int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1], last = -1;
+  SkIntList scalar = {NULL, 0};
+#define T_(call) SK_TAPE_STEP(tp, call)
+  SkTensor *zero = T_(sk_full(&r, scalar, sk_scalar_float(0), SK_DTYPE_FLOAT64, 0, S->device, -1));
+  if (!rtol) {
+    SkTensor *dflt = T_(sk_full(&r, scalar, sk_scalar_float(eps * (double)(m > n ? m : n)), SK_DTYPE_FLOAT64, 0, S->device, -1));
+    rtol = atol ? T_(sk_where_self(&r, T_(sk_gt_Scalar(&r, atol, sk_scalar_int(0))), zero, dflt)) : dflt;
   }
-  drop(&U, &S, &Vh);
-  drop(&sinv, &us, &ut);
-  drop(&v, NULL, NULL);
-  return rc;
+  if (!atol) atol = zero;
+  /* σ_max per matrix, [..., 1]; 0 for an empty matrix (amax refuses the empty dim, a sum gives 0) */
+  SkTensor *smax = S->sizes[S->ndim - 1] == 0 ? T_(sk_sum_dim_IntList(&r, S, (SkIntList){&last, 1}, 1, -1))
+                                              : T_(sk_amax(&r, S, (SkIntList){&last, 1}, 1));
+  SkTensor *rs = T_(sk_mul(&r, T_(sk_unsqueeze(&r, rtol, -1)), smax));
+  *tol = T_(sk_maximum(&r, T_(sk_unsqueeze(&r, atol, -1)), rs));
+#undef T_
+  return tp->rc;
 }
 
-/* torch.pinverse: rcond is rtol, with atol 0. */
-int sk_math_pinverse(SkTensor **result, const SkTensor *self, double rcond) {
-  return sk_math_linalg_pinv_atol_rtol_float(result, self, (SkOptDouble){1, 0.0}, (SkOptDouble){1, rcond}, 0);
+static int pinv_core(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol) {
+  if (self->ndim < 2) return sk_error("linalg.pinv: The input tensor A must have at least 2 dimensions.");
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  SkTensor *U = NULL, *S = NULL, *Vh = NULL, *tol = NULL;
+#define T_(call) SK_TAPE_STEP(tp, call)
+  if (sk_linalg_svd(&U, &S, &Vh, self, 0, NULL)) return -1;
+  sk_tape_keep(tp, 0, U), sk_tape_keep(tp, 0, S), sk_tape_keep(tp, 0, Vh);
+  if (tol_of(tp, S, self, atol, rtol, &tol)) return sk_tape_free(tp);
+  /* V·diag(1/σ where σ > tol, else 0)·Uᵀ */
+  SkTensor *zero = T_(sk_zeros_like(&r, S, -1, 0, S->device, -1, 0));
+  SkTensor *sinv = T_(sk_where_self(&r, T_(sk_gt(&r, S, tol)), T_(sk_reciprocal(&r, S)), zero));
+  SkTensor *scaled = T_(sk_mul(&r, T_(sk_unsqueeze(&r, sinv, -1)), T_(sk_transpose_int(&r, U, -2, -1))));
+  SkTensor *out = T_(sk_matmul(&r, T_(sk_transpose_int(&r, Vh, -2, -1)), scaled));
+#undef T_
+  return sk_tape_result(tp, out, result);
 }
 
 /* The count of σ > tol, int64. */
+static int rank_core(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol) {
+  if (self->ndim < 2) return sk_error("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.");
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  SkTensor *S = NULL, *tol = NULL;
+  int64_t last = -1;
+  if (sk_linalg_svdvals(&S, self, NULL)) return -1;
+  sk_tape_keep(tp, 0, S);
+  if (tol_of(tp, S, self, atol, rtol, &tol)) return sk_tape_free(tp);
+  SkTensor *keep = SK_TAPE_STEP(tp, sk_gt(&r, S, tol));
+  return sk_tape_result(tp, SK_TAPE_STEP(tp, sk_count_nonzero_dim_IntList(&r, keep, (SkIntList){&last, 1})), result);
+}
+
+/* The float tolerances as the 0-d float64 tensors of the Tensor overloads (NULL: absent). */
+typedef int (*TolCore)(SkTensor **, const SkTensor *, const SkTensor *, const SkTensor *);
+static int with_float_tols(TolCore core, SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol) {
+  SkTensor *a = NULL, *rt = NULL;
+  SkIntList scalar = {NULL, 0};
+  int rc = 0;
+  if (atol.has) rc = sk_full(&a, scalar, sk_scalar_float(atol.v), SK_DTYPE_FLOAT64, 0, self->device, -1);
+  if (!rc && rtol.has) rc = sk_full(&rt, scalar, sk_scalar_float(rtol.v), SK_DTYPE_FLOAT64, 0, self->device, -1);
+  if (!rc) rc = core(result, self, a, rt);
+  drop(&a, &rt, NULL);
+  return rc;
+}
+static const SkOptDouble ZERO = {1, 0.0};
+
+/* hermitian is accepted and ignored: the SVD serves symmetric input too. */
+int sk_math_linalg_pinv_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol,
+                                        int hermitian) {
+  (void)hermitian;
+  return with_float_tols(pinv_core, result, self, atol, rtol);
+}
+int sk_math_linalg_pinv_atol_rtol_tensor(SkTensor **result, const SkTensor *self, const SkTensor *atol,
+                                         const SkTensor *rtol, int hermitian) {
+  (void)hermitian;
+  return pinv_core(result, self, atol, rtol);
+}
+/* rcond (NumPy's name) is rtol, with atol 0 */
+int sk_math_linalg_pinv(SkTensor **result, const SkTensor *self, double rcond, int hermitian) {
+  (void)hermitian;
+  return with_float_tols(pinv_core, result, self, ZERO, (SkOptDouble){1, rcond});
+}
+int sk_math_linalg_pinv_rcond_tensor(SkTensor **result, const SkTensor *self, const SkTensor *rcond, int hermitian) {
+  (void)hermitian;
+  SkTensor *zero = NULL;
+  int rc = sk_zeros_like(&zero, rcond, SK_DTYPE_FLOAT64, 0, rcond->device, -1, 0);
+  if (!rc) rc = pinv_core(result, self, zero, rcond);
+  sk_tensor_release(zero);
+  return rc;
+}
+int sk_math_pinverse(SkTensor **result, const SkTensor *self, double rcond) {
+  return with_float_tols(pinv_core, result, self, ZERO, (SkOptDouble){1, rcond});
+}
+
 int sk_math_linalg_matrix_rank_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol,
                                                SkOptDouble rtol, int hermitian) {
   (void)hermitian;
-  if (self->ndim < 2) return sk_error("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.");
-  SkTensor *S = NULL, *tol = NULL, *keep = NULL;
-  int64_t last = -1;
-  int rc = sk_linalg_svdvals(&S, self, NULL);
-  if (!rc) rc = svd_tol(&tol, S, self, atol, rtol);
-  if (!rc) rc = sk_gt(&keep, S, tol);
-  if (!rc) rc = sk_count_nonzero_dim_IntList(result, keep, (SkIntList){&last, 1});
-  drop(&S, &tol, &keep);
+  return with_float_tols(rank_core, result, self, atol, rtol);
+}
+int sk_math_linalg_matrix_rank_atol_rtol_tensor(SkTensor **result, const SkTensor *input, const SkTensor *atol,
+                                                const SkTensor *rtol, int hermitian) {
+  (void)hermitian;
+  return rank_core(result, input, atol, rtol);
+}
+/* tol is atol, with rtol 0 */
+int sk_math_linalg_matrix_rank(SkTensor **result, const SkTensor *self, double tol, int hermitian) {
+  (void)hermitian;
+  return with_float_tols(rank_core, result, self, (SkOptDouble){1, tol}, ZERO);
+}
+int sk_math_linalg_matrix_rank_tol_tensor(SkTensor **result, const SkTensor *input, const SkTensor *tol, int hermitian) {
+  (void)hermitian;
+  SkTensor *zero = NULL;
+  int rc = sk_zeros_like(&zero, tol, SK_DTYPE_FLOAT64, 0, tol->device, -1, 0);
+  if (!rc) rc = rank_core(result, input, tol, zero);
+  sk_tensor_release(zero);
   return rc;
 }
 /* }==== */

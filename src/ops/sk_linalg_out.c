@@ -64,6 +64,26 @@ int sk_math_linalg_matrix_rank_atol_rtol_float_out(const SkTensor *self, SkOptDo
                                                    SkTensor *out) {
   SK_OUT_FROM(sk_linalg_matrix_rank_atol_rtol_float(&r, self, atol, rtol, hermitian), out);
 }
+int sk_math_linalg_pinv_atol_rtol_tensor_out(const SkTensor *self, const SkTensor *atol, const SkTensor *rtol, int hermitian,
+                                             SkTensor *out) {
+  SK_OUT_FROM(sk_linalg_pinv_atol_rtol_tensor(&r, self, atol, rtol, hermitian), out);
+}
+int sk_math_linalg_pinv_out(const SkTensor *self, double rcond, int hermitian, SkTensor *out) {
+  SK_OUT_FROM(sk_linalg_pinv(&r, self, rcond, hermitian), out);
+}
+int sk_math_linalg_pinv_out_rcond_tensor(const SkTensor *self, const SkTensor *rcond, int hermitian, SkTensor *out) {
+  SK_OUT_FROM(sk_linalg_pinv_rcond_tensor(&r, self, rcond, hermitian), out);
+}
+int sk_math_linalg_matrix_rank_atol_rtol_tensor_out(const SkTensor *input, const SkTensor *atol, const SkTensor *rtol,
+                                                    int hermitian, SkTensor *out) {
+  SK_OUT_FROM(sk_linalg_matrix_rank_atol_rtol_tensor(&r, input, atol, rtol, hermitian), out);
+}
+int sk_math_linalg_matrix_rank_out(const SkTensor *self, double tol, int hermitian, SkTensor *out) {
+  SK_OUT_FROM(sk_linalg_matrix_rank(&r, self, tol, hermitian), out);
+}
+int sk_math_linalg_matrix_rank_out_tol_tensor(const SkTensor *input, const SkTensor *tol, int hermitian, SkTensor *out) {
+  SK_OUT_FROM(sk_linalg_matrix_rank_tol_tensor(&r, input, tol, hermitian), out);
+}
 int sk_math_linalg_tensorinv_out(const SkTensor *self, int64_t ind, SkTensor *out) {
   SK_OUT_FROM(sk_linalg_tensorinv(&r, self, ind), out);
 }
