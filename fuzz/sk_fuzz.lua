@@ -618,6 +618,10 @@ local LINALG_GRAD = {
   svdvals = function(a) return { sk.linalg.svdvals(a) } end,
   pinv = function(a) return { sk.linalg.pinv(a) } end,
   matrix_exp = function(a) return { sk.linalg.matrix_exp(a) } end,
+  householder_product = function(a) -- tau from a's first row: batch + [k], k <= n
+    local t = a:select(-2, 0)
+    return { sk.linalg.householder_product(a, t:narrow(-1, 0, math.min(t:shape()[t:dim()], R(0, 4))) * 0.5) }
+  end,
 }
 local LINALG_GRAD_NAMES = {}
 for k in pairs(LINALG_GRAD) do LINALG_GRAD_NAMES[#LINALG_GRAD_NAMES + 1] = k end

@@ -118,6 +118,8 @@ int sk_grad_cholesky_backward(SkTensor **out, const SkTensor *grad, int upper, c
 int sk_grad_linalg_lu_backward(SkTensor **out, const SkTensor *gL, const SkTensor *gU, const SkTensor *P, const SkTensor *L, const SkTensor *U, int pivot);
 int sk_grad_lu_factor_ex_backward(SkTensor **out, const SkTensor *grad, const SkTensor *A, int pivot);
 int sk_grad_linalg_lu_solve_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *LU, const SkTensor *pivots, const SkTensor *result, int left, int adjoint, SkIntList mask);
+/* householder_product (gInput, gTau), through the inverses of the reflectors */
+int sk_grad_householder_product_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *result, const SkTensor *input, const SkTensor *tau, SkIntList mask);
 int sk_grad_linalg_qr_backward(SkTensor **out, const SkTensor *gQ, const SkTensor *gR, const SkTensor *Q, const SkTensor *R, const char *mode);
 /* eig / eigh (real eigenvalues), eigvals (eig again), svd */
 int sk_grad_linalg_eig_backward(SkTensor **out, const SkTensor *gL, const SkTensor *gV, const SkTensor *L, const SkTensor *V, int is_hermitian);

@@ -222,6 +222,65 @@ int sk_grad_linalg_qr_backward(SkTensor **out, const SkTensor *gQ, const SkTenso
   }
   return one_result(tp, gA, out);
 }
+
+/* householder_product: Q = H1·…·Hk (first n columns), Hi = I - τi·vi·viᵀ, vi = (0.., 1, input[i+1:, i]).
+** With Mi = (H1…Hi-1)ᵀ·G·Qᵀ-padded·(Hi+1…Hk)ᵀ: gτi = -viᵀ·Mi·vi and g(vi) = -τi·(Mi + Miᵀ)·vi on the
+** rows below i. M1 = G·Qᵀ·H1⁻¹ and Mi+1 = Hi·Mi·Hi+1⁻¹, where H⁻¹ = I + τ/(1 - τ·vᵀv)·v·vᵀ
+** (Sherman–Morrison; a reflector with τ·vᵀv = 1 is singular, and so is the derivative): O(k·m²). */
+static SkTensor *times_inv_reflector(SkTape *tp, const SkTensor *M, const SkTensor *v, const SkTensor *t) {
+  SkTensor *vtv = mm(tp, mT(tp, v), v);
+  SkTensor *c = dvd(tp, t, T_(sk_rsub_Scalar(&r, mul(tp, t, vtv), sk_scalar_int(1), sk_scalar_int(1))));
+  return add(tp, M, mul(tp, c, mm(tp, mm(tp, M, v), mT(tp, v))));
+}
+int sk_grad_householder_product_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *result,
+                                         const SkTensor *input, const SkTensor *tau, SkIntList mask) {
+  SkTape tape = TAPE_INIT, *tp = &tape;
+  int64_t m = input->sizes[input->ndim - 2], n = input->sizes[input->ndim - 1], k = tau->sizes[tau->ndim - 1];
+  SkTensor *eye = T_(sk_eye_m(&r, m, k, input->dtype, 0, input->device, -1));
+  SkTensor *V = add(tp, tril(tp, narrow(tp, input, -1, 0, k), -1), eye);
+  SkTensor *taus = col(tp, col(tp, tau)); /* [..., k, 1, 1] */
+  /* the reflectors' gradients and the running M are owned here, not by the tape: k is unbounded */
+  SkTensor **gv = calloc((size_t)k + 1, sizeof *gv), **gt = calloc((size_t)k + 1, sizeof *gt), *M = NULL;
+  if (!gv || !gt) sk_tape_keep(tp, sk_error("out of memory"), NULL);
+  if (k > 0 && !tp->rc) {
+    SkTensor *M1 = times_inv_reflector(tp, mm(tp, grad, mT(tp, result)), narrow(tp, V, -1, 0, 1),
+                                       T_(sk_select_int(&r, taus, -3, 0)));
+    if (M1) M = sk_tape_take(tp, M1);
+  }
+  for (int64_t i = 0; i < k && !tp->rc; i++) {
+    SkTape step = TAPE_INIT, *sp = &step; /* each reflector's temporaries, freed before the next */
+    SkTensor *v = narrow(sp, V, -1, i, 1), *t = SK_TAPE_STEP(sp, sk_select_int(&r, taus, -3, i));
+    SkTensor *Mv = mm(sp, M, v), *Mtv = mm(sp, mT(sp, M), v);
+    SkTensor *gti = neg(sp, mm(sp, mT(sp, v), Mv)), *gvi = neg(sp, mul(sp, t, add(sp, Mv, Mtv))), *next = NULL;
+    if (i + 1 < k) {
+      next = sub(sp, M, mul(sp, t, mm(sp, v, mT(sp, Mtv))));
+      next = times_inv_reflector(sp, next, narrow(sp, V, -1, i + 1, 1), SK_TAPE_STEP(sp, sk_select_int(&r, taus, -3, i + 1)));
+    }
+    if (sp->rc) {
+      sk_tape_keep(tp, sk_tape_free(sp), NULL);
+      break;
+    }
+    gt[i] = sk_tape_take(sp, gti), gv[i] = sk_tape_take(sp, gvi);
+    if (next) {
+      SkTensor *nm = sk_tape_take(sp, next);
+      sk_tensor_release(M);
+      M = nm;
+    }
+    sk_tape_free(sp);
+  }
+  sk_tensor_release(M);
+  SkTensor *gA = NULL, *gT = NULL;
+  if (!tp->rc && mask.data[0]) {
+    gA = k > 0 ? tril(tp, T_(sk_cat(&r, (SkTensorList){gv, (int)k}, -1)), -1) : NULL;
+    SkTensor *rest = zeros_like(tp, narrow(tp, input, -1, k, n - k));
+    gA = gA ? cat2(tp, gA, rest, -1) : rest;
+  }
+  if (!tp->rc && mask.data[1])
+    gT = k > 0 ? T_(sk_squeeze_dim(&r, T_(sk_cat(&r, (SkTensorList){gt, (int)k}, -1)), -2)) : zeros_like(tp, tau);
+  for (int64_t i = 0; gv && gt && i < k; i++) sk_tensor_release(gv[i]), sk_tensor_release(gt[i]);
+  free(gv), free(gt);
+  return sk_grad_tape_list(tp, out, 2, gA, gT, NULL);
+}
 /* }==== */
 
 /* {==== Spectral ==== */
