@@ -962,17 +962,7 @@ int sk_grad_convolution_double_backward(SkTensorList *out, const SkTensor *ggI, 
 ** µ and σ⁻¹ = rstd per row, g = grad_out, γ the weight (NULL: ones), ggI, ggW, ggB the gradients
 ** of native_layer_norm_backward's results (each may be NULL). A tape holds the temporaries: each
 ** step takes operands from it and adds its result, or does nothing once a step failed. */
-#define TAPE_OP(name, args, call)                          \
-  static SkTensor *name args {                             \
-    SkTensor *r = NULL;                                    \
-    if (tp->rc) return NULL;                               \
-    int rc_ = call; /* before r is read */                 \
-    return sk_tape_keep(tp, rc_, r);                       \
-  }
-TAPE_OP(t_mul, (SkTape *tp, const SkTensor *a, const SkTensor *b), sk_mul(&r, a, b))
-TAPE_OP(t_add, (SkTape *tp, const SkTensor *a, const SkTensor *b), sk_add(&r, a, b, sk_scalar_int(1)))
-TAPE_OP(t_sub, (SkTape *tp, const SkTensor *a, const SkTensor *b), sk_sub(&r, a, b, sk_scalar_int(1)))
-TAPE_OP(t_scale, (SkTape *tp, const SkTensor *a, double s), sk_mul_Scalar(&r, a, sk_scalar_float(s)))
+#define TAPE_OP SK_GRAD_TAPE_OP
 TAPE_OP(t_sum1, (SkTape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){1}, 1}, 1, -1))
 TAPE_OP(t_sum0, (SkTape *tp, const SkTensor *a), sk_sum_dim_IntList(&r, a, (SkIntList){(const int64_t[]){0}, 1}, 0, -1))
 TAPE_OP(t_reshape, (SkTape *tp, const SkTensor *a, int n, const int64_t *s), sk_reshape(&r, a, (SkIntList){s, n}))

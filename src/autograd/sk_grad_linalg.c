@@ -17,12 +17,6 @@
 /* {==== Steps on the tape ==== */
 static SkTensor *mT(SkTape *tp, const SkTensor *a) { return T_(sk_transpose_int(&r, a, -2, -1)); }
 static SkTensor *mm(SkTape *tp, const SkTensor *a, const SkTensor *b) { return T_(sk_matmul(&r, a, b)); }
-static SkTensor *add(SkTape *tp, const SkTensor *a, const SkTensor *b) { return T_(sk_add(&r, a, b, sk_scalar_int(1))); }
-static SkTensor *sub(SkTape *tp, const SkTensor *a, const SkTensor *b) { return T_(sk_sub(&r, a, b, sk_scalar_int(1))); }
-static SkTensor *mul(SkTape *tp, const SkTensor *a, const SkTensor *b) { return T_(sk_mul(&r, a, b)); }
-static SkTensor *dvd(SkTape *tp, const SkTensor *a, const SkTensor *b) { return T_(sk_div(&r, a, b)); }
-static SkTensor *neg(SkTape *tp, const SkTensor *a) { return T_(sk_neg(&r, a)); }
-static SkTensor *scale(SkTape *tp, const SkTensor *a, double s) { return T_(sk_mul_Scalar(&r, a, sk_scalar_float(s))); }
 static SkTensor *tril(SkTape *tp, const SkTensor *a, int64_t k) { return T_(sk_tril(&r, a, k)); }
 static SkTensor *triu(SkTape *tp, const SkTensor *a, int64_t k) { return T_(sk_triu(&r, a, k)); }
 static SkTensor *row(SkTape *tp, const SkTensor *v) { return T_(sk_unsqueeze(&r, v, -2)); } /* v[..., None, :] */
@@ -38,12 +32,12 @@ static SkTensor *trsolve(SkTape *tp, const SkTensor *A, const SkTensor *B, int u
 }
 /* a with its diagonal replaced by v */
 static SkTensor *set_diag(SkTape *tp, const SkTensor *a, const SkTensor *v) {
-  return add(tp, sub(tp, a, diag_embed(tp, diag(tp, a))), diag_embed(tp, v));
+  return t_add(tp, t_sub(tp, a, diag_embed(tp, diag(tp, a))), diag_embed(tp, v));
 }
 /* E[i][j] = v[j] - v[i], with ones on the diagonal (the divisor of the spectral formulas) */
 static SkTensor *gaps(SkTape *tp, const SkTensor *v) {
-  SkTensor *e = sub(tp, row(tp, v), col(tp, v));
-  return add(tp, e, diag_embed(tp, T_(sk_ones_like(&r, v, -1, -1, NONE_DEVICE, -1, -1))));
+  SkTensor *e = t_sub(tp, row(tp, v), col(tp, v));
+  return t_add(tp, e, diag_embed(tp, T_(sk_ones_like(&r, v, -1, -1, NONE_DEVICE, -1, -1))));
 }
 static SkTensor *cat2(SkTape *tp, const SkTensor *a, const SkTensor *b, int64_t dim) {
   SkTensor *ab[2] = {(SkTensor *)a, (SkTensor *)b};
@@ -52,7 +46,6 @@ static SkTensor *cat2(SkTape *tp, const SkTensor *a, const SkTensor *b, int64_t 
 static SkTensor *zeros_like(SkTape *tp, const SkTensor *a) {
   return T_(sk_zeros_like(&r, a, -1, -1, NONE_DEVICE, -1, -1));
 }
-static int one_result(SkTape *tp, SkTensor *g, SkTensor **out) { return sk_tape_result(tp, g, out); }
 #define TAPE_INIT {{NULL}, 0, 0, {0}}
 /* }==== */
 
@@ -64,7 +57,7 @@ int sk_grad_linalg_solve_backward(SkTensorList *out, const SkTensor *grad, const
   int vector = sk_linalg_solve_is_vector(A, B_sizes.n, B_sizes.data);
   const SkTensor *gX = vector ? col(tp, grad) : grad, *X = vector ? col(tp, result) : result;
   SkTensor *gB = T_(sk_linalg_solve(&r, mT(tp, A), gX, left)), *gA = NULL;
-  if (mask.data[0]) gA = neg(tp, left ? mm(tp, gB, mT(tp, X)) : mm(tp, mT(tp, X), gB));
+  if (mask.data[0]) gA = t_neg(tp, left ? mm(tp, gB, mT(tp, X)) : mm(tp, mT(tp, X), gB));
   if (vector) gB = T_(sk_squeeze_dim(&r, gB, -1));
   return sk_grad_tape_list(tp, out, 2, gA, mask.data[1] ? gB : NULL, NULL);
 }
@@ -76,7 +69,7 @@ int sk_grad_linalg_solve_triangular_backward(SkTensorList *out, const SkTensor *
   SkTape tape = TAPE_INIT, *tp = &tape;
   SkTensor *gB = trsolve(tp, mT(tp, self), grad, !upper, left, unitriangular), *gA = NULL;
   if (mask.data[0]) {
-    gA = neg(tp, left ? mm(tp, gB, mT(tp, result)) : mm(tp, mT(tp, result), gB));
+    gA = t_neg(tp, left ? mm(tp, gB, mT(tp, result)) : mm(tp, mT(tp, result), gB));
     gA = upper ? triu(tp, gA, unitriangular) : tril(tp, gA, -unitriangular);
   }
   return sk_grad_tape_list(tp, out, 2, gA, mask.data[1] ? gB : NULL, NULL);
@@ -94,12 +87,12 @@ int sk_grad_linalg_lstsq_backward(SkTensorList *out, const SkTensor *grad, const
   SkTensor *P = T_(sk_linalg_pinv_atol_rtol_float(&r, A, none, none, 0)), *Pt = mT(tp, P), *gA = NULL, *gB = NULL;
   if (mask.data[0]) {
     SkTensor *gPt = mm(tp, B, mT(tp, gX));                   /* gPᵀ = B·gXᵀ */
-    SkTensor *t1 = neg(tp, mm(tp, Pt, mm(tp, mT(tp, gPt), Pt)));
+    SkTensor *t1 = t_neg(tp, mm(tp, Pt, mm(tp, mT(tp, gPt), Pt)));
     SkTensor *W = mm(tp, gPt, mm(tp, P, Pt));                /* gPᵀ·P·Pᵀ */
-    SkTensor *t2 = sub(tp, W, mm(tp, A, mm(tp, P, W)));
+    SkTensor *t2 = t_sub(tp, W, mm(tp, A, mm(tp, P, W)));
     SkTensor *Z = mm(tp, mm(tp, Pt, P), gPt);                /* Pᵀ·P·gPᵀ */
-    SkTensor *t3 = sub(tp, Z, mm(tp, mm(tp, Z, P), A));
-    gA = add(tp, add(tp, t1, t2), t3);
+    SkTensor *t3 = t_sub(tp, Z, mm(tp, mm(tp, Z, P), A));
+    gA = t_add(tp, t_add(tp, t1, t2), t3);
   }
   if (mask.data[1]) {
     gB = mm(tp, Pt, gX);
@@ -117,9 +110,9 @@ int sk_grad_cholesky_backward(SkTensor **out, const SkTensor *grad, int upper, c
   const SkTensor *gL = upper ? mT(tp, grad) : grad;
   if (upper) L = mT(tp, L);
   SkTensor *phi = tril(tp, mm(tp, mT(tp, L), gL), 0);
-  phi = sub(tp, phi, scale(tp, diag_embed(tp, diag(tp, phi)), 0.5));
+  phi = t_sub(tp, phi, t_scale(tp, diag_embed(tp, diag(tp, phi)), 0.5));
   SkTensor *gA = trsolve(tp, L, trsolve(tp, mT(tp, L), phi, 1, 1, 0), 0, 0, 0);
-  return one_result(tp, scale(tp, add(tp, gA, mT(tp, gA)), 0.5), out);
+  return sk_tape_result(tp, t_scale(tp, t_add(tp, gA, mT(tp, gA)), 0.5), out);
 }
 
 /* A = P·L·U (PyTorch's linalg_lu_backward). Square: gA = P·L⁻ᵀ·[tril₋₁(Lᵀ·gL) + triu(gU·Uᵀ)]·U⁻ᵀ;
@@ -131,24 +124,24 @@ int sk_grad_linalg_lu_backward(SkTensor **out, const SkTensor *gL, const SkTenso
   int64_t m = L->sizes[L->ndim - 2], n = U->sizes[U->ndim - 1], k = m < n ? m : n;
   SkTensor *gA;
   if (m == n) {
-    gA = add(tp, tril(tp, mm(tp, mT(tp, L), gL), -1), triu(tp, mm(tp, gU, mT(tp, U)), 0));
+    gA = t_add(tp, tril(tp, mm(tp, mT(tp, L), gL), -1), triu(tp, mm(tp, gU, mT(tp, U)), 0));
     gA = trsolve(tp, mT(tp, U), gA, 0, 0, 0);
     gA = trsolve(tp, mT(tp, L), gA, 1, 1, 1);
   } else if (m < n) {
     SkTensor *U1 = narrow(tp, U, -1, 0, k), *gUt = triu(tp, gU, 0);
-    gA = sub(tp, mm(tp, mT(tp, L), gL), mm(tp, gUt, mT(tp, U)));
+    gA = t_sub(tp, mm(tp, mT(tp, L), gL), mm(tp, gUt, mT(tp, U)));
     gA = trsolve(tp, mT(tp, U1), tril(tp, gA, -1), 0, 0, 0);
-    gA = cat2(tp, add(tp, gA, narrow(tp, gUt, -1, 0, k)), narrow(tp, gU, -1, k, n - k), -1);
+    gA = cat2(tp, t_add(tp, gA, narrow(tp, gUt, -1, 0, k)), narrow(tp, gU, -1, k, n - k), -1);
     gA = trsolve(tp, mT(tp, L), gA, 1, 1, 1);
   } else {
     SkTensor *L1 = narrow(tp, L, -2, 0, k), *gLt = tril(tp, gL, -1);
-    gA = sub(tp, mm(tp, gU, mT(tp, U)), mm(tp, mT(tp, L), gLt));
+    gA = t_sub(tp, mm(tp, gU, mT(tp, U)), mm(tp, mT(tp, L), gLt));
     gA = trsolve(tp, mT(tp, L1), triu(tp, gA, 0), 1, 1, 1);
-    gA = cat2(tp, add(tp, gA, narrow(tp, gLt, -2, 0, k)), narrow(tp, gL, -2, k, m - k), -2);
+    gA = cat2(tp, t_add(tp, gA, narrow(tp, gLt, -2, 0, k)), narrow(tp, gL, -2, k, m - k), -2);
     gA = trsolve(tp, mT(tp, U), gA, 0, 0, 0);
   }
   if (pivot) gA = mm(tp, P, gA);
-  return one_result(tp, gA, out);
+  return sk_tape_result(tp, gA, out);
 }
 
 /* lu_factor's packed LU: the factorization again (linalg.lu gives P, L, U; sk has no lu_unpack),
@@ -163,7 +156,7 @@ int sk_grad_lu_factor_ex_backward(SkTensor **out, const SkTensor *grad, const Sk
   SkTensor *gA = NULL;
   if (!tp->rc && sk_grad_linalg_lu_backward(&gA, gL, gU, P, L, U, pivot)) sk_tape_keep(tp, -1, NULL);
   else sk_tape_keep(tp, 0, gA);
-  return one_result(tp, gA, out);
+  return sk_tape_result(tp, gA, out);
 }
 
 /* lu_solve: B's gradient solves with the adjoint; LU's (PyTorch's linalg_lu_solve_LU), with
@@ -181,20 +174,20 @@ int sk_grad_linalg_lu_solve_backward(SkTensorList *out, const SkTensor *grad, co
     int adj = left ? adjoint : !adjoint;
     SkTensor *L = T_(sk_tril(&r, LU, -1)), *U = triu(tp, LU, 0), *gU, *gL;
     int64_t n = LU->sizes[LU->ndim - 1];
-    L = add(tp, L, T_(sk_eye(&r, n, LU->dtype, 0, LU->device, -1)));
+    L = t_add(tp, L, T_(sk_eye(&r, n, LU->dtype, 0, LU->device, -1)));
     if (!adj) {
-      SkTensor *gR = neg(tp, trsolve(tp, mT(tp, U), mm(tp, gX, mT(tp, X)), 0, 1, 0));
+      SkTensor *gR = t_neg(tp, trsolve(tp, mT(tp, U), mm(tp, gX, mT(tp, X)), 0, 1, 0));
       gU = triu(tp, gR, 0);
       gL = tril(tp, trsolve(tp, mT(tp, L), mm(tp, gR, mT(tp, U)), 1, 1, 1), -1);
     } else {
       SkTensor *I = T_(sk_expand(&r, T_(sk_eye(&r, n, LU->dtype, 0, LU->device, -1)), (SkIntList){LU->sizes, LU->ndim}, 0));
       SkTensor *PtX = T_(sk_linalg_lu_solve(&r, I, pivots, X, 1, 0));   /* Pᵀ·X */
       SkTensor *PtgX = T_(sk_linalg_lu_solve(&r, I, pivots, gX, 1, 0)); /* Pᵀ·gX */
-      SkTensor *gR = neg(tp, trsolve(tp, mT(tp, L), mm(tp, PtX, mT(tp, PtgX)), 1, 0, 1)); /* ·L⁻ᵀ */
+      SkTensor *gR = t_neg(tp, trsolve(tp, mT(tp, L), mm(tp, PtX, mT(tp, PtgX)), 1, 0, 1)); /* ·L⁻ᵀ */
       gU = triu(tp, trsolve(tp, mT(tp, U), mm(tp, mT(tp, L), gR), 0, 0, 0), 0);          /* ·U⁻ᵀ */
       gL = tril(tp, gR, -1);
     }
-    gLU = add(tp, gL, gU);
+    gLU = t_add(tp, gL, gU);
   }
   return sk_grad_tape_list(tp, out, 2, gLU, gB, NULL);
 }
@@ -211,16 +204,16 @@ int sk_grad_linalg_qr_backward(SkTensor **out, const SkTensor *gQ, const SkTenso
   if (!strcmp(mode, "complete") && m > n)
     return sk_error("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
   SkTape tape = TAPE_INIT, *tp = &tape;
-  SkTensor *M = sub(tp, mm(tp, gR, mT(tp, R)), mm(tp, mT(tp, Q), gQ));
-  SkTensor *b = tril(tp, sub(tp, mT(tp, M), M), -1), *gA;
+  SkTensor *M = t_sub(tp, mm(tp, gR, mT(tp, R)), mm(tp, mT(tp, Q), gQ));
+  SkTensor *b = tril(tp, t_sub(tp, mT(tp, M), M), -1), *gA;
   if (m >= n) {
-    gA = trsolve(tp, mT(tp, R), add(tp, gQ, mm(tp, Q, add(tp, M, b))), 0, 0, 0);
+    gA = trsolve(tp, mT(tp, R), t_add(tp, gQ, mm(tp, Q, t_add(tp, M, b))), 0, 0, 0);
   } else {
     SkTensor *g1 = trsolve(tp, mT(tp, narrow(tp, R, -1, 0, m)), mm(tp, Q, b), 0, 0, 0);
     SkTensor *z = zeros_like(tp, narrow(tp, R, -1, m, n - m));
-    gA = add(tp, mm(tp, Q, gR), cat2(tp, g1, z, -1));
+    gA = t_add(tp, mm(tp, Q, gR), cat2(tp, g1, z, -1));
   }
-  return one_result(tp, gA, out);
+  return sk_tape_result(tp, gA, out);
 }
 
 /* householder_product: Q = H1·…·Hk (first n columns), Hi = I - τi·vi·viᵀ, vi = (0.., 1, input[i+1:, i]).
@@ -229,15 +222,15 @@ int sk_grad_linalg_qr_backward(SkTensor **out, const SkTensor *gQ, const SkTenso
 ** (Sherman–Morrison; a reflector with τ·vᵀv = 1 is singular, and so is the derivative): O(k·m²). */
 static SkTensor *times_inv_reflector(SkTape *tp, const SkTensor *M, const SkTensor *v, const SkTensor *t) {
   SkTensor *vtv = mm(tp, mT(tp, v), v);
-  SkTensor *c = dvd(tp, t, T_(sk_rsub_Scalar(&r, mul(tp, t, vtv), sk_scalar_int(1), sk_scalar_int(1))));
-  return add(tp, M, mul(tp, c, mm(tp, mm(tp, M, v), mT(tp, v))));
+  SkTensor *c = t_div(tp, t, T_(sk_rsub_Scalar(&r, t_mul(tp, t, vtv), sk_scalar_int(1), sk_scalar_int(1))));
+  return t_add(tp, M, t_mul(tp, c, mm(tp, mm(tp, M, v), mT(tp, v))));
 }
 int sk_grad_householder_product_backward(SkTensorList *out, const SkTensor *grad, const SkTensor *result,
                                          const SkTensor *input, const SkTensor *tau, SkIntList mask) {
   SkTape tape = TAPE_INIT, *tp = &tape;
   int64_t m = input->sizes[input->ndim - 2], n = input->sizes[input->ndim - 1], k = tau->sizes[tau->ndim - 1];
   SkTensor *eye = T_(sk_eye_m(&r, m, k, input->dtype, 0, input->device, -1));
-  SkTensor *V = add(tp, tril(tp, narrow(tp, input, -1, 0, k), -1), eye);
+  SkTensor *V = t_add(tp, tril(tp, narrow(tp, input, -1, 0, k), -1), eye);
   SkTensor *taus = col(tp, col(tp, tau)); /* [..., k, 1, 1] */
   /* the reflectors' gradients and the running M are owned here, not by the tape: k is unbounded */
   SkTensor **gv = calloc((size_t)k + 1, sizeof *gv), **gt = calloc((size_t)k + 1, sizeof *gt), *M = NULL;
@@ -251,9 +244,9 @@ int sk_grad_householder_product_backward(SkTensorList *out, const SkTensor *grad
     SkTape step = TAPE_INIT, *sp = &step; /* each reflector's temporaries, freed before the next */
     SkTensor *v = narrow(sp, V, -1, i, 1), *t = SK_TAPE_STEP(sp, sk_select_int(&r, taus, -3, i));
     SkTensor *Mv = mm(sp, M, v), *Mtv = mm(sp, mT(sp, M), v);
-    SkTensor *gti = neg(sp, mm(sp, mT(sp, v), Mv)), *gvi = neg(sp, mul(sp, t, add(sp, Mv, Mtv))), *next = NULL;
+    SkTensor *gti = t_neg(sp, mm(sp, mT(sp, v), Mv)), *gvi = t_neg(sp, t_mul(sp, t, t_add(sp, Mv, Mtv))), *next = NULL;
     if (i + 1 < k) {
-      next = sub(sp, M, mul(sp, t, mm(sp, v, mT(sp, Mtv))));
+      next = t_sub(sp, M, t_mul(sp, t, mm(sp, v, mT(sp, Mtv))));
       next = times_inv_reflector(sp, next, narrow(sp, V, -1, i + 1, 1), SK_TAPE_STEP(sp, sk_select_int(&r, taus, -3, i + 1)));
     }
     if (sp->rc) {
@@ -293,10 +286,10 @@ int sk_grad_linalg_eig_backward(SkTensor **out, const SkTensor *gL, const SkTens
     return sk_error("linalg.eigh: the derivative of the eigenvalues needs the eigenvectors, which were not computed");
   SkTape tape = TAPE_INIT, *tp = &tape;
   SkTensor *Vt = mT(tp, V), *VhgV = mm(tp, Vt, gV);
-  if (!is_hermitian) VhgV = sub(tp, VhgV, mm(tp, Vt, mul(tp, V, row(tp, diag(tp, VhgV)))));
-  SkTensor *ret = set_diag(tp, dvd(tp, VhgV, gaps(tp, L)), gL);
+  if (!is_hermitian) VhgV = t_sub(tp, VhgV, mm(tp, Vt, t_mul(tp, V, row(tp, diag(tp, VhgV)))));
+  SkTensor *ret = set_diag(tp, t_div(tp, VhgV, gaps(tp, L)), gL);
   SkTensor *gA = is_hermitian ? mm(tp, V, mm(tp, ret, Vt)) : T_(sk_linalg_solve(&r, Vt, mm(tp, ret, Vt), 1));
-  return one_result(tp, gA, out);
+  return sk_tape_result(tp, gA, out);
 }
 
 /* eigvals: eig's formula with no gradient for the eigenvectors, after eig again (PyTorch's
@@ -327,23 +320,23 @@ int sk_grad_svd_backward(SkTensor **out, const SkTensor *gU, const SkTensor *gS,
   if (tp->rc) return sk_tape_free(tp);
   int64_t m = U->sizes[U->ndim - 2], n = Vh->sizes[Vh->ndim - 1];
   SkTensor *Ut = mT(tp, U), *UhgU = mm(tp, Ut, gU), *VhgV = mm(tp, Vh, mT(tp, gVh));
-  UhgU = sub(tp, UhgU, mT(tp, UhgU));
-  VhgV = sub(tp, VhgV, mT(tp, VhgV));
-  SkTensor *G = add(tp, mul(tp, UhgU, row(tp, S)), mul(tp, col(tp, S), VhgV));
-  G = add(tp, dvd(tp, G, gaps(tp, mul(tp, S, S))), diag_embed(tp, gS));
+  UhgU = t_sub(tp, UhgU, mT(tp, UhgU));
+  VhgV = t_sub(tp, VhgV, mT(tp, VhgV));
+  SkTensor *G = t_add(tp, t_mul(tp, UhgU, row(tp, S)), t_mul(tp, col(tp, S), VhgV));
+  G = t_add(tp, t_div(tp, G, gaps(tp, t_mul(tp, S, S))), diag_embed(tp, gS));
   SkTensor *gA;
   if (m > n) {
-    SkTensor *gUSinv = dvd(tp, gU, row(tp, S));
-    gA = add(tp, mm(tp, U, G), sub(tp, gUSinv, mm(tp, U, mm(tp, Ut, gUSinv))));
+    SkTensor *gUSinv = t_div(tp, gU, row(tp, S));
+    gA = t_add(tp, mm(tp, U, G), t_sub(tp, gUSinv, mm(tp, U, mm(tp, Ut, gUSinv))));
     gA = mm(tp, gA, Vh);
   } else if (m < n) {
-    SkTensor *SinvgVh = dvd(tp, gVh, col(tp, S));
-    gA = add(tp, mm(tp, G, Vh), sub(tp, SinvgVh, mm(tp, mm(tp, SinvgVh, mT(tp, Vh)), Vh)));
+    SkTensor *SinvgVh = t_div(tp, gVh, col(tp, S));
+    gA = t_add(tp, mm(tp, G, Vh), t_sub(tp, SinvgVh, mm(tp, mm(tp, SinvgVh, mT(tp, Vh)), Vh)));
     gA = mm(tp, U, gA);
   } else {
     gA = mm(tp, U, mm(tp, G, Vh));
   }
-  return one_result(tp, gA, out);
+  return sk_tape_result(tp, gA, out);
 }
 /* }==== */
 
@@ -356,6 +349,6 @@ int sk_grad_linalg_matrix_exp_differential(SkTensor **out, const SkTensor *self,
   const SkTensor *A = adjoint ? mT(tp, self) : self;
   SkTensor *top = cat2(tp, A, grad, -1), *bot = cat2(tp, zeros_like(tp, A), A, -1);
   SkTensor *E = T_(sk_linalg_matrix_exp(&r, cat2(tp, top, bot, -2)));
-  return one_result(tp, narrow(tp, narrow(tp, E, -2, 0, n), -1, n, n), out);
+  return sk_tape_result(tp, narrow(tp, narrow(tp, E, -2, 0, n), -1, n, n), out);
 }
 /* }==== */
