@@ -136,6 +136,7 @@ static int det_job(const SkTensor *A, SkTensor *v1, SkTensor *v2, const char *fn
   int64_t batch = sk_cpu_lin_job_init(&j, A, bs, &nb);
   if (sk_cpu_lin_check_size(j.n, j.n, fn) || sk_cpu_lin_scratch(&j, j.n * j.n, j.n, fn)) return -1;
   j.run = run_det;
+  sk_cpu_lin_mat_init(&j.a, A, 2, bs, nb, sk_cpu_lin_row_major(A)); /* det Aᵀ = det A: the straight copy */
   j.flag1 = v2 != NULL;
   j.t_v1 = v1;
   j.t_v2 = v2;
@@ -237,7 +238,8 @@ static int run_solve(const SkLinJob *j, int64_t b, char *s) {
   sk_cpu_lin_load(&j->a, b, n, n, s, ld);
   sk_cpu_lin_load(&j->b, b, n, k, x, ld);
   lapack_int info = lp_getrf(j->dbl, (lapack_int)n, (lapack_int)n, s, (lapack_int)ld, piv);
-  if (info == 0) lp_getrs(j->dbl, 'N', (lapack_int)n, (lapack_int)k, s, (lapack_int)ld, piv, x, (lapack_int)ld);
+  char trans = j->flag1 ? 'T' : 'N'; /* flag1: the scratch holds Aᵀ */
+  if (info == 0) lp_getrs(j->dbl, trans, (lapack_int)n, (lapack_int)k, s, (lapack_int)ld, piv, x, (lapack_int)ld);
   sk_cpu_lin_store(&j->out, b, n, k, x, ld, 0, 0);
   sk_cpu_lin_put(j->t_info, &j->out2, b, info);
   return 0;
@@ -271,7 +273,10 @@ int sk_cpu_linalg_solve_ex_out(const SkMeta *m, const SkTensor *A, const SkTenso
   if (batch < 0) return -1;
   j.run = run_solve;
   j.t_info = info;
-  sk_cpu_lin_mat_init(&j.a, A, 2, bs, nb, !left);
+  /* AX = B with a row-major A factors Aᵀ (a straight copy) and solves with trans 'T', as
+  ** PyTorch does; XA = B is AᵀXᵀ = Bᵀ, Aᵀ again */
+  j.flag1 = left && sk_cpu_lin_row_major(A);
+  sk_cpu_lin_mat_init(&j.a, A, 2, bs, nb, !left || j.flag1);
   sk_cpu_lin_mat_init(&j.b, B, vector ? 1 : 2, bs, nb, !left);
   sk_cpu_lin_mat_init(&j.out, result, vector ? 1 : 2, bs, nb, !left);
   sk_cpu_lin_mat_init(&j.out2, info, 0, bs, nb, 0);

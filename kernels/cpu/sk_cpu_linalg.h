@@ -66,6 +66,8 @@ struct SkLinJob {
   int failed;          /* a chunk's malloc failed */
 };
 
+/* A's matrices are row-major: a kernel that can work on Aᵀ loads that (a straight copy). */
+int sk_cpu_lin_row_major(const SkTensor *A);
 /* A job over A's batch of r x c matrices (n the larger side); returns the matrix count. */
 int64_t sk_cpu_lin_job_init(SkLinJob *j, const SkTensor *A, int64_t *bs, int *nb);
 /* Scratch per thread: elems of the job's dtype, then ints LAPACK ints (sk_cpu_lin_ints). */

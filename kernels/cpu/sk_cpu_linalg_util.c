@@ -38,6 +38,12 @@ void sk_cpu_lin_mat_init(SkLinMat *M, const SkTensor *t, int inner, const int64_
   }
 }
 
+/* A's matrices are row-major (unit column stride): their transposes copy straight into LAPACK's
+** column-major scratch, where A itself needs the tiled transposing copy. */
+int sk_cpu_lin_row_major(const SkTensor *A) {
+  return A->strides[A->ndim - 1] == 1 && A->strides[A->ndim - 2] != 1;
+}
+
 /* Element offset of batch index b's matrix. */
 int64_t sk_cpu_lin_offset(const SkLinMat *M, int64_t b) {
   int64_t off = 0;
