@@ -219,6 +219,14 @@ static int with_float_tols(TolCore core, SkTensor **result, const SkTensor *self
   return rc;
 }
 static const SkOptDouble ZERO = {1, 0.0};
+/* One Tensor tolerance t (atol when t_is_atol, else rtol), the other 0. */
+static int with_zero_other(TolCore core, SkTensor **result, const SkTensor *self, const SkTensor *t, int t_is_atol) {
+  SkTensor *zero = NULL;
+  int rc = sk_zeros_like(&zero, t, SK_DTYPE_FLOAT64, 0, t->device, -1, 0);
+  if (!rc) rc = t_is_atol ? core(result, self, t, zero) : core(result, self, zero, t);
+  sk_tensor_release(zero);
+  return rc;
+}
 
 /* hermitian is accepted and ignored: the SVD serves symmetric input too. */
 int sk_math_linalg_pinv_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol,
@@ -238,11 +246,7 @@ int sk_math_linalg_pinv(SkTensor **result, const SkTensor *self, double rcond, i
 }
 int sk_math_linalg_pinv_rcond_tensor(SkTensor **result, const SkTensor *self, const SkTensor *rcond, int hermitian) {
   (void)hermitian;
-  SkTensor *zero = NULL;
-  int rc = sk_zeros_like(&zero, rcond, SK_DTYPE_FLOAT64, 0, rcond->device, -1, 0);
-  if (!rc) rc = pinv_core(result, self, zero, rcond);
-  sk_tensor_release(zero);
-  return rc;
+  return with_zero_other(pinv_core, result, self, rcond, 0);
 }
 int sk_math_pinverse(SkTensor **result, const SkTensor *self, double rcond) {
   return with_float_tols(pinv_core, result, self, ZERO, (SkOptDouble){1, rcond});
@@ -265,11 +269,7 @@ int sk_math_linalg_matrix_rank(SkTensor **result, const SkTensor *self, double t
 }
 int sk_math_linalg_matrix_rank_tol_tensor(SkTensor **result, const SkTensor *input, const SkTensor *tol, int hermitian) {
   (void)hermitian;
-  SkTensor *zero = NULL;
-  int rc = sk_zeros_like(&zero, tol, SK_DTYPE_FLOAT64, 0, tol->device, -1, 0);
-  if (!rc) rc = rank_core(result, input, tol, zero);
-  sk_tensor_release(zero);
-  return rc;
+  return with_zero_other(rank_core, result, input, tol, 1);
 }
 /* }==== */
 
