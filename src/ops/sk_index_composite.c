@@ -145,9 +145,11 @@ static int triangle_indices(SkTensor **result, int64_t row, int64_t col, int64_t
   SkTensor *t = sk_tensor_empty(2, sizes, SK_DTYPE_INT64, SK_CPU);
   if (!t) return -1;
   int64_t *p = sk_tensor_data(t), k = 0;
-  /* only the rows with elements: lower from row -offset on, upper up to row col - 1 - offset */
-  int64_t i0 = lower && offset < 0 ? (offset < -row ? row : -offset) : 0;
-  int64_t i1 = !lower && offset > 0 && col - offset < row ? (col - offset > 0 ? col - offset : 0) : row;
+  /* only the rows with elements, so the loop is bounded by n (row may be 2^63 - 1 with a few
+  ** elements): lower from row -offset on, upper up to row col - 1 - offset, for any offset */
+  int64_t i0 = lower && offset < 0 ? -offset : 0;
+  __int128 ue = (__int128)col - offset; /* the upper triangle's rows end here */
+  int64_t i1 = !lower && ue < row ? (ue > 0 ? (int64_t)ue : 0) : row;
   for (int64_t i = i0; i < i1; i++) {
     int64_t lo = lower ? 0 : i + offset, hi = lower ? i + offset : col - 1;
     if (lo < 0) lo = 0;
