@@ -249,7 +249,7 @@ int sk_math_linalg_pinv_rcond_tensor(SkTensor **result, const SkTensor *self, co
   return with_zero_other(pinv_core, result, self, rcond, 0);
 }
 int sk_math_pinverse(SkTensor **result, const SkTensor *self, double rcond) {
-  return with_float_tols(pinv_core, result, self, ZERO, (SkOptDouble){1, rcond});
+  return sk_math_linalg_pinv(result, self, rcond, 0);
 }
 
 int sk_math_linalg_matrix_rank_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol,
