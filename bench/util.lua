@@ -16,11 +16,12 @@ end
 
 -- The rows a peer script prints ("name\tv1\tv2..."), run in /usr/bin/python3 with `threads`
 -- for every threading library and `rounds` (default 5) timing rounds per case (PEER_ROUNDS,
--- bench/peer_timer.py): name -> {numbers (nil for "-")}.
-function M.peers(script, threads, rounds)
+-- bench/peer_timer.py); `args`, optional, follow the thread count on its command line:
+-- name -> {numbers (nil for "-")}.
+function M.peers(script, threads, rounds, args)
   local env = string.format("OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d MKL_NUM_THREADS=%d PEER_ROUNDS=%d",
     threads, threads, threads, rounds or 5)
-  local p = io.popen(env .. " /usr/bin/python3 " .. script .. " " .. threads .. " 2>/dev/null")
+  local p = io.popen(env .. " /usr/bin/python3 " .. script .. " " .. threads .. " " .. (args or "") .. " 2>/dev/null")
   local out = {}
   for line in p:lines() do
     local cols = {}
@@ -40,8 +41,9 @@ end
 -- These machines' speed drifts (20-50 % and more over minutes, perf_notes.md), so timings
 -- taken one after the other, all of sk's and then the peer's, compare two different machines.
 -- A row's optional fourth field is a scope to time it in, called as scope(fn, ...) (sk.no_grad).
--- Returns sk: name -> seconds per call, peer: name -> {numbers}, each the minimum over rounds.
-function M.interleaved(rows, script, threads, rounds)
+-- `args` go to the peer script (M.peers). Returns sk: name -> seconds per call, peer: name ->
+-- {numbers}, each the minimum over rounds.
+function M.interleaved(rows, script, threads, rounds, args)
   local mine, peer = {}, {}
   for _ = 1, rounds or 5 do
     for _, r in ipairs(rows) do
@@ -49,7 +51,7 @@ function M.interleaved(rows, script, threads, rounds)
       mine[r[1]] = math.min(mine[r[1]] or math.huge, t)
       collectgarbage()
     end
-    for name, v in pairs(M.peers(script, threads, 1)) do
+    for name, v in pairs(M.peers(script, threads, 1, args)) do
       local best = peer[name] or {}
       for i, x in pairs(v) do best[i] = math.min(best[i] or math.huge, x) end
       peer[name] = best

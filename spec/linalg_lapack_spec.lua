@@ -505,6 +505,39 @@ describe("linalg.svd, svdvals", function()
     assert.same({ 2, 3, 3 }, sk.linalg.svdvals(T(b)):shape())
   end)
 
+  -- the kernel decomposes Aᵀ and writes the factors straight into column-major views of U and Vh
+  -- where it can: the same bits must come out of every input layout and into every out layout
+  it("gives the same factors, bit for bit, for every layout of A and of the outs (batched)", function()
+    for _, full in ipairs { false, true } do
+      local a = T(batch_of({ 2 }, function(i) return rnd_mat(5, 3, 7 + i) end))
+      local U, S, Vh = sk.linalg.svd(a, full)
+      local layouts = {
+        a:transpose(-2, -1):contiguous():transpose(-2, -1),                       -- column-major
+        sk.zeros({ 2, 5, 6 }, { dtype = "float64" }):narrow(2, 0, 3):copy_(a),     -- rows padded
+        sk.zeros({ 5, 2, 3 }, { dtype = "float64" }):permute({ 1, 0, 2 }):copy_(a), -- batch inside
+      }
+      for _, x in ipairs(layouts) do
+        local u, sv, vh = sk.linalg.svd(x, full)
+        assert.same(U:totable(), u:totable())
+        assert.same(S:totable(), sv:totable())
+        assert.same(Vh:totable(), vh:totable())
+      end
+      local uc, vr = full and 5 or 3, 3
+      local outs = {
+        { sk.empty({ 2, uc, 5 }, { dtype = "float64" }):transpose(-2, -1), sk.empty({ 3, 2 }, { dtype = "float64" }):t(),
+          sk.empty({ 2, 3, vr }, { dtype = "float64" }):transpose(-2, -1) },
+        { sk.empty({ uc, 2, 5 }, { dtype = "float64" }):permute({ 1, 2, 0 }), sk.empty({ 2, 3 }, { dtype = "float64" }),
+          sk.empty({ 2, vr, 4 }, { dtype = "float64" }):narrow(2, 1, 3) },
+      }
+      for _, o in ipairs(outs) do
+        sk.linalg.svd(a, full, { out = o })
+        assert.same(U:totable(), o[1]:totable())
+        assert.same(S:totable(), o[2]:totable())
+        assert.same(Vh:totable(), o[3]:totable())
+      end
+    end
+  end)
+
   it("raises PyTorch's errors: non-finite input, a driver, integer input", function()
     assert.matches("linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.",
                    h.err(sk.linalg.svd, T { { 0 / 0, 1 }, { 1, 1 } }), 1, true)

@@ -41,6 +41,9 @@ void sk_cpu_lin_load(const SkLinMat *M, int64_t b, int64_t r, int64_t c, void *b
 /* Copies the column-major buf into matrix b; tri > 0 writes zeros below the diagonal, tri < 0
 ** above it, unit ones on it. */
 void sk_cpu_lin_store(const SkLinMat *M, int64_t b, int64_t r, int64_t c, const void *buf, int64_t ld, int tri, int unit);
+/* Matrix b of M as LAPACK's r x c column-major output in place (leading dimension *ld), or NULL
+** when M's layout is not that one and the result goes through scratch and sk_cpu_lin_store. */
+void *sk_cpu_lin_direct(const SkLinMat *M, int64_t b, int64_t r, int64_t c, lapack_int *ld);
 void sk_cpu_lin_put(const SkTensor *t, const SkLinMat *M, int64_t b, double v); /* one value per matrix */
 double sk_cpu_lin_at(const void *buf, int dbl, int64_t i);
 /* The batch of t (its dims but the last `inner`) into bsizes[*nb]; returns the matrix count. */
@@ -59,6 +62,7 @@ struct SkLinJob {
   int64_t n, r, c;     /* matrix sizes (square order; B's rows and columns) */
   int dbl;
   size_t bytes;        /* scratch per thread */
+  int64_t lwork;       /* a driver's queried workspace, in elements */
   SkLinMat a, b, out, out2, out3;
   const SkTensor *t_info, *t_v1, *t_v2;
   int flag1, flag2, flag3, flag4;

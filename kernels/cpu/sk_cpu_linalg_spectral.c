@@ -10,6 +10,7 @@
 #include "sk_cpu_linalg.h"
 
 #include <lapacke.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,12 @@ int sk_cpu_linalg_qr_out(const SkMeta *m, const SkTensor *A, const char *mode, S
 
 /* {==== SVD (gesdd) ====
 ** U is m x m (full) or m x k, Vh n x n or k x n, S descending. An empty matrix has no singular
-** values; its full U and Vh are identities. */
+** values; its full U and Vh are identities. gesdd decomposes Aᵀ = V·S·Uᵀ: for sk's row-major
+** A, Aᵀ is column-major already (a straight copy into scratch), and the factors of Aᵀ are Vhᵀ
+** and Uᵀ, which for row-major U and Vh are column-major views that gesdd writes in place. Any
+** layout of A takes that one path, so the singular vectors' signs never depend on it. gesdd's
+** workspace is queried once per call and lives in each thread's scratch:
+** A (r·c) | S (k) | U (r·ucol) | Vt (vrow·c) | work (lwork) | iwork (8k ints). */
 static void put_identity(const SkLinMat *M, int64_t b, int64_t n, char *s, int dbl) {
   memset(s, 0, (size_t)(n * n) * (dbl ? 8 : 4));
   for (int64_t i = 0; i < n; i++) {
@@ -90,36 +96,64 @@ static void put_identity(const SkLinMat *M, int64_t b, int64_t n, char *s, int d
   sk_cpu_lin_store(M, b, n, n, s, n > 0 ? n : 1, 0, 0);
 }
 
+typedef struct { int64_t k, ucol, vrow, lwork, elems; } SvdDims;
+
+static SvdDims svd_dims(const SkLinJob *j) {
+  SvdDims d;
+  d.k = j->r < j->c ? j->r : j->c;
+  d.ucol = j->flag1 ? j->r : d.k;
+  d.vrow = j->flag1 ? j->c : d.k;
+  d.lwork = j->lwork;
+  d.elems = j->r * j->c + d.k + j->r * d.ucol + d.vrow * j->c + d.lwork;
+  return d;
+}
+
+static lapack_int gesdd(int dbl, char jobz, int64_t r, int64_t c, void *a, void *sv, void *u, lapack_int ldu, void *vt,
+                        lapack_int ldvt, void *work, lapack_int lwork, lapack_int *iwork) {
+  lapack_int m = (lapack_int)r, n = (lapack_int)c, lda = (lapack_int)(r > 0 ? r : 1);
+  return dbl ? LAPACKE_dgesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, sv, u, ldu, vt, ldvt, work, lwork, iwork)
+             : LAPACKE_sgesdd_work(LAPACK_COL_MAJOR, jobz, m, n, a, lda, sv, u, ldu, vt, ldvt, work, lwork, iwork);
+}
+
+static char svd_jobz(const SkLinJob *j) {
+  return j->flag2 ? (j->flag1 ? 'A' : 'S') : 'N';
+}
+
+/* j->out is the left factor (r x ucol), out2 the singular values, out3 the right factor
+** (vrow x c) of the r x c matrix j->a: Vhᵀ, S and Uᵀ, the factors of Aᵀ. */
 static int run_svd(const SkLinJob *j, int64_t b, char *s) {
-  int64_t r = j->r, c = j->c, k = r < c ? r : c, ld = r > 0 ? r : 1;
-  int full = j->flag1, uv = j->flag2, dbl = j->dbl;
-  int64_t ucol = full ? r : k, vrow = full ? c : k, es = dbl ? 8 : 4;
-  char *sv = s + (size_t)(r * c) * es, *u = sv + (size_t)(k + 1) * es, *vt = u + (size_t)(r * ucol + 1) * es;
-  if (k == 0) {
-    if (uv && full) {
-      put_identity(&j->out, b, r, s, dbl);
-      put_identity(&j->out3, b, c, s, dbl);
+  int64_t r = j->r, c = j->c, es = j->dbl ? 8 : 4;
+  SvdDims d = svd_dims(j);
+  if (d.k == 0) {
+    if (j->flag2 && j->flag1) {
+      put_identity(&j->out, b, r, s, j->dbl);
+      put_identity(&j->out3, b, c, s, j->dbl);
     }
     return 0;
   }
-  sk_cpu_lin_load(&j->a, b, r, c, s, ld);
-  if (!all_finite(s, dbl, r * c)) {
+  sk_cpu_lin_load(&j->a, b, r, c, s, r);
+  if (!all_finite(s, j->dbl, r * c)) {
     j->infos[b] = SK_LIN_INFO_NONFINITE;
     return 0;
   }
-  char jobz = uv ? (full ? 'A' : 'S') : 'N';
-  lapack_int ldvt = (lapack_int)(vrow > 0 ? vrow : 1), m_ = (lapack_int)r, n_ = (lapack_int)c;
-  lapack_int info = dbl ? LAPACKE_dgesdd(LAPACK_COL_MAJOR, jobz, m_, n_, (double *)s, (lapack_int)ld, (double *)sv,
-                                         (double *)u, (lapack_int)ld, (double *)vt, ldvt)
-                        : LAPACKE_sgesdd(LAPACK_COL_MAJOR, jobz, m_, n_, (float *)s, (lapack_int)ld, (float *)sv,
-                                         (float *)u, (lapack_int)ld, (float *)vt, ldvt);
+  /* each result goes to its output where that is column-major already, else to scratch */
+  char *sv = s + (size_t)(r * c) * es, *u = sv + (size_t)d.k * es, *vt = u + (size_t)(r * d.ucol) * es;
+  char *work = vt + (size_t)(d.vrow * c) * es;
+  lapack_int ldu = (lapack_int)r, ldvt = (lapack_int)(d.vrow > 0 ? d.vrow : 1), lds;
+  char *dsv = sk_cpu_lin_direct(&j->out2, b, d.k, 1, &lds), *du = NULL, *dvt = NULL;
+  if (j->flag2) {
+    du = sk_cpu_lin_direct(&j->out, b, r, d.ucol, &ldu);
+    dvt = sk_cpu_lin_direct(&j->out3, b, d.vrow, c, &ldvt);
+    if (!du) ldu = (lapack_int)r;
+    if (!dvt) ldvt = (lapack_int)(d.vrow > 0 ? d.vrow : 1);
+  }
+  lapack_int info = gesdd(j->dbl, svd_jobz(j), r, c, s, dsv ? dsv : sv, du ? du : u, ldu, dvt ? dvt : vt, ldvt, work,
+                          (lapack_int)d.lwork, sk_cpu_lin_ints(j, s, d.elems));
   j->infos[b] = info;
   if (info) return 0;
-  sk_cpu_lin_store(&j->out2, b, k, 1, sv, k, 0, 0);
-  if (uv) {
-    sk_cpu_lin_store(&j->out, b, r, ucol, u, ld, 0, 0);
-    sk_cpu_lin_store(&j->out3, b, vrow, c, vt, ldvt, 0, 0);
-  }
+  if (!dsv) sk_cpu_lin_store(&j->out2, b, d.k, 1, sv, d.k, 0, 0);
+  if (j->flag2 && !du) sk_cpu_lin_store(&j->out, b, r, d.ucol, u, ldu, 0, 0);
+  if (j->flag2 && !dvt) sk_cpu_lin_store(&j->out3, b, d.vrow, c, vt, ldvt, 0, 0);
   return 0;
 }
 
@@ -133,12 +167,28 @@ int sk_cpu__linalg_svd_out(const SkMeta *m, const SkTensor *A, int full_matrices
   int64_t batch = sk_cpu_lin_job_init(&j, A, bs, &nb);
   j.flag1 = full_matrices;
   j.flag2 = compute_uv;
-  int64_t r = j.r, c = j.c, k = r < c ? r : c, side = r > c ? r : c;
-  if (sk_cpu_lin_check_size(side, side, fn) || sk_cpu_lin_scratch(&j, r * c + 2 * side * side + k + 4, 0, fn)) return -1;
+  sk_cpu_lin_mat_init(&j.a, A, 2, bs, nb, 1); /* the problem is Aᵀ's */
+  j.r = A->sizes[A->ndim - 1], j.c = A->sizes[A->ndim - 2];
+  if (sk_cpu_lin_check_size(j.n, j.n, fn)) return -1;
+  SvdDims d = svd_dims(&j);
+  if (d.k > 0 && batch > 0) { /* workspace query: gesdd reads only the sizes */
+    double q = 0;
+    lapack_int ldu = (lapack_int)j.r, ldvt = (lapack_int)(d.vrow > 0 ? d.vrow : 1), info;
+    if (j.dbl) info = gesdd(1, svd_jobz(&j), j.r, j.c, NULL, NULL, NULL, ldu, NULL, ldvt, &q, -1, NULL);
+    else {
+      float qf = 0;
+      info = gesdd(0, svd_jobz(&j), j.r, j.c, NULL, NULL, NULL, ldu, NULL, ldvt, &qf, -1, NULL);
+      q = (double)qf * (1 + 0x1p-20); /* a float count may have rounded down */
+    }
+    if (info || q >= INT_MAX) return sk_error("%s: a %lld x %lld matrix is too large for LAPACK", fn, (long long)j.r, (long long)j.c);
+    j.lwork = (int64_t)q + 1;
+    d = svd_dims(&j);
+  }
+  if (sk_cpu_lin_scratch(&j, d.elems, 8 * d.k, fn)) return -1;
   j.run = run_svd;
   if (compute_uv) {
-    sk_cpu_lin_mat_init(&j.out, U, 2, bs, nb, 0);
-    sk_cpu_lin_mat_init(&j.out3, Vh, 2, bs, nb, 0);
+    sk_cpu_lin_mat_init(&j.out, Vh, 2, bs, nb, 1);
+    sk_cpu_lin_mat_init(&j.out3, U, 2, bs, nb, 1);
   }
   sk_cpu_lin_mat_init(&j.out2, S, 1, bs, nb, 0);
   return sk_cpu_lin_go_checked(&j, batch, fn, A->ndim == 2);

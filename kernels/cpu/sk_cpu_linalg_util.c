@@ -62,6 +62,10 @@ int64_t sk_cpu_lin_offset(const SkLinMat *M, int64_t b) {
 /* load_<sfx> and store_<sfx> for element type T, one pair per LAPACK dtype */
 #define SK_LIN_COPIES(T, sfx)                                                                                   \
   static void load_##sfx(const T *s, int64_t rs, int64_t cs, int64_t r, int64_t c, T *d, int64_t ld) {          \
+    if (rs == 1) { /* column-major already */                                                                   \
+      for (int64_t j = 0; j < c; j++) memcpy(d + j * ld, s + j * cs, (size_t)r * sizeof(T));                   \
+      return;                                                                                                   \
+    }                                                                                                           \
     for (int64_t jb = 0; jb < c; jb += TILE)                                                                    \
       for (int64_t ib = 0; ib < r; ib += TILE) {                                                                \
         int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;                         \
@@ -71,6 +75,10 @@ int64_t sk_cpu_lin_offset(const SkLinMat *M, int64_t b) {
   }                                                                                                             \
   static void store_##sfx(T *d, int64_t rs, int64_t cs, int64_t r, int64_t c, const T *s, int64_t ld, int tri,  \
                           int unit) {                                                                           \
+    if (rs == 1 && !tri && !unit) {                                                                             \
+      for (int64_t j = 0; j < c; j++) memcpy(d + j * cs, s + j * ld, (size_t)r * sizeof(T));                   \
+      return;                                                                                                   \
+    }                                                                                                           \
     for (int64_t ib = 0; ib < r; ib += TILE)                                                                    \
       for (int64_t jb = 0; jb < c; jb += TILE) {                                                                \
         int64_t je = jb + TILE < c ? jb + TILE : c, ie = ib + TILE < r ? ib + TILE : r;                         \
@@ -99,6 +107,16 @@ void sk_cpu_lin_store(const SkLinMat *M, int64_t b, int64_t r, int64_t c, const 
   int64_t off = sk_cpu_lin_offset(M, b);
   if (M->dbl) store_f64((double *)M->data + off, M->rs, M->cs, r, c, buf, ld, tri, unit);
   else store_f32((float *)M->data + off, M->rs, M->cs, r, c, buf, ld, tri, unit);
+}
+
+/* Matrix b of M where its layout already is LAPACK's column-major one (unit row stride, column
+** stride at least r and within LAPACK's int): a routine writes its r x c result there, with
+** *ld, and no copy follows; NULL when M has another layout. */
+void *sk_cpu_lin_direct(const SkLinMat *M, int64_t b, int64_t r, int64_t c, lapack_int *ld) {
+  int64_t need = r > 1 ? r : 1;
+  if ((r > 1 && M->rs != 1) || (c > 1 && (M->cs < need || M->cs > INT_MAX))) return NULL;
+  *ld = (lapack_int)(c > 1 ? M->cs : need);
+  return M->data + (size_t)sk_cpu_lin_offset(M, b) * (M->dbl ? 8 : 4);
 }
 
 /* One value per matrix (info, det, sign, rank ...) of an output of the batch. */
@@ -224,8 +242,8 @@ int sk_cpu__linalg_check_errors(const SkTensor *info, const char *api_name, int 
 
 static void job_range(void *ctx, int64_t begin, int64_t end) {
   SkLinJob *j = ctx;
-  char *scratch = malloc(j->bytes ? j->bytes : 1);
-  if (!scratch) {
+  char *scratch = NULL; /* cache-line aligned: LAPACK's vector loads then never straddle lines */
+  if (posix_memalign((void **)&scratch, 64, j->bytes ? j->bytes : 1)) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
