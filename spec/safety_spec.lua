@@ -336,4 +336,35 @@ describe("the CPU block cache", function()
     assert.equal(0, sk.cached_bytes())
     collectgarbage("restart")
   end)
+
+  it("counts in sk.memory_stats(): blocks handed out, cache hits, frees, bytes live and their peak", function()
+    local sk = require("spec.helper").sk
+    local function drop() collectgarbage("collect") collectgarbage("collect") end
+    drop()
+    collectgarbage("stop")
+    sk.empty_cache()
+    local s0 = sk.memory_stats()
+    local tiny = sk.empty({ 16 }) -- 64 bytes: inline in the tensor, never the allocator's
+    local a = sk.empty({ 2500 })  -- 10000 bytes: a fresh block of the 12 KiB class
+    local s1 = sk.memory_stats()
+    assert.equal(s0.num_allocs + 1, s1.num_allocs)
+    assert.equal(s0.num_cache_hits, s1.num_cache_hits)
+    assert.equal(s0.allocated + 10000, s1.allocated)
+    assert.is_true(s1.peak_allocated >= s1.allocated)
+    a = nil; drop()
+    local s2 = sk.memory_stats()
+    assert.equal(s1.num_frees + 1, s2.num_frees)
+    assert.equal(s0.allocated, s2.allocated)
+    assert.equal(12 * 1024, s2.cached)
+    local b = sk.empty({ 2049 }) -- 8196 bytes: the same class, from the cache
+    local s3 = sk.memory_stats()
+    assert.equal(s2.num_allocs + 1, s3.num_allocs)
+    assert.equal(s2.num_cache_hits + 1, s3.num_cache_hits)
+    assert.equal(0, s3.cached)
+    assert.equal(s1.peak_allocated, s3.peak_allocated) -- 8196 live now, 10000 at the peak
+    assert.equal(0, s3.num_ooms - s0.num_ooms)
+    tiny, b = nil, nil; drop()
+    sk.empty_cache()
+    collectgarbage("restart")
+  end)
 end)

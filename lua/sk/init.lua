@@ -28,7 +28,7 @@ for name, fn in pairs(core.functions) do
 end
 
 for _, name in ipairs { "tensor", "manual_seed", "set_num_threads", "get_num_threads", "empty_cache",
-                        "cached_bytes", "dispatch_table", "call", "cpu_isa" } do
+                        "cached_bytes", "memory_stats", "dispatch_table", "call", "cpu_isa" } do
   sk[name] = core[name]
 end
 

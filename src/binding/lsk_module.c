@@ -33,6 +33,19 @@ static int l_cpu_isa(lua_State *L) { lua_pushstring(L, sk_cpu_isa()); return 1; 
 static int l_empty_cache(lua_State *L) { (void)L; sk_cpu_empty_cache(); return 0; }
 static int l_cached_bytes(lua_State *L) { lua_pushinteger(L, (lua_Integer)sk_cpu_cached_bytes()); return 1; }
 
+/* sk.memory_stats(): the CPU allocator's counters (sk_device.h), named as sk.cuda.memory_stats's */
+static int l_memory_stats(lua_State *L) {
+  SkCpuMemoryStats st;
+  sk_cpu_memory_stats(&st);
+  const struct { const char *k; uint64_t v; } f[] = {
+    {"allocated", st.allocated}, {"peak_allocated", st.peak_allocated}, {"cached", st.cached},
+    {"num_allocs", st.num_allocs}, {"num_frees", st.num_frees}, {"num_cache_hits", st.num_cache_hits},
+    {"num_ooms", st.num_ooms}};
+  lua_createtable(L, 0, (int)(sizeof f / sizeof f[0]));
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) { lua_pushinteger(L, (lua_Integer)f[i].v); lua_setfield(L, -2, f[i].k); }
+  return 1;
+}
+
 /* sk.dispatch_table("aten::add.Tensor") -> { {key=, source=, origin=, boxed=}, ... } */
 static int l_dispatch_table(lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
@@ -165,7 +178,7 @@ int luaopen_sk_core(lua_State *L) {
   sk_set_memory_pressure_handler(collect_garbage, NULL);
   static const luaL_Reg fns[] = {
     {"manual_seed", l_manual_seed}, {"set_num_threads", l_set_num_threads}, {"get_num_threads", l_get_num_threads},
-    {"empty_cache", l_empty_cache}, {"cpu_isa", l_cpu_isa}, {"cached_bytes", l_cached_bytes}, {"dispatch_table", l_dispatch_table},
+    {"empty_cache", l_empty_cache}, {"cpu_isa", l_cpu_isa}, {"cached_bytes", l_cached_bytes}, {"memory_stats", l_memory_stats}, {"dispatch_table", l_dispatch_table},
     {"call", l_call}, {"op_function", l_op_function}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lsk_open_tensor(L);

@@ -10,7 +10,8 @@
 **   from 2 MiB, mmap'ed blocks (MADV_HUGEPAGE) in multiples of 2 MiB, in a list of
 **   SK_CACHE_SLOTS, oldest evicted first.
 ** Invariant: every cached block has its class's (or its rounded) size; the cache holds at
-** most SK_CACHE_MAX bytes; only the thread running Lua allocates.
+** most SK_CACHE_MAX bytes; only the thread running Lua allocates (so the counters need no
+** atomics).
 */
 #include "sk_device.h"
 #include "sk_error.h"
@@ -60,6 +61,7 @@ static struct { void *ptr[SK_CLASS_DEPTH]; int n; } classes[SK_NCLASSES];
 static struct { void *ptr; size_t size; } cache[SK_CACHE_SLOTS];
 static int ncached;
 static size_t cached_bytes;
+static SkCpuMemoryStats stats; /* .cached is cached_bytes, filled in when read */
 
 /* The class of a block of n bytes, SK_CACHED_MIN <= n < SK_LARGE_ROUND, and a class's size. */
 #define FINE_CLASSES ((int)(SK_FINE_MAX / SK_FINE_STEP))
@@ -90,7 +92,8 @@ static size_t max_alloc(void) {
   return limit;
 }
 
-void *sk_cpu_alloc(size_t nbytes) {
+/* The block itself; *hit says whether the cache served it. */
+static void *alloc_block(size_t nbytes, int *hit) {
   size_t cap = max_alloc();
   if (cap && nbytes > cap)
     return sk_error("out of memory allocating %zu bytes on cpu (SK_CPU_MAX_ALLOC is %zu)", nbytes, cap), NULL;
@@ -102,6 +105,7 @@ void *sk_cpu_alloc(size_t nbytes) {
       size = class_size(k);
       if (classes[k].n > 0) {
         cached_bytes -= size;
+        *hit = 1;
         return hand_out(classes[k].ptr[--classes[k].n], nbytes, size);
       }
     }
@@ -117,6 +121,7 @@ void *sk_cpu_alloc(size_t nbytes) {
       p = cache[i].ptr;
       cached_bytes -= size;
       cache[i] = cache[--ncached];
+      *hit = 1;
       return hand_out(p, nbytes, size);
     }
   }
@@ -132,8 +137,29 @@ void *sk_cpu_alloc(size_t nbytes) {
   return hand_out(p, nbytes, size);
 }
 
+void *sk_cpu_alloc(size_t nbytes) {
+  int hit = 0;
+  void *p = alloc_block(nbytes, &hit);
+  if (!p) {
+    stats.num_ooms++;
+    return NULL;
+  }
+  stats.num_allocs++;
+  stats.num_cache_hits += (uint64_t)hit;
+  stats.allocated += nbytes;
+  if (stats.allocated > stats.peak_allocated) stats.peak_allocated = stats.allocated;
+  return p;
+}
+
+void sk_cpu_memory_stats(SkCpuMemoryStats *out) {
+  *out = stats;
+  out->cached = cached_bytes;
+}
+
 void sk_cpu_free(void *ptr, size_t nbytes) {
   if (!ptr) return;
+  stats.num_frees++;
+  stats.allocated -= nbytes;
   if (nbytes < SK_LARGE_ROUND) {
     if (nbytes >= SK_CACHED_MIN) {
       int k = class_of(nbytes);

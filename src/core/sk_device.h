@@ -84,6 +84,13 @@ void *sk_cpu_alloc(size_t nbytes);
 void sk_cpu_free(void *ptr, size_t nbytes);
 size_t sk_cpu_cached_bytes(void);
 void sk_cpu_empty_cache(void);
+/* What sk_cpu_alloc has done since the process started (storages of up to 64 bytes never reach
+** it: tensors keep those inline). allocated: bytes handed out now; num_allocs counts every block
+** handed out, num_cache_hits those the cache served; num_ooms the requests that failed. */
+typedef struct SkCpuMemoryStats {
+  uint64_t allocated, peak_allocated, cached, num_allocs, num_frees, num_cache_hits, num_ooms;
+} SkCpuMemoryStats;
+void sk_cpu_memory_stats(SkCpuMemoryStats *out);
 /* }==== */
 
 /* Device guard: switches the current device for the scope, if the type has one. */

@@ -169,7 +169,7 @@ SkTensor *sk_tensor_empty(int ndim, const int64_t *sizes, SkDType dtype, SkDevic
 
 SkTensor *sk_tensor_empty_strided(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, SkDevice device) {
   if (check_ndim(ndim)) return NULL;
-  int64_t n = sk_numel(ndim, sizes), span = n, lo, hi; /* span: elements the strides reach */
+  int64_t n = sk_numel(ndim, sizes), span = n, lo = 0, hi = 0; /* span: elements the strides reach */
   size_t nbytes;
   if (n < 0) return NULL;
   if (strides && n) {
