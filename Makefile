@@ -181,6 +181,12 @@ $(BUILD)/test_dispatch: spec/c/test_dispatch.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(INC_ops) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ spec/c/test_dispatch.c $(CORE_OBJ) $(LDLIBS)
 
+# The memory planner alone: it needs only the core's error buffer.
+ARENA_OBJ = $(BUILD)/obj/src/core/sk_arena.o $(BUILD)/obj/src/core/sk_error.o
+$(BUILD)/test_arena: spec/c/test_arena.c $(ARENA_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(INC_core) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ spec/c/test_arena.c $(ARENA_OBJ)
+
 # Two lua_States in one process, each requiring sk (links Lua; loads build/sk/core.so).
 $(BUILD)/test_two_states: spec/c/test_two_states.c
 	@mkdir -p $(dir $@)
@@ -202,7 +208,7 @@ demo: deps all
 # Each check is one step: spec, memcheck-c, memcheck-spec (memcheck = both), sanitize-c,
 # sanitize-spec (sanitize = both), fuzz. A step builds what it runs (a no-op once built) and
 # nothing else; no spec builds anything (specs tagged #build only query make: `make -q`, `-n`).
-TEST_PROGS = $(BUILD)/test_dispatch $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
+TEST_PROGS = $(BUILD)/test_dispatch $(BUILD)/test_arena $(BUILD)/test_two_states $(BUILD)/examples/sk_cbackend.so
 VALGRIND = valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9
 VALGRIND_LUA = $(VALGRIND) --show-possibly-lost=no --suppressions=spec/valgrind.supp
 
@@ -212,6 +218,7 @@ spec: all $(TEST_PROGS)
 memcheck: memcheck-c memcheck-spec memcheck-cuda-emu
 memcheck-c: all $(TEST_PROGS)
 	$(VALGRIND) $(BUILD)/test_dispatch
+	$(VALGRIND) $(BUILD)/test_arena
 	$(VALGRIND_LUA) $(BUILD)/test_two_states
 # (the training examples, #train, run in `spec` and in the sanitizer build: under valgrind
 # they would add minutes and reach no code the other specs do not)
@@ -233,6 +240,7 @@ test: deps
 
 test-c: all $(TEST_PROGS)
 	$(BUILD)/test_dispatch
+	$(BUILD)/test_arena
 	$(BUILD)/test_two_states
 
 # {==== Sanitizers ====
@@ -254,7 +262,7 @@ SAN_RUN  = SK_BUILD=$(SAN) LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="$(SA
            LSAN_OPTIONS=suppressions=$(CURDIR)/spec/lsan.supp:print_suppressions=0 \
            UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 SAN_MAKE = $(MAKE) --no-print-directory BUILD=$(SAN) OPT="-O1 $(SANFLAGS)" LDFLAGS="$(SANFLAGS)" NVCC=
-SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so $(SAN)/emu/cuda.so
+SAN_PROGS = $(SAN)/sk/core.so $(SAN)/test_dispatch $(SAN)/test_arena $(SAN)/test_two_states $(SAN)/examples/sk_cbackend.so $(SAN)/emu/cuda.so
 
 # The one rule that runs the sanitizer build (two sub-makes at once would race on its files);
 # the sub-make is asked first (-q), so a current build prints nothing.
@@ -263,6 +271,7 @@ sanitize-build: | $(SAN_AFTER)
 sanitize: sanitize-c sanitize-spec sanitize-cuda-emu
 sanitize-c: sanitize-build
 	$(SAN_RUN) $(SAN)/test_dispatch
+	$(SAN_RUN) $(SAN)/test_arena
 	$(SAN_RUN) $(SAN)/test_two_states
 sanitize-spec: sanitize-build
 	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build,rss spec
@@ -322,4 +331,4 @@ install-files:
 clean:
 	rm -rf build $(SAN)
 
--include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(EMU)/test_cuda_emu.d $(EMU)/obj/test_cuda_alloc.d $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/bench_dispatch.d
+-include $(OBJ:.o=.d) $(CUDA_OBJ:.o=.d) $(EMU_OBJ:.o=.d) $(EMU)/test_cuda_emu.d $(EMU)/obj/test_cuda_alloc.d $(BUILD)/examples/sk_cbackend.d $(BUILD)/test_dispatch.d $(BUILD)/test_arena.d $(BUILD)/bench_dispatch.d
