@@ -181,6 +181,7 @@ require("sk.autograd")(sk, core, methods)
 sk.nn = require("sk.nn")(sk, core)
 sk.optim = require("sk.optim")(sk, core)
 require("sk.serialize")(sk, core, methods)
+require("sk.plan")(sk, core)
 mt.__index = methods
 require("sk.indexing")(sk, mt, methods) -- t[i], t[{...}], t[mask] and assignment; methods stay first
 sk.newaxis, sk.ellipsis = require("sk.indexing").newaxis, require("sk.indexing").ellipsis

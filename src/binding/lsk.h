@@ -171,6 +171,7 @@ int lsk_error(lua_State *L, const char *fname);
 void lsk_open_io(lua_State *L);                    /* pushes core.io: mappings, bulk reads/writes, bytes (lsk_io.c) */
 void lsk_open_dlpack(lua_State *L);                /* to_dlpack, from_dlpack into the table on top (lsk_dlpack.c) */
 void lsk_open_zip(lua_State *L);                   /* zip_read, zip_write into the table on top (lsk_zip.c) */
+void lsk_open_plan(lua_State *L);                  /* core.plan_record and the plan metatable (lsk_plan.c) */
 void lsk_open_errors(lua_State *L);                /* core.raise, core.hide_source */
 /* }==== */
 

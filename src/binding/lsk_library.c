@@ -528,7 +528,7 @@ static SkOperator *check_op(lua_State *L, int idx, const char *fname) {
 static int check_key(lua_State *L, int idx, const char *fname) {
   const char *name = luaL_checkstring(L, idx);
   int k = sk_key_from_name(name);
-  if (k <= 0 || k == SK_KEY_BACKEND_SELECT)
+  if (k <= 0 || k == SK_KEY_BACKEND_SELECT || k == SK_KEY_PLAN)
     lsk_raise(L, "%s: unknown dispatch key '%s' (expected CPU, CUDA, Meta, DefaultBackend, Math or a registered backend name)",
                fname, name);
   return k;

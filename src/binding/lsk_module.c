@@ -183,6 +183,7 @@ int luaopen_sk_core(lua_State *L) {
   luaL_newlib(L, fns);
   lsk_open_tensor(L);
   lsk_open_errors(L);
+  lsk_open_plan(L);
   lsk_open_ops(L);
   lua_pushcfunction(L, l_to);
   lua_setfield(L, -2, "to");

@@ -29,7 +29,7 @@ static const char *const fixed_key_names[SK_KEY_COUNT] = {
   SK_COMPILED_BACKENDS(SK_X_KEY)
 #undef SK_X_KEY
   [SK_KEY_META] = "Meta", [SK_KEY_BACKEND_SELECT] = "BackendSelect",
-  [SK_KEY_AUTOGRAD] = "Autograd",
+  [SK_KEY_AUTOGRAD] = "Autograd", [SK_KEY_PLAN] = "Plan",
   [SK_KEY_DEFAULT_BACKEND] = "DefaultBackend", [SK_KEY_MATH] = "Math",
 };
 
@@ -291,7 +291,7 @@ static void recompute_all(void) {
 }
 
 int sk_fallback_register(int key, SkBoxedFn fn, void *ctx, const char *origin, void (*ctx_free)(void *)) {
-  if (!sk_key_is_backend(key) && key != SK_KEY_AUTOGRAD)
+  if (!sk_key_is_backend(key) && key != SK_KEY_AUTOGRAD && key != SK_KEY_PLAN)
     return sk_error("fallbacks are registered for backend keys and Autograd, not '%s'", sk_key_name(key));
   SkKernel k = {NULL, fn, ctx, origin, 0};
   SkRegistration *r = registration_new(key, &k, ctx_free);
@@ -406,7 +406,7 @@ int sk_op_table(const SkOperator *op, SkKernelInfo *info, int cap) {
   int n = 0;
   for (int k = 0; k < SK_KEY_NUM_RUNTIME && n < cap; k++) {
     const SkKernel *e = &op->table[k];
-    if (!e->boxed && !e->unboxed) continue;
+    if ((!e->boxed && !e->unboxed) || k == SK_KEY_PLAN) continue; /* the recorder's fallback is sk.plan's own */
     info[n].key = k;
     info[n].source = e->source;
     info[n].origin = e->origin;

@@ -23,6 +23,7 @@ typedef enum SkKey {
   SK_KEY_META,
   SK_KEY_BACKEND_SELECT,
   SK_KEY_AUTOGRAD,       /* in a call's key set when a tensor argument requires grad and grad mode is on */
+  SK_KEY_PLAN,           /* sk.plan's recorder: in sk_tls_include while a plan is recorded, never registered by users */
   SK_KEY_NUM_RUNTIME,
   SK_KEY_DEFAULT_BACKEND = SK_KEY_NUM_RUNTIME, /* CompositeExplicitAutograd */
   SK_KEY_MATH,                                 /* CompositeImplicitAutograd */

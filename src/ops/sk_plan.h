@@ -1,0 +1,103 @@
+/*
+** sk_plan.h — sk.plan: a function recorded once on Meta tensors, replayed over one arena
+** Recording runs the function with the Plan key in this thread's include set: every dispatched
+** call reaches the recorder (sk_plan_record.c), which runs the op's Meta kernel for the shapes
+** and keeps a step: a functional op as its out variant into a new buffer, a writer as itself,
+** an op without an out variant as an "unmanaged" step that makes its result at replay. Views
+** are no steps, only new geometry over a buffer; composites on the plan's backend decompose
+** into the ops they call. Replay (sk_plan_run.c) calls each step's kernel for the plan's
+** backend directly, its arguments prebuilt, its intermediates at fixed offsets in one arena.
+** Invariant: two arena buffers whose live intervals (first to last step using them)
+** intersect never share a byte; a plan keeps every tensor it captured alive.
+*/
+#ifndef SK_PLAN_H
+#define SK_PLAN_H
+
+#include "sk_dispatch.h"
+
+#include <stddef.h>
+
+enum { SK_PS_INPUT, SK_PS_CONST, SK_PS_ARENA, SK_PS_OUTPUT, SK_PS_UNMANAGED, SK_PS_DEAD /* undone while recording */ };
+enum { SK_STEP_OUT, SK_STEP_WRITE, SK_STEP_UNMANAGED };
+
+/* One buffer: an input's storage, a captured tensor's, an intermediate's. */
+typedef struct SkPlanStorage {
+  int kind, index;      /* INPUT: the input's position; UNMANAGED: its defining step */
+  size_t nbytes;
+  int first, last;      /* live interval in steps (-1: used by none) */
+  int written;          /* a step makes or writes it (an intermediate nothing writes has no data) */
+  size_t offset;        /* ARENA: byte offset in the arena */
+  int creator;          /* the value that made it (OUTPUT: the fresh tensor of each replay) */
+  SkTensor *anchor;     /* recording: a meta tensor on the storage that stands for it (keeps it alive) */
+  SkTensor *real;       /* CONST: the captured tensor */
+} SkPlanStorage;
+
+/* One view of a buffer that a step reads or writes, or that fn returns. */
+typedef struct SkPlanValue {
+  int storage;
+  SkDType dtype;
+  int ndim;
+  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
+  unsigned flags;       /* SK_TENSOR_WRAPPED_NUMBER of a captured number */
+  int64_t byte_offset;  /* from the buffer's start (INPUT: from the input's own offset) */
+  SkTensor *t;          /* ARENA, CONST: made once; others per replay */
+} SkPlanValue;
+
+/* One recorded argument: a copy of the value, or the values of its tensors. */
+typedef struct SkPlanArg {
+  SkValue v;            /* owns its lists and strings; tensors are not held here */
+  int value;            /* SK_VAL_TENSOR: the value */
+  int *values;          /* SK_VAL_TENSORLIST: one value per element (-1: None) */
+} SkPlanArg;
+
+typedef struct SkPlanStep {
+  int kind;             /* SK_STEP_* */
+  SkOperator *op;       /* the op replayed: the out variant of a functional op */
+  SkOperator *called;   /* the op fn called */
+  int nargs;
+  SkPlanArg *args;
+  int nres, res[16];    /* UNMANAGED: the values its results make (-1: not a tensor) */
+} SkPlanStep;
+
+typedef struct SkPlan {
+  SkDevice device;
+  int key;              /* the backend key steps replay at */
+  int nin, nout;
+  int *in_value, *out_value;
+  SkPlanStorage *st;
+  int nst, cst;
+  SkPlanValue *val;
+  int nval, cval;
+  SkPlanStep *step;
+  int nstep, cstep;
+  SkTensor *arena;      /* uint8, arena_bytes, or NULL */
+  size_t arena_bytes, intermediate_bytes, eager_peak_bytes;
+  int views, running;
+  /* replay state: a root tensor and base byte offset per buffer, a tensor per value */
+  SkTensor **root;
+  int64_t *base;
+  SkTensor **cur;
+} SkPlan;
+
+typedef struct SkPlanRecorder SkPlanRecorder;
+
+/* 1 while this thread records a plan. */
+static inline int sk_plan_recording(void) { return (sk_tls_include & SK_KEYSET(SK_KEY_PLAN)) != 0; }
+/* Registers the recorder's fallback (once). */
+int sk_plan_init(void);
+/* Starts recording on this thread for a plan that replays on device (not meta). */
+SkPlanRecorder *sk_plan_record_begin(SkDevice device);
+/* The meta tensor standing for input i, shaped like example (a new reference). */
+SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *example);
+/* Stops recording and makes the plan of the outputs outs[n] (meta tensors fn returned); the
+** recorder is freed either way. */
+SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n);
+void sk_plan_record_abort(SkPlanRecorder *r);
+
+/* Replays p on inputs in[p->nin] (checked against the plan), writing its outputs into
+** outs[p->nout] when given (else into fresh tensors): res[p->nout] get new references. */
+int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res);
+void sk_plan_free(SkPlan *p);
+void sk_plan_arg_clear(SkPlanArg *a); /* what a recorded argument owns */
+
+#endif

@@ -1,0 +1,575 @@
+/*
+** sk_plan_record.c — sk.plan's recorder: the Plan key's fallback turns calls into steps
+** See sk_plan.h. While recording, every tensor an op sees is meta: inputs are stand-ins, and a
+** real tensor fn captures (a weight, a wrapped number) becomes a constant whose meta shadow
+** takes its place on the stack, so no data derived from the inputs ever exists and no kernel
+** but Meta runs. Buffers are known by their meta storage (the recorder holds each one, so an
+** address is never reused). Per call: a composite on the plan's backend runs with the key still
+** on (its inner calls record); any other op runs its Meta kernel with the key off and leaves a
+** step, or nothing for a view.
+*/
+#include "sk_plan.h"
+#include "sk_error.h"
+#include "sk_arena.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct SkPlanRecorder {
+  SkPlan *p;
+  SkKeySet include, exclude; /* the thread's sets before recording */
+  SkStorage **hkey;          /* storage -> buffer, open addressing */
+  int *hval, hcap, hn;
+};
+
+static _Thread_local SkPlanRecorder *rec;
+
+/* {==== Buffers and values ==== */
+static int grow(void **a, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 0;
+  int c = *cap ? *cap * 2 : 16;
+  while (c < need) c *= 2;
+  void *n = realloc(*a, (size_t)c * elem);
+  if (!n) return sk_error("sk.plan: out of memory");
+  memset((char *)n + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
+  *a = n;
+  *cap = c;
+  return 0;
+}
+
+static size_t hash_ptr(const void *p, int cap) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull & (size_t)(cap - 1); }
+
+static int find_storage(const SkPlanRecorder *r, const SkStorage *s) {
+  if (!r->hcap) return -1;
+  for (size_t i = hash_ptr(s, r->hcap);; i = (i + 1) & (size_t)(r->hcap - 1)) {
+    if (!r->hkey[i]) return -1;
+    if (r->hkey[i] == s) return r->hval[i];
+  }
+}
+
+static int hash_put(SkPlanRecorder *r, SkStorage *s, int v) {
+  if (2 * (r->hn + 1) > r->hcap) {
+    int cap = r->hcap ? r->hcap * 2 : 64;
+    SkStorage **k = calloc((size_t)cap, sizeof *k);
+    int *val = malloc((size_t)cap * sizeof *val);
+    if (!k || !val) { free(k); free(val); return sk_error("sk.plan: out of memory"); }
+    for (int i = 0; i < r->hcap; i++)
+      if (r->hkey[i]) {
+        size_t j = hash_ptr(r->hkey[i], cap);
+        while (k[j]) j = (j + 1) & (size_t)(cap - 1);
+        k[j] = r->hkey[i];
+        val[j] = r->hval[i];
+      }
+    free(r->hkey);
+    free(r->hval);
+    r->hkey = k, r->hval = val, r->hcap = cap;
+  }
+  size_t i = hash_ptr(s, r->hcap);
+  while (r->hkey[i]) i = (i + 1) & (size_t)(r->hcap - 1);
+  r->hkey[i] = s;
+  r->hval[i] = v;
+  r->hn++;
+  return 0;
+}
+
+/* A new buffer standing for the meta storage of t (held through t). */
+static int new_storage(SkPlanRecorder *r, int kind, SkTensor *t) {
+  SkPlan *p = r->p;
+  if (grow((void **)&p->st, &p->cst, p->nst + 1, sizeof *p->st) || hash_put(r, t->storage, p->nst)) return -1;
+  SkPlanStorage *b = &p->st[p->nst];
+  memset(b, 0, sizeof *b);
+  b->kind = kind;
+  b->nbytes = t->storage->nbytes;
+  b->first = b->last = -1;
+  b->creator = -1;
+  b->anchor = sk_tensor_retain(t);
+  return p->nst++;
+}
+
+/* The value for meta tensor t on buffer b (the last one made for b when t has its geometry). */
+static int value_on(SkPlan *p, int b, const SkTensor *t) {
+  int64_t off = t->offset * (int64_t)sk_dtype_size(t->dtype);
+  for (int v = p->nval - 1; v >= 0 && v >= p->nval - 8; v--) {
+    const SkPlanValue *x = &p->val[v];
+    if (x->storage == b && x->dtype == t->dtype && x->ndim == t->ndim && x->byte_offset == off &&
+        !memcmp(x->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)) &&
+        !memcmp(x->strides, t->strides, (size_t)t->ndim * sizeof(int64_t)))
+      return v;
+  }
+  if (grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
+  SkPlanValue *x = &p->val[p->nval];
+  memset(x, 0, sizeof *x);
+  x->storage = b;
+  x->dtype = t->dtype;
+  x->ndim = t->ndim;
+  x->flags = t->flags & SK_TENSOR_WRAPPED_NUMBER;
+  memcpy(x->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
+  memcpy(x->strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
+  x->byte_offset = off;
+  if (p->st[b].creator < 0) p->st[b].creator = p->nval;
+  return p->nval++;
+}
+
+/* The value of a meta tensor on the stack; a storage no op made (a composite's own empty
+** tensor) becomes an intermediate buffer first. */
+static int value_of(SkPlanRecorder *r, SkTensor *t) {
+  int b = find_storage(r, t->storage);
+  if (b < 0 && (b = new_storage(r, SK_PS_ARENA, t)) < 0) return -1;
+  return value_on(r->p, b, t);
+}
+
+/* A real tensor on the stack becomes a constant: *slot is replaced by a meta tensor of the
+** same geometry over the constant's shadow (a meta uint8 tensor the size of its storage). */
+static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
+  SkTensor *t = *slot;
+  if (!sk_device_eq(t->device, r->p->device)) {
+    char a[32], b[32];
+    sk_device_format(t->device, a, sizeof a);
+    sk_device_format(r->p->device, b, sizeof b);
+    return sk_error("sk.plan: a tensor on %s is used in a plan for %s (pass it as an input, or make it on the plan's "
+                    "device)", a, b);
+  }
+  int b = find_storage(r, t->storage);
+  if (b < 0) {
+    int64_t n = (int64_t)t->storage->nbytes;
+    SkTensor *shadow = sk_tensor_empty(1, &n, SK_DTYPE_UINT8, SK_META);
+    if (!shadow) return -1;
+    b = new_storage(r, SK_PS_CONST, shadow);
+    sk_tensor_release(shadow);
+    if (b < 0 || hash_put(r, t->storage, b)) return -1; /* the real storage finds it too */
+    r->p->st[b].real = sk_tensor_retain(t);
+    r->p->st[b].written = 1;
+  }
+  SkTensor *m = sk_tensor_alias_as(r->p->st[b].anchor, t->dtype, t->ndim, t->sizes, t->strides, t->offset);
+  if (!m) return -1;
+  m->flags |= t->flags & SK_TENSOR_WRAPPED_NUMBER;
+  if (owned) sk_tensor_release(t);
+  *slot = m;
+  return 0;
+}
+/* }==== */
+
+/* {==== Steps ==== */
+/* Copies argument v (its tensors as values) into a. */
+static int arg_record(SkPlanRecorder *r, SkPlanArg *a, SkValue *v) {
+  memset(a, 0, sizeof *a);
+  a->v = *v;
+  a->value = -1;
+  switch (v->tag) {
+  case SK_VAL_TENSOR:
+    a->v.u.t = NULL;
+    return (a->value = value_of(r, v->u.t)) < 0 ? -1 : 0;
+  case SK_VAL_TENSORLIST:
+    a->v.u.tensors = NULL;
+    if (!(a->values = malloc(((size_t)v->n + 1) * sizeof *a->values))) return sk_error("sk.plan: out of memory");
+    for (int j = 0; j < v->n; j++)
+      if ((a->values[j] = v->u.tensors[j] ? value_of(r, v->u.tensors[j]) : -1) < 0 && v->u.tensors[j]) return -1;
+    return 0;
+  case SK_VAL_STRING: {
+    size_t n = strlen(v->u.str) + 1;
+    char *c = malloc(n);
+    if (!c) return a->v.tag = SK_VAL_NONE, sk_error("sk.plan: out of memory");
+    a->v.u.str = memcpy(c, v->u.str, n);
+    return 0;
+  }
+  case SK_VAL_INTLIST: case SK_VAL_BOOLLIST: case SK_VAL_DOUBLELIST: {
+    size_t n = (size_t)(v->n ? v->n : 1) * 8;
+    void *c = malloc(n);
+    if (!c) return a->v.tag = SK_VAL_NONE, sk_error("sk.plan: out of memory");
+    memcpy(c, v->tag == SK_VAL_DOUBLELIST ? (void *)v->u.doubles : (void *)v->u.ints, (size_t)v->n * 8);
+    if (v->tag == SK_VAL_DOUBLELIST) a->v.u.doubles = c;
+    else a->v.u.ints = c;
+    return 0;
+  }
+  default: return 0;
+  }
+}
+
+static SkPlanStep *new_step(SkPlan *p, int kind, SkOperator *op, SkOperator *called, int nargs) {
+  if (grow((void **)&p->step, &p->cstep, p->nstep + 1, sizeof *p->step)) return NULL;
+  SkPlanStep *st = &p->step[p->nstep];
+  memset(st, 0, sizeof *st);
+  st->kind = kind, st->op = op, st->called = called;
+  if (nargs && !(st->args = calloc((size_t)nargs, sizeof *st->args))) return sk_error("sk.plan: out of memory"), NULL;
+  p->nstep++;
+  return st;
+}
+
+/* The out variant of functional op: its family's out op (or the op named ns::name.out)
+** taking the functional's arguments, then one out per tensor result. */
+static SkOperator *out_variant(const SkOperator *op) {
+  SkOperator *o = op->out_sibling ? sk_op_find(op->out_sibling) : NULL;
+  if (!o) {
+    char q[160];
+    snprintf(q, sizeof q, "%s::%s.out", op->schema.ns, op->schema.name);
+    o = sk_op_find(q);
+  }
+  const SkSchema *f = &op->schema, *s = o ? &o->schema : NULL;
+  if (!s || s->kind != SK_KIND_OUT || s->nargs != f->nargs + f->nrets) return NULL;
+  for (int i = 0; i < f->nargs; i++)
+    if (strcmp(s->args[i].name, f->args[i].name) || s->args[i].type != f->args[i].type ||
+        s->args[i].is_list != f->args[i].is_list)
+      return NULL;
+  for (int i = 0; i < f->nrets; i++)
+    if (!s->args[f->nargs + i].is_out || f->rets[i].type != SK_T_TENSOR || f->rets[i].is_list) return NULL;
+  return o;
+}
+
+static int is_view(const SkSchema *sc) {
+  if (sc->nrets == 0) return 0;
+  for (int i = 0; i < sc->nargs; i++) if (sc->args[i].is_write) return 0;
+  for (int i = 0; i < sc->nrets; i++) if (!sc->rets[i].is_alias || sc->rets[i].is_write) return 0;
+  return 1;
+}
+
+static int is_allocation(const SkOperator *op) {
+  return !strcmp(op->qualname, "aten::empty.memory_format") || !strcmp(op->qualname, "aten::empty_strided");
+}
+
+static int is_writer(const SkSchema *sc) {
+  for (int i = 0; i < sc->nargs; i++) if (sc->args[i].is_write) return 1;
+  return 0;
+}
+/* }==== */
+
+/* {==== The fallback ==== */
+/* Every tensor on the stack becomes meta (constants captured), with grad refused. */
+static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
+  int grad = !(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD));
+  for (int i = 0; i < op->schema.nargs; i++) {
+    SkValue *v = &a[i];
+    int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
+    for (int j = 0; j < n; j++) {
+      SkTensor **slot = v->tag == SK_VAL_TENSOR ? &v->u.t : &v->u.tensors[j];
+      if (!*slot) continue;
+      if (grad && sk_tensor_grad_flag(*slot))
+        return sk_error("sk.plan: argument '%s' of '%s' requires grad; a plan records no autograd graph (make the "
+                        "plan under sk.no_grad(), or detach the tensor)", op->schema.args[i].name, op->qualname);
+      if ((*slot)->device.type == SK_DEVICE_META) continue;
+      if (capture(r, slot, v->tag == SK_VAL_TENSORLIST || v->n != SK_VALUE_BORROWED)) return -1;
+      if (v->tag == SK_VAL_TENSOR) sk_value_put_tensor(v, v->u.t, 0);
+    }
+  }
+  return 0;
+}
+
+/* Device arguments of the plan's device (or None) become meta for the record-time call. */
+static int meta_devices(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
+  for (int i = 0; i < op->schema.nargs; i++) {
+    if (op->schema.args[i].type != SK_T_DEVICE || op->schema.args[i].is_list) continue;
+    SkValue *v = &a[i];
+    if (v->tag == SK_VAL_DEVICE && v->u.device.type != SK_DEVICE_META &&
+        !sk_device_eq(v->u.device, r->p->device)) {
+      char d[32], pd[32];
+      sk_device_format(v->u.device, d, sizeof d);
+      sk_device_format(r->p->device, pd, sizeof pd);
+      return sk_error("sk.plan: '%s' makes a tensor on %s inside a plan for %s (pass it as an input, or make it on the "
+                      "plan's device)", op->qualname, d, pd);
+    }
+    if (v->tag == SK_VAL_NONE || v->tag == SK_VAL_DEVICE) {
+      v->tag = SK_VAL_DEVICE;
+      v->u.device = SK_META;
+    }
+  }
+  return 0;
+}
+
+static void mark_written(SkPlan *p, int value) { p->st[p->val[value].storage].written = 1; }
+
+/* The call of a leaf op: its Meta kernel with the key off, then its step. */
+static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
+  SkPlan *p = r->p;
+  const SkSchema *sc = &op->schema;
+  int view = is_view(sc), writer = is_writer(sc);
+  SkPlanArg *args = NULL;
+  int nargs = sc->nargs, rc = 0;
+  if (!view) {
+    if (!(args = calloc((size_t)(nargs + sc->nrets + 1), sizeof *args))) return sk_error("sk.plan: out of memory");
+    for (int i = 0; i < nargs && !rc; i++) {
+      rc = arg_record(r, &args[i], &s->v[base + i]);
+      /* a composite passes its meta stand-ins' device on: at replay that is the plan's */
+      if (sc->args[i].type == SK_T_DEVICE && args[i].v.tag == SK_VAL_DEVICE && args[i].v.u.device.type == SK_DEVICE_META)
+        args[i].v.u.device = p->device;
+    }
+  }
+  if (!rc) rc = meta_devices(r, op, s->v + base);
+  if (!rc) {
+    sk_tls_include &= ~SK_KEYSET(SK_KEY_PLAN);
+    rc = sk_call_boxed(op, s);
+    sk_tls_include |= SK_KEYSET(SK_KEY_PLAN);
+    if (rc) sk_error_context("sk.plan: cannot record '%s'", op->qualname);
+  }
+  int nres = s->n - base;
+  if (!rc && writer) /* an out that the call resized would be resized at every replay */
+    for (int i = 0; i < nargs; i++)
+      if (sc->args[i].is_write && args[i].value >= 0) {
+        const SkPlanValue *x = &p->val[args[i].value];
+        for (int rr = 0; rr < nres; rr++) {
+          const SkValue *v = &s->v[base + rr];
+          if (v->tag == SK_VAL_TENSOR && v->u.t->storage == p->st[x->storage].anchor->storage &&
+              (v->u.t->ndim != x->ndim || memcmp(v->u.t->sizes, x->sizes, (size_t)x->ndim * sizeof(int64_t)))) {
+            rc = sk_error("sk.plan: '%s' would resize its argument '%s'; inside a plan an out must have its final "
+                          "shape", op->qualname, sc->args[i].name);
+            break;
+          }
+        }
+      }
+  int alloc_only = !rc && !view && op->tensor_args == 0 && is_allocation(op);
+  if (rc || view || alloc_only) {
+    for (int i = 0; args && i < nargs + sc->nrets; i++) sk_plan_arg_clear(&args[i]);
+    free(args);
+    /* empty and empty_strided make memory and nothing else: a buffer, no step */
+    for (int i = 0; alloc_only && !rc && i < nres; i++)
+      if (s->v[base + i].tag == SK_VAL_TENSOR) {
+        int b = new_storage(r, SK_PS_ARENA, s->v[base + i].u.t);
+        if (b < 0 || value_on(p, b, s->v[base + i].u.t) < 0) rc = -1;
+        else p->st[b].written = 1;
+      }
+    return rc;
+  }
+  int fresh = 1; /* every tensor result is a new buffer (a functional op that returns an argument is no out op) */
+  for (int i = 0; i < nres; i++)
+    if (s->v[base + i].tag == SK_VAL_TENSOR && find_storage(r, s->v[base + i].u.t->storage) >= 0) fresh = 0;
+  SkOperator *out = writer || !fresh ? NULL : out_variant(op);
+  SkPlanStep *st = new_step(p, writer ? SK_STEP_WRITE : out ? SK_STEP_OUT : SK_STEP_UNMANAGED, out ? out : op, op, 0);
+  if (!st) {
+    for (int i = 0; i < nargs; i++) sk_plan_arg_clear(&args[i]);
+    free(args);
+    return -1;
+  }
+  st->args = args;
+  st->nargs = nargs;
+  for (int i = 0; i < nargs; i++)
+    if (sc->args[i].is_write && args[i].value >= 0) mark_written(p, args[i].value);
+  st->nres = nres < 16 ? nres : 16;
+  for (int i = 0; i < st->nres; i++) {
+    st->res[i] = -1;
+    SkValue *v = &s->v[base + i];
+    if (v->tag != SK_VAL_TENSOR) continue;
+    if (find_storage(r, v->u.t->storage) >= 0) continue; /* an alias of an argument */
+    int b = new_storage(r, out ? SK_PS_ARENA : SK_PS_UNMANAGED, v->u.t);
+    int x = b < 0 ? -1 : value_on(p, b, v->u.t);
+    if (x < 0) return -1;
+    p->st[b].written = 1;
+    if (!out) {
+      p->st[b].kind = SK_PS_UNMANAGED;
+      p->st[b].index = p->nstep - 1;
+    }
+    st->res[i] = x;
+    if (out) { /* the result is the out variant's out argument */
+      SkPlanArg *o = &st->args[st->nargs++];
+      o->v.tag = SK_VAL_TENSOR;
+      o->value = x;
+    }
+  }
+  return 0;
+}
+
+/* A composite on the plan's backend runs with the key on, so its inner calls are the steps.
+** Its results must then lie on buffers those steps made (or on inputs and constants): one it
+** filled outside the dispatcher would have no data at replay. Such a composite is undone and
+** recorded as a leaf instead (its own kernel, as a step). */
+static int composite_ok(SkPlanRecorder *r, const SkStack *s, int base) {
+  for (int i = base; i < s->n; i++) {
+    const SkValue *v = &s->v[i];
+    int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
+    for (int j = 0; j < n; j++) {
+      const SkTensor *t = v->tag == SK_VAL_TENSOR ? v->u.t : v->u.tensors[j];
+      int b = t ? find_storage(r, t->storage) : 0;
+      if (t && (b < 0 || !r->p->st[b].written)) return 0;
+    }
+  }
+  return 1;
+}
+
+static void step_clear(SkPlanStep *st) {
+  for (int i = 0; i < st->nargs; i++) sk_plan_arg_clear(&st->args[i]);
+  free(st->args);
+}
+
+static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
+  SkPlan *p = r->p;
+  int nstep = p->nstep, nval = p->nval, nst = p->nst, nargs = op->schema.nargs;
+  SkStack keep; /* the arguments, for a leaf call if the composite is undone */
+  sk_stack_init(&keep);
+  int rc = 0;
+  for (int i = 0; i < nargs && !rc; i++) rc = sk_push_copy(&keep, &s->v[base + i]);
+  if (!rc) rc = sk_call_kernel_boxed(op, &op->table[p->key], s);
+  if (rc || composite_ok(r, s, base)) {
+    sk_stack_free(&keep);
+    return rc;
+  }
+  sk_stack_truncate(s, base);
+  for (int i = nstep; i < p->nstep; i++) step_clear(&p->step[i]);
+  p->nstep = nstep, p->nval = nval;
+  for (int i = nst; i < p->nst; i++) p->st[i].kind = SK_PS_DEAD; /* the hash still finds them: never reused */
+  for (int i = 0; i < nst; i++)
+    if (p->st[i].creator >= nval) p->st[i].creator = -1;
+  if (sk_stack_reserve(s, nargs)) rc = -1;
+  for (int i = 0; i < nargs && !rc; i++) s->v[s->n++] = keep.v[i];
+  keep.n = rc ? keep.n : 0;
+  sk_stack_free(&keep);
+  return rc ? rc : record_leaf(r, op, s, base);
+}
+
+static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
+  (void)ctx;
+  SkPlanRecorder *r = rec;
+  if (!r) return sk_error("sk.plan: '%s' reached the recorder with no plan being recorded", op->qualname);
+  int base = s->n - op->schema.nargs;
+  if (map_tensors(r, op, s->v + base)) return -1;
+  const SkKernel *k = &op->table[r->p->key];
+  int composite = (k->source == SK_SRC_MATH || k->source == SK_SRC_DEFAULT_BACKEND) && !is_writer(&op->schema) &&
+                  op->tensor_args != 0;
+  return composite ? record_composite(r, op, s, base) : record_leaf(r, op, s, base);
+}
+/* }==== */
+
+/* {==== Begin and end ==== */
+int sk_plan_init(void) {
+  static int done;
+  if (done) return 0;
+  if (sk_fallback_register(SK_KEY_PLAN, plan_fallback, NULL, "sk.plan", NULL) < 0) return -1;
+  done = 1;
+  return 0;
+}
+
+SkPlanRecorder *sk_plan_record_begin(SkDevice device) {
+  if (rec) return sk_error("sk.plan: called while another plan is being recorded"), NULL;
+  if (device.type == SK_DEVICE_META)
+    return sk_error("sk.plan: a plan replays on a device with data, not meta"), NULL;
+  if (sk_plan_init()) return NULL;
+  SkPlanRecorder *r = calloc(1, sizeof *r);
+  SkPlan *p = r ? calloc(1, sizeof *p) : NULL;
+  if (!p) { free(r); return sk_error("sk.plan: out of memory"), NULL; }
+  p->device = device;
+  p->key = sk_device_key(device);
+  r->p = p;
+  r->include = sk_tls_include;
+  r->exclude = sk_tls_exclude;
+  rec = r;
+  sk_tls_include |= SK_KEYSET(SK_KEY_PLAN);
+  return r;
+}
+
+SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *ex) {
+  SkPlan *p = r->p;
+  if (!sk_device_eq(ex->device, p->device)) {
+    char a[32], b[32];
+    sk_device_format(ex->device, a, sizeof a);
+    sk_device_format(p->device, b, sizeof b);
+    return sk_error("sk.plan: input %d is on %s, the plan is for %s", p->nin + 1, a, b), NULL;
+  }
+  SkTensor *m = sk_tensor_empty_strided(ex->ndim, ex->sizes, ex->strides, ex->dtype, SK_META);
+  int *iv = m ? realloc(p->in_value, (size_t)(p->nin + 1) * sizeof *iv) : NULL;
+  if (!iv) { sk_tensor_release(m); return m ? (sk_error("sk.plan: out of memory"), NULL) : NULL; }
+  p->in_value = iv;
+  int b = new_storage(r, SK_PS_INPUT, m), v = b < 0 ? -1 : value_on(p, b, m);
+  if (v < 0) { sk_tensor_release(m); return NULL; }
+  p->st[b].index = p->nin;
+  p->st[b].written = 1;
+  iv[p->nin++] = v;
+  return m;
+}
+
+static void recorder_free(SkPlanRecorder *r) {
+  sk_tls_include = r->include;
+  rec = NULL;
+  free(r->hkey);
+  free(r->hval);
+  free(r);
+}
+
+void sk_plan_record_abort(SkPlanRecorder *r) {
+  SkPlan *p = r->p;
+  recorder_free(r);
+  sk_plan_free(p);
+}
+
+/* Live intervals, the arena and the headers of arena and constant values. */
+static int finish(SkPlan *p) {
+  for (int i = 0; i < p->nstep; i++) {
+    const SkPlanStep *st = &p->step[i];
+    for (int a = 0; a <= st->nargs; a++) {
+      const SkPlanArg *x = a < st->nargs ? &st->args[a] : NULL;
+      int n = !x ? st->nres : x->v.tag == SK_VAL_TENSOR ? 1 : x->v.tag == SK_VAL_TENSORLIST ? x->v.n : 0;
+      for (int j = 0; j < n; j++) {
+        int v = !x ? st->res[j] : x->v.tag == SK_VAL_TENSOR ? x->value : x->values[j];
+        if (v < 0) continue;
+        SkPlanStorage *b = &p->st[p->val[v].storage];
+        if (b->first < 0) b->first = i;
+        b->last = i;
+      }
+    }
+  }
+  int na = 0;
+  for (int i = 0; i < p->nst; i++) na += p->st[i].kind == SK_PS_ARENA && p->st[i].first >= 0;
+  SkArenaItem *items = calloc((size_t)na + 1, sizeof *items);
+  int *which = calloc((size_t)na + 1, sizeof *which);
+  if (!items || !which) { free(items); free(which); return sk_error("sk.plan: out of memory"); }
+  na = 0;
+  for (int i = 0; i < p->nst; i++) {
+    const SkPlanStorage *b = &p->st[i];
+    if (b->kind != SK_PS_ARENA || b->first < 0) continue;
+    items[na] = (SkArenaItem){b->nbytes, 64, b->first, b->last, 0};
+    which[na++] = i;
+    p->intermediate_bytes += b->nbytes;
+  }
+  size_t total = 0;
+  int rc = sk_arena_plan(na, items, &total);
+  if (!rc) {
+    p->eager_peak_bytes = sk_arena_peak(na, items);
+    for (int k = 0; k < na; k++) p->st[which[k]].offset = items[k].offset;
+    p->arena_bytes = total;
+  }
+  free(items);
+  free(which);
+  if (rc) return -1;
+  int64_t n = (int64_t)(total > 4096 ? total : 4096); /* at least a cached 64-byte aligned block */
+  if (!(p->arena = sk_tensor_empty(1, &n, SK_DTYPE_UINT8, p->device))) return -1;
+  for (int v = 0; v < p->nval; v++) {
+    SkPlanValue *x = &p->val[v];
+    const SkPlanStorage *b = &p->st[x->storage];
+    if (b->kind != SK_PS_ARENA && b->kind != SK_PS_CONST) continue;
+    int64_t isz = (int64_t)sk_dtype_size(x->dtype), at = (int64_t)(b->kind == SK_PS_ARENA ? b->offset : 0) + x->byte_offset;
+    x->t = sk_tensor_alias_as(b->kind == SK_PS_ARENA ? p->arena : b->real, x->dtype, x->ndim, x->sizes, x->strides, at / isz);
+    if (!x->t) return -1;
+    x->t->flags |= x->flags;
+  }
+  if (!(p->root = calloc((size_t)p->nst + 1, sizeof *p->root)) || !(p->base = calloc((size_t)p->nst + 1, sizeof *p->base)) ||
+      !(p->cur = calloc((size_t)p->nval + 1, sizeof *p->cur)))
+    return sk_error("sk.plan: out of memory");
+  return 0;
+}
+
+SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n) {
+  SkPlan *p = r->p;
+  int rc = 0;
+  sk_tls_include = r->include; /* the outputs' values are looked up with the key off */
+  if (!(p->out_value = calloc((size_t)n + 1, sizeof *p->out_value))) rc = sk_error("sk.plan: out of memory");
+  for (int i = 0; i < n && !rc; i++) {
+    const SkTensor *t = outs[i];
+    int b = t->device.type == SK_DEVICE_META ? find_storage(r, t->storage) : -1;
+    if (b < 0 || p->st[b].kind == SK_PS_DEAD)
+      rc = sk_error("sk.plan: result %d of fn was not made by the ops of the plan (fn returns the tensors its ops make)",
+                    i + 1);
+    else if ((p->out_value[i] = value_on(p, b, t)) < 0) rc = -1;
+    else if (p->st[b].kind == SK_PS_ARENA) p->st[b].kind = SK_PS_OUTPUT;
+    else if (!p->st[b].written)
+      rc = sk_error("sk.plan: result %d of fn has no data in the plan (it was made outside the ops fn calls)", i + 1);
+    p->nout = i + 1;
+  }
+  for (int i = 0; i < p->nst; i++) { /* the meta stand-ins go; constants stay */
+    sk_tensor_release(p->st[i].anchor);
+    p->st[i].anchor = NULL;
+  }
+  recorder_free(r);
+  if (!rc) rc = finish(p);
+  if (rc) {
+    sk_plan_free(p);
+    return NULL;
+  }
+  return p;
+}
+/* }==== */
