@@ -69,7 +69,7 @@ typedef struct SkOperator SkOperator;
 /* Per-op data of layers above the dispatcher (the binding's parsed defaults,
 ** the CPU fallback's counters and rules): each takes a slot, whose free
 ** function releases its data with the op. Returns the slot, or -1 and an error. */
-#define SK_OP_EXT_SLOTS 4
+#define SK_OP_EXT_SLOTS 8
 int sk_op_ext_slot(void (*free_fn)(void *));
 
 #define SK_TENSOR_POS 4

@@ -198,7 +198,7 @@ static SkPlanStep *new_step(SkPlan *p, int kind, SkOperator *op, SkOperator *cal
 
 /* The out variant of functional op: its family's out op (or the op named ns::name.out)
 ** taking the functional's arguments, then one out per tensor result. */
-static SkOperator *out_variant(const SkOperator *op) {
+static SkOperator *find_out_variant(const SkOperator *op) {
   SkOperator *o = op->out_sibling ? sk_op_find(op->out_sibling) : NULL;
   if (!o) {
     char q[160];
@@ -216,20 +216,30 @@ static SkOperator *out_variant(const SkOperator *op) {
   return o;
 }
 
-static int is_view(const SkSchema *sc) {
-  if (sc->nrets == 0) return 0;
-  for (int i = 0; i < sc->nargs; i++) if (sc->args[i].is_write) return 0;
-  for (int i = 0; i < sc->nrets; i++) if (!sc->rets[i].is_alias || sc->rets[i].is_write) return 0;
-  return 1;
-}
+/* What the recorder needs of an op, worked out at its first call (op->ext[info_slot]): the out
+** op is found again when the one found first is gone (its library closed). */
+typedef struct OpInfo {
+  SkOperator *out;
+  int out_index;
+  unsigned char view, writer, alloc;
+} OpInfo;
+static int info_slot = -1;
 
-static int is_allocation(const SkOperator *op) {
-  return !strcmp(op->qualname, "aten::empty.memory_format") || !strcmp(op->qualname, "aten::empty_strided");
-}
-
-static int is_writer(const SkSchema *sc) {
-  for (int i = 0; i < sc->nargs; i++) if (sc->args[i].is_write) return 1;
-  return 0;
+static OpInfo *op_info(SkOperator *op) {
+  OpInfo *in = op->ext[info_slot];
+  if (in && (!in->out || sk_op_at(in->out_index) == in->out)) return in;
+  if (!in && !(in = calloc(1, sizeof *in))) return sk_error("sk.plan: out of memory"), NULL;
+  const SkSchema *sc = &op->schema;
+  in->writer = 0;
+  for (int i = 0; i < sc->nargs; i++) in->writer |= sc->args[i].is_write;
+  in->view = sc->nrets > 0 && !in->writer;
+  for (int i = 0; i < sc->nrets; i++) if (!sc->rets[i].is_alias || sc->rets[i].is_write) in->view = 0;
+  /* empty and empty_strided make memory and nothing else: a buffer, no step */
+  in->alloc = !strcmp(op->qualname, "aten::empty.memory_format") || !strcmp(op->qualname, "aten::empty_strided");
+  in->out = in->writer || in->view ? NULL : find_out_variant(op);
+  in->out_index = in->out ? in->out->index : -1;
+  op->ext[info_slot] = in;
+  return in;
 }
 /* }==== */
 
@@ -281,7 +291,9 @@ static void mark_written(SkPlan *p, int value) { p->st[p->val[value].storage].wr
 static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
   SkPlan *p = r->p;
   const SkSchema *sc = &op->schema;
-  int view = is_view(sc), writer = is_writer(sc);
+  const OpInfo *info = op_info(op);
+  if (!info) return -1;
+  int view = info->view, writer = info->writer;
   SkPlanArg *args = NULL;
   int nargs = sc->nargs, rc = 0;
   if (!view) {
@@ -315,11 +327,10 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
           }
         }
       }
-  int alloc_only = !rc && !view && op->tensor_args == 0 && is_allocation(op);
+  int alloc_only = !rc && !view && op->tensor_args == 0 && info->alloc;
   if (rc || view || alloc_only) {
     for (int i = 0; args && i < nargs + sc->nrets; i++) sk_plan_arg_clear(&args[i]);
     free(args);
-    /* empty and empty_strided make memory and nothing else: a buffer, no step */
     for (int i = 0; alloc_only && !rc && i < nres; i++)
       if (s->v[base + i].tag == SK_VAL_TENSOR) {
         int b = new_storage(r, SK_PS_ARENA, s->v[base + i].u.t);
@@ -331,7 +342,7 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
   int fresh = 1; /* every tensor result is a new buffer (a functional op that returns an argument is no out op) */
   for (int i = 0; i < nres; i++)
     if (s->v[base + i].tag == SK_VAL_TENSOR && find_storage(r, s->v[base + i].u.t->storage) >= 0) fresh = 0;
-  SkOperator *out = writer || !fresh ? NULL : out_variant(op);
+  SkOperator *out = fresh ? info->out : NULL;
   SkPlanStep *st = new_step(p, writer ? SK_STEP_WRITE : out ? SK_STEP_OUT : SK_STEP_UNMANAGED, out ? out : op, op, 0);
   if (!st) {
     for (int i = 0; i < nargs; i++) sk_plan_arg_clear(&args[i]);
@@ -420,8 +431,9 @@ static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
   int base = s->n - op->schema.nargs;
   if (map_tensors(r, op, s->v + base)) return -1;
   const SkKernel *k = &op->table[r->p->key];
-  int composite = (k->source == SK_SRC_MATH || k->source == SK_SRC_DEFAULT_BACKEND) && !is_writer(&op->schema) &&
-                  op->tensor_args != 0;
+  const OpInfo *info = op_info(op);
+  if (!info) return -1;
+  int composite = (k->source == SK_SRC_MATH || k->source == SK_SRC_DEFAULT_BACKEND) && !info->writer && op->tensor_args != 0;
   return composite ? record_composite(r, op, s, base) : record_leaf(r, op, s, base);
 }
 /* }==== */
@@ -430,6 +442,7 @@ static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
 int sk_plan_init(void) {
   static int done;
   if (done) return 0;
+  if ((info_slot = sk_op_ext_slot(free)) < 0) return -1;
   if (sk_fallback_register(SK_KEY_PLAN, plan_fallback, NULL, "sk.plan", NULL) < 0) return -1;
   done = 1;
   return 0;
