@@ -302,6 +302,7 @@ bench: all $(BUILD)/blas_direct.so $(BUILD)/bench_dispatch
 	$(RUN) $(LUA) bench/bench_nn.lua
 	$(RUN) $(LUA) bench/bench_io.lua
 	$(RUN) $(LUA) bench/bench_linalg.lua
+	$(RUN) $(LUA) bench/bench_plan.lua
 
 $(BUILD)/cublas_direct: bench/cublas_direct.cu
 	@mkdir -p $(dir $@)
