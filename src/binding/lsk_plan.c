@@ -17,6 +17,8 @@ typedef struct LskPlan {
   SkPlan *p;
   int nargs;
   unsigned char is_tensor[LSK_MAX_ARGS];
+  int nres, list;                       /* fn's results: nres values, or one list of nres */
+  unsigned char is_nil[LSK_MAX_RETURNS]; /* a result that was nil */
 } LskPlan;
 
 static LskPlan *check_plan(lua_State *L, int idx) {
@@ -82,19 +84,30 @@ static int l_plan_record(lua_State *L) {
     sk_plan_record_abort(r);
     return lua_error(L);
   }
-  int nres = lua_gettop(L) - top;
+  int nres = lua_gettop(L) - top, first = top + 1;
+  if (nres == 1 && lua_type(L, first) == LUA_TTABLE && !lsk_test_tensor(L, first)) { /* one list of tensors */
+    ud->list = 1;
+    nres = (int)luaL_len(L, first);
+    if (nres <= LSK_MAX_RETURNS && !lua_checkstack(L, nres + 4)) nres = LSK_MAX_RETURNS + 1;
+    for (int i = 0; i < nres && nres <= LSK_MAX_RETURNS; i++) lua_rawgeti(L, first, i + 1);
+    first++;
+  }
   SkTensor *outs[LSK_MAX_RETURNS];
   if (nres > LSK_MAX_RETURNS) {
     sk_plan_record_abort(r);
     return lsk_raise(L, "sk.plan: fn returned %d results; a plan returns at most %d", nres, LSK_MAX_RETURNS);
   }
-  for (int i = 0; i < nres; i++)
-    if (!(outs[i] = lsk_test_tensor(L, top + 1 + i))) {
+  int nt = 0;
+  for (int i = 0; i < nres; i++) {
+    if ((ud->is_nil[i] = lua_isnil(L, first + i))) continue;
+    if (!(outs[nt++] = lsk_test_tensor(L, first + i))) {
       sk_plan_record_abort(r);
-      return lsk_raise(L, "sk.plan: fn returned a %s as result %d; a plan returns tensors", luaL_typename(L, top + 1 + i),
+      return lsk_raise(L, "sk.plan: fn returned a %s as result %d; a plan returns tensors", luaL_typename(L, first + i),
                        i + 1);
     }
-  if (!(ud->p = sk_plan_record_end(r, outs, nres))) return lsk_raise(L, "%s", sk_error_message());
+  }
+  ud->nres = nres;
+  if (!(ud->p = sk_plan_record_end(r, outs, nt))) return lsk_raise(L, "%s", sk_error_message());
   lua_settop(L, udi);
   return 1;
 }
@@ -145,14 +158,27 @@ static int l_plan_call(lua_State *L) {
   lsk_frame_leave(&frame);
   if (rc) return lsk_raise(L, "%s", sk_error_message());
   int nout = ud->p->nout;
-  luaL_checkstack(L, nout, "sk.plan");
-  for (int i = 0; i < nout; i++) {
-    if (outt) { /* the caller's own tensors come back */
-      sk_tensor_release(res[i]);
-      lua_rawgeti(L, outt, i + 1);
-    } else lsk_push_tensor(L, res[i]);
+  luaL_checkstack(L, ud->nres + 2, "sk.plan");
+  if (ud->list) lua_createtable(L, ud->nres, 0);
+  for (int i = 0, t = 0; i < ud->nres; i++) {
+    if (ud->is_nil[i]) {
+      lua_pushnil(L);
+      if (ud->list) lua_rawseti(L, -2, i + 1);
+      continue;
+    }
+    int k = t++;
+    int same = 0; /* an output that is an input (fn wrote it in place) is the caller's own value */
+    for (int j = 0, q = 0; j < n && !same; j++)
+      if (ud->is_tensor[j] && in[q++] == res[k]) same = 2 + j;
+    if (outt || same) { /* the caller's own tensors come back */
+      sk_tensor_release(res[k]);
+      if (same) lua_pushvalue(L, same);
+      else lua_rawgeti(L, outt, k + 1);
+    } else lsk_push_tensor(L, res[k]);
+    if (ud->list) lua_rawseti(L, -2, i + 1);
   }
-  return nout;
+  (void)nout;
+  return ud->list ? 1 : ud->nres;
 }
 
 static void set_int(lua_State *L, const char *k, lua_Integer v) {

@@ -12,6 +12,7 @@
 ** variance) read them on the CPU and are skipped on Meta tensors, whose values do not exist.
 ** Shapes in messages print as [2, 3] where PyTorch prints torch.Size([2, 3]).
 */
+#include "sk_plan.h"
 #include "sk_kernels.h"
 #include "sk_composite_util.h"
 #include "sk_dispatch.h"
@@ -57,7 +58,8 @@ static SkTensor *clamp_min_nograd(SkTape *tp, const SkTensor *v, double lo) {
 
 /* Whether some element of the bool tensor m is true, read on the CPU; no on Meta. */
 static int any_true(SkTape *tp, const SkTensor *m) {
-  if (!m || tp->rc || m->device.type == SK_DEVICE_META) return 0;
+  if (!m || tp->rc) return 0;
+  if (m->device.type == SK_DEVICE_META) return sk_plan_note_meta_read(), 0;
   SkTensor *c = T(sk_to_device(&r, T(sk_any(&r, m)), sk_device(SK_DEVICE_CPU, 0), -1, 0, 0, -1));
   return c && *(const uint8_t *)sk_tensor_data(c) != 0;
 }

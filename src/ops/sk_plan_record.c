@@ -18,12 +18,14 @@
 
 struct SkPlanRecorder {
   SkPlan *p;
+  const SkOperator *composite; /* the outermost composite being decomposed, or NULL */
   SkKeySet include, exclude; /* the thread's sets before recording */
   SkStorage **hkey;          /* storage -> buffer, open addressing */
   int *hval, hcap, hn;
 };
 
 static _Thread_local SkPlanRecorder *rec;
+_Thread_local unsigned sk_plan_meta_reads;
 
 /* {==== Buffers and values ==== */
 static int grow(void **a, int *cap, int need, size_t elem) {
@@ -221,7 +223,7 @@ static SkOperator *find_out_variant(const SkOperator *op) {
 typedef struct OpInfo {
   SkOperator *out;
   int out_index;
-  unsigned char view, writer, alloc;
+  unsigned char view, writer, alloc, scalar_result;
 } OpInfo;
 static int info_slot = -1;
 
@@ -236,6 +238,8 @@ static OpInfo *op_info(SkOperator *op) {
   for (int i = 0; i < sc->nrets; i++) if (!sc->rets[i].is_alias || sc->rets[i].is_write) in->view = 0;
   /* empty and empty_strided make memory and nothing else: a buffer, no step */
   in->alloc = !strcmp(op->qualname, "aten::empty.memory_format") || !strcmp(op->qualname, "aten::empty_strided");
+  in->scalar_result = 0; /* a bool, int or float result of tensors (allclose, equal) is read off their data */
+  for (int i = 0; i < sc->nrets; i++) in->scalar_result |= sc->rets[i].type != SK_T_TENSOR && op->tensor_args != 0;
   in->out = in->writer || in->view ? NULL : find_out_variant(op);
   in->out_index = in->out ? in->out->index : -1;
   op->ext[info_slot] = in;
@@ -264,11 +268,18 @@ static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
   return 0;
 }
 
-/* Device arguments of the plan's device (or None) become meta for the record-time call. */
+/* Device arguments of the plan's device (or None) become meta for the record-time call. A
+** composite (other than to's family) that copies a tensor to a device with data does so to read
+** it on the host, which a stand-in cannot give. */
 static int meta_devices(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
   for (int i = 0; i < op->schema.nargs; i++) {
     if (op->schema.args[i].type != SK_T_DEVICE || op->schema.args[i].is_list) continue;
     SkValue *v = &a[i];
+    const char *c = r->composite ? r->composite->schema.name : NULL;
+    if (c && op->tensor_args && v->tag == SK_VAL_DEVICE && v->u.device.type != SK_DEVICE_META && strcmp(c, "to") &&
+        strcmp(c, "_to_copy") && strcmp(c, "cpu") && strcmp(c, "cuda"))
+      return sk_error("sk.plan: cannot record '%s': it reads the values of its arguments, which a plan does not have "
+                      "while it records", r->composite->qualname);
     if (v->tag == SK_VAL_DEVICE && v->u.device.type != SK_DEVICE_META &&
         !sk_device_eq(v->u.device, r->p->device)) {
       char d[32], pd[32];
@@ -401,13 +412,17 @@ static void step_clear(SkPlanStep *st) {
 
 static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
   SkPlan *p = r->p;
+  const SkOperator *outer = r->composite;
+  if (!outer) r->composite = op;
   int nstep = p->nstep, nval = p->nval, nst = p->nst, nargs = op->schema.nargs;
+  unsigned reads = sk_plan_meta_reads;
   SkStack keep; /* the arguments, for a leaf call if the composite is undone */
   sk_stack_init(&keep);
   int rc = 0;
   for (int i = 0; i < nargs && !rc; i++) rc = sk_push_copy(&keep, &s->v[base + i]);
   if (!rc) rc = sk_call_kernel_boxed(op, &op->table[p->key], s);
-  if (rc || composite_ok(r, s, base)) {
+  r->composite = outer;
+  if (rc || (sk_plan_meta_reads == reads && composite_ok(r, s, base))) {
     sk_stack_free(&keep);
     return rc;
   }
@@ -433,6 +448,9 @@ static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
   const SkKernel *k = &op->table[r->p->key];
   const OpInfo *info = op_info(op);
   if (!info) return -1;
+  if (info->scalar_result)
+    return sk_error("sk.plan: cannot record '%s': its result is a value computed from the data, not a tensor (compute it "
+                    "outside the plan)", op->qualname);
   int composite = (k->source == SK_SRC_MATH || k->source == SK_SRC_DEFAULT_BACKEND) && !info->writer && op->tensor_args != 0;
   return composite ? record_composite(r, op, s, base) : record_leaf(r, op, s, base);
 }

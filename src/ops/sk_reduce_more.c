@@ -5,6 +5,7 @@
 ** Each follows PyTorch's composite (or kernel) step by step with the dispatched API,
 ** so it serves Meta, every backend and autograd through its pieces.
 */
+#include "sk_plan.h"
 #include "sk_kernels.h"
 #include "sk_composite_util.h"
 
@@ -354,6 +355,8 @@ static int quantile_checks(const SkTensor *self, const SkTensor *q, const char *
     for (int64_t i = 0; i < c->numel; i++) bad |= !(v[i] >= 0 && v[i] <= 1);
     sk_tensor_release(c);
     if (bad) return sk_error("%s q values must be in the range [0, 1]", fn);
+  } else if (q->device.type == SK_DEVICE_META) {
+    sk_plan_note_meta_read(); /* the values are checked on the CPU only */
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 ** Ownership: arguments are borrowed; a Tensor[] result is a malloc'ed array
 ** of owned references, handed over only on success.
 */
+#include "sk_plan.h"
 #include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_checked.h"
@@ -304,7 +305,11 @@ static int scalar_of(const SkTensor *value, SkScalar *s) {
   if (value->ndim != 0)
     return sk_error("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                     value->ndim);
-  if (value->device.type == SK_DEVICE_META) { *s = sk_scalar_int(0); return 0; }
+  if (value->device.type == SK_DEVICE_META) {
+    sk_plan_note_meta_read();
+    *s = sk_scalar_int(0);
+    return 0;
+  }
   SkTensor *c = NULL;
   if (sk_to_device(&c, value, SK_CPU, -1, 0, 0, -1)) return -1;
   const void *p = sk_tensor_data(c);
