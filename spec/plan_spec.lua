@@ -116,6 +116,28 @@ describe("sk.plan records", function()
   end)
 end)
 
+describe("sk.plan with {dynamic = true}", function()
+  it("records fn again for inputs no kept plan was made for, and keeps the last four", function()
+    local function f(a) return (a * 2):sum(0) end
+    local p = sk.plan(f, sk.randn({ 4, 3 }), { dynamic = true })
+    assert.equal(0, p:stats().replans)
+    local a, b = sk.randn({ 8, 3 }), sk.randn({ 4, 3 })
+    assert.is_true(sk.equal(p(a), f(a)))
+    assert.equal(1, p:stats().replans)
+    assert.is_true(sk.equal(p(b), f(b))) -- the first plan, kept
+    assert.is_true(sk.equal(p(a), f(a)))
+    assert.same({ 1, 2 }, { p:stats().replans, p:stats().plans })
+    local o = sk.empty({ 3 })
+    assert.equal(o, p(a, { out = o }))
+    assert.is_true(sk.equal(o, f(a)))
+    -- [1, 3] and [2, 3] fill the four places, [3, 3] pushes [4, 3] out, so [4, 3] is planned again
+    for n = 1, 5 do p(sk.randn({ n, 3 })) end
+    assert.same({ 6, 4 }, { p:stats().replans, p:stats().plans })
+    assert.is_true(p:matches(sk.randn({ 5, 3 })))
+    assert.is_false(p:matches(sk.randn({ 5, 4 })))
+  end)
+end)
+
 describe("sk.plan refuses", function()
   local x = sk.randn({ 4, 6 })
   local p = sk.plan(function(a) return a * 2 end, x)

@@ -181,6 +181,26 @@ static int l_plan_call(lua_State *L) {
   return ud->list ? 1 : ud->nres;
 }
 
+/* p:matches(args...): whether a call with these arguments replays p (sk.plan's dynamic mode
+** picks its plan by it), without raising. */
+static int l_plan_matches(lua_State *L) {
+  LskPlan *ud = check_plan(L, 1);
+  int n = lua_gettop(L) - 1, ok = n == ud->nargs, nin = 0;
+  SkTensor *in[LSK_MAX_ARGS];
+  lua_getiuservalue(L, 1, 1);
+  int baked = lua_gettop(L);
+  for (int i = 0; ok && i < n; i++) {
+    if (ud->is_tensor[i]) ok = (in[nin++] = lsk_test_tensor(L, 2 + i)) != NULL;
+    else {
+      lua_rawgeti(L, baked, i + 1);
+      ok = lua_rawequal(L, -1, 2 + i);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pushboolean(L, ok && !sk_plan_check_inputs(ud->p, in));
+  return 1;
+}
+
 static void set_int(lua_State *L, const char *k, lua_Integer v) {
   lua_pushinteger(L, v);
   lua_setfield(L, -2, k);
@@ -288,7 +308,7 @@ static int l_plan_close(lua_State *L) {
 }
 
 void lsk_open_plan(lua_State *L) {
-  static const luaL_Reg methods[] = {{"stats", l_plan_stats}, {"graph", l_plan_graph}, {"close", l_plan_close}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"stats", l_plan_stats}, {"graph", l_plan_graph}, {"matches", l_plan_matches}, {"close", l_plan_close}, {NULL, NULL}};
   if (luaL_newmetatable(L, LSK_PLAN_MT)) {
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");

@@ -101,6 +101,8 @@ SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *example);
 SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n);
 void sk_plan_record_abort(SkPlanRecorder *r);
 
+/* Whether inputs in[p->nin] are what p was made for (dtype, device, shape, strides, grad). */
+int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in);
 /* Replays p on inputs in[p->nin] (checked against the plan), writing its outputs into
 ** outs[p->nout] when given (else into fresh tensors): res[p->nout] get new references. */
 int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res);

@@ -171,10 +171,15 @@ static void unbind(SkPlan *p) {
   }
 }
 
-int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res) {
-  if (p->running) return sk_error("sk.plan: this plan is already running (called from one of its own kernels)");
+int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in) {
   for (int i = 0; i < p->nin; i++)
     if (check_input(p, i, in[i])) return -1;
+  return 0;
+}
+
+int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res) {
+  if (p->running) return sk_error("sk.plan: this plan is already running (called from one of its own kernels)");
+  if (sk_plan_check_inputs(p, in)) return -1;
   if (!(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD)))
     for (int b = 0; b < p->nst; b++)
       if (p->st[b].kind == SK_PS_CONST && sk_tensor_grad_flag(p->st[b].real))
