@@ -133,18 +133,27 @@ static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
                     "device)", a, b);
   }
   int b = find_storage(r, t->storage);
+  SkTensor *m = NULL;
   if (b < 0) {
-    int64_t n = (int64_t)t->storage->nbytes;
-    SkTensor *shadow = sk_tensor_empty(1, &n, SK_DTYPE_UINT8, SK_META);
+    /* the shadow: t's own meta twin when t spans its storage from its start (a wrapped number,
+    ** most weights), else bytes its views are made over */
+    int64_t n = (int64_t)t->storage->nbytes, lo = 0, hi = -1;
+    int whole = t->offset == 0 && !sk_span(t->ndim, t->sizes, t->strides, 0, &lo, &hi) &&
+                (size_t)(hi + 1) * sk_dtype_size(t->dtype) == t->storage->nbytes;
+    SkTensor *shadow = whole ? sk_tensor_empty_strided(t->ndim, t->sizes, t->strides, t->dtype, SK_META)
+                             : sk_tensor_empty(1, &n, SK_DTYPE_UINT8, SK_META);
     if (!shadow) return -1;
     b = new_storage(r, SK_PS_CONST, shadow);
-    sk_tensor_release(shadow);
-    if (b < 0 || hash_put(r, t->storage, b)) return -1; /* the real storage finds it too */
+    if (b < 0 || hash_put(r, t->storage, b)) { /* the real storage finds it too */
+      sk_tensor_release(shadow);
+      return -1;
+    }
     r->p->st[b].real = sk_tensor_retain(t);
     r->p->st[b].written = 1;
+    if (whole) m = shadow;
+    else sk_tensor_release(shadow);
   }
-  SkTensor *m = sk_tensor_alias_as(r->p->st[b].anchor, t->dtype, t->ndim, t->sizes, t->strides, t->offset);
-  if (!m) return -1;
+  if (!m && !(m = sk_tensor_alias_as(r->p->st[b].anchor, t->dtype, t->ndim, t->sizes, t->strides, t->offset))) return -1;
   m->flags |= t->flags & SK_TENSOR_WRAPPED_NUMBER;
   if (owned) sk_tensor_release(t);
   *slot = m;
