@@ -887,11 +887,39 @@ local function case_file()
   end
 end
 
+-- sk.plan: an op call (as case_op builds it, its tensors captured) recorded, then replayed twice;
+-- a random function of two such calls chained through its first result, with an input.
+local function case_plan()
+  ctx.dev = pick { "cpu", "cpu", "cpu", "cpu", "fuzzdev" } -- a plan replays where there is data
+  ctx.real = true
+  local op = pick(OPS)
+  local name = op.rec.name
+  local how = op.method and chance(0.5) and "method" or "call"
+  local func = function(...) return sk.call(op.qname, ...) end
+  local call = prepare_call(op.rec, name, how, func)
+  local x = a_tensor("x")
+  local dynamic = chance(0.2)
+  return "plan " .. op.qname .. " " .. how .. (dynamic and " dynamic" or ""), function()
+    local function fn(a)
+      local r = call()
+      if getmetatable(r) == TENSOR_MT and getmetatable(a) == TENSOR_MT and chance(0.5) then return r, a + 0 end
+      return r
+    end
+    local p = dynamic and sk.plan(fn, x, { dynamic = true }) or sk.plan(fn, x)
+    local _ = p(x), p:stats(), p:graph()
+    p(x)
+    if dynamic then p(a_tensor("x")) end
+  end
+end
+
 local CASES = {
   { "op", 60, case_op }, { "operator", 8, case_operator }, { "index", 8, case_index },
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
   { "autograd", 6, case_autograd }, { "linalg grad", 2, case_linalg_grad }, { "file", 3, case_file },
+  -- weight 0 until its own runs are clean on the sanitizer build (a new kind shifts every draw):
+  -- `--kind plan` runs it
+  { "plan", 0, case_plan },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end

@@ -77,6 +77,14 @@ describe("sk.plan records", function()
     end
   end)
 
+  it("a captured tensor fn writes into (out=) and returns", function()
+    local acc = sk.zeros({ 3 })
+    local p = sk.plan(function(a) return sk.add(a, 1, { out = acc }) end, sk.zeros({ 3 }))
+    local r = p(T({ 1.0, 2.0, 3.0 }))
+    assert.same({ 2, 3, 4 }, acc:totable())
+    assert.equal(acc:data_ptr(), r:data_ptr()) -- the result is acc's memory
+  end)
+
   it("captured tensors by reference: an in-place update between replays is seen", function()
     local b = sk.ones({ 3 })
     local p = sk.plan(function(a) return a + b end, sk.zeros({ 3 }))
@@ -171,6 +179,14 @@ describe("sk.plan refuses", function()
     assert.is_true(sk.no_grad(function() return sk.equal(r, x:matmul(w)) end))
     local xg = sk.randn({ 4, 6 }, { requires_grad = true })
     assert.matches("sk.plan: argument 1 requires grad", h.err(p, xg))
+  end)
+
+  it("a meta tensor made outside fn, an op whose result is a number read off tensors", function()
+    local m = sk.empty({ 4, 6 }, { device = "meta" })
+    assert.matches("sk.plan: argument 'other' of 'aten::add.Tensor' is a tensor no op of the plan made",
+                   h.err(sk.plan, function(a) return a + m end, x))
+    assert.matches("sk.plan: cannot record 'aten::allclose': its result is a value computed from the data",
+                   h.err(sk.plan, function(a) return sk.allclose(a, a) end, x))
   end)
 
   it("a nested plan, results that are not tensors, outs that do not fit", function()

@@ -325,6 +325,16 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
         args[i].v.u.device = p->device;
     }
   }
+  for (int i = 0; !rc && !view && i < nargs; i++) { /* what a step reads, some step (or the caller) made */
+    int n = args[i].v.tag == SK_VAL_TENSOR ? 1 : args[i].v.tag == SK_VAL_TENSORLIST ? args[i].v.n : 0;
+    for (int j = 0; j < n && !rc && !sc->args[i].is_write; j++) {
+      int v = args[i].v.tag == SK_VAL_TENSOR ? args[i].value : args[i].values[j];
+      if (v >= 0 && !p->st[p->val[v].storage].written)
+        rc = sk_error("sk.plan: argument '%s' of '%s' is a tensor no op of the plan made (a meta tensor from outside "
+                      "fn?); a plan reads only its inputs, captured tensors and what its ops make",
+                      sc->args[i].name, op->qualname);
+    }
+  }
   if (!rc) rc = meta_devices(r, op, s->v + base);
   if (!rc) {
     sk_tls_include &= ~SK_KEYSET(SK_KEY_PLAN);
@@ -590,7 +600,7 @@ SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n) {
   if (!(p->out_value = calloc((size_t)n + 1, sizeof *p->out_value))) rc = sk_error("sk.plan: out of memory");
   for (int i = 0; i < n && !rc; i++) {
     const SkTensor *t = outs[i];
-    int b = t->device.type == SK_DEVICE_META ? find_storage(r, t->storage) : -1;
+    int b = find_storage(r, t->storage); /* a meta result, or a captured tensor (an out= fn wrote) */
     if (b < 0 || p->st[b].kind == SK_PS_DEAD)
       rc = sk_error("sk.plan: result %d of fn was not made by the ops of the plan (fn returns the tensors its ops make)",
                     i + 1);
