@@ -14,13 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-static int passed, failed;
-
-#define CHECK(cond, what)                                                   \
-  do {                                                                      \
-    if (cond) passed++;                                                     \
-    else { failed++; printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, what, sk_error_message()); } \
-  } while (0)
+#include "sk_check.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof *(a)))
 

@@ -13,13 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-#define CHECK(cond, what)                                                   \
-  do {                                                                      \
-    if (cond) passed++;                                                     \
-    else { failed++; printf("FAIL %s:%d: %s (%s)\n", __FILE__, __LINE__, what, sk_error_message()); } \
-  } while (0)
+#include "sk_check.h"
 
 static int warnings;
 static char last_warning[512];

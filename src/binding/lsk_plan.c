@@ -308,16 +308,14 @@ static int l_plan_close(lua_State *L) {
 }
 
 void lsk_open_plan(lua_State *L) {
-  static const luaL_Reg methods[] = {{"stats", l_plan_stats}, {"graph", l_plan_graph}, {"matches", l_plan_matches}, {"close", l_plan_close}, {NULL, NULL}};
+  static const luaL_Reg methods[] = {{"stats", l_plan_stats}, {"graph", l_plan_graph}, {"matches", l_plan_matches},
+                                     {"close", l_plan_close}, {NULL, NULL}};
+  static const luaL_Reg metamethods[] = {{"__call", l_plan_call}, {"__gc", l_plan_close}, {"__close", l_plan_close},
+                                         {NULL, NULL}};
   if (luaL_newmetatable(L, LSK_PLAN_MT)) {
+    luaL_setfuncs(L, metamethods, 0);
     luaL_newlib(L, methods);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_plan_call);
-    lua_setfield(L, -2, "__call");
-    lua_pushcfunction(L, l_plan_close);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, l_plan_close);
-    lua_setfield(L, -2, "__close");
   }
   lua_pop(L, 1);
   lua_pushcfunction(L, l_plan_record);
