@@ -19,7 +19,7 @@
 struct SkPlanRecorder {
   SkPlan *p;
   const SkOperator *composite; /* the outermost composite being decomposed, or NULL */
-  SkKeySet include, exclude; /* the thread's sets before recording */
+  SkKeySet include;          /* the thread's include set before recording */
   SkStorage **hkey;          /* storage -> buffer, open addressing */
   int *hval, hcap, hn;
 };
@@ -497,7 +497,6 @@ SkPlanRecorder *sk_plan_record_begin(SkDevice device) {
   p->key = sk_device_key(device);
   r->p = p;
   r->include = sk_tls_include;
-  r->exclude = sk_tls_exclude;
   rec = r;
   sk_tls_include |= SK_KEYSET(SK_KEY_PLAN);
   return r;
