@@ -917,9 +917,7 @@ local CASES = {
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
   { "autograd", 6, case_autograd }, { "linalg grad", 2, case_linalg_grad }, { "file", 3, case_file },
-  -- weight 0 until its own runs are clean on the sanitizer build (a new kind shifts every draw):
-  -- `--kind plan` runs it
-  { "plan", 0, case_plan },
+  { "plan", 3, case_plan },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end
