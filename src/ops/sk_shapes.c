@@ -516,10 +516,10 @@ int sk_math_rot90(SkTensor **result, const SkTensor *self, int64_t k, SkIntList 
   if (dims.n != 2) return sk_error("expected total rotation dims == 2, but got dims = %d", dims.n);
   if (nd < 2) return sk_error("expected total dims >= 2, but got total dims = %lld", (long long)nd);
   int64_t a = dims.data[0], b = dims.data[1];
-  /* PyTorch's order of checks; dims a whole turn apart are both in range, so |a - b| is taken
-  ** only there (a dim of INT64_MIN would overflow it) */
-  int in_range = a >= -nd && a < nd && b >= -nd && b < nd;
-  if (a == b || (in_range && (a - b == nd || b - a == nd)))
+  /* PyTorch's order of checks; a difference that overflows (a dim near INT64_MIN or MAX) is
+  ** no whole turn */
+  int64_t d;
+  if (a == b || (!sk_sub_overflow(a, b, &d) && (d == nd || d == -nd)))
     return sk_error("expected rotation dims to be different, but got dim0 = %lld and dim1 = %lld", (long long)a, (long long)b);
   if (a >= nd || a < -nd) return sk_error("Rotation dim0 out of range, dim0 = %lld", (long long)a);
   if (b >= nd || b < -nd) return sk_error("Rotation dim1 out of range, dim1 = %lld", (long long)b);
