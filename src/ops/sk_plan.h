@@ -101,6 +101,10 @@ SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *example);
 SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n);
 void sk_plan_record_abort(SkPlanRecorder *r);
 
+/* Whether a view starting at byte 0 with this geometry covers all nbytes of its storage (a
+** tensor of its own rather than a view into a larger buffer). */
+int sk_plan_spans(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, int64_t byte_offset,
+                  size_t nbytes);
 /* Whether inputs in[p->nin] are what p was made for (dtype, device, shape, strides, grad). */
 int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in);
 /* Replays p on inputs in[p->nin] (checked against the plan), writing its outputs into

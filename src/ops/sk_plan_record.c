@@ -137,9 +137,8 @@ static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
   if (b < 0) {
     /* the shadow: t's own meta twin when t spans its storage from its start (a wrapped number,
     ** most weights), else bytes its views are made over */
-    int64_t n = (int64_t)t->storage->nbytes, lo = 0, hi = -1;
-    int whole = t->offset == 0 && !sk_span(t->ndim, t->sizes, t->strides, 0, &lo, &hi) &&
-                (size_t)(hi + 1) * sk_dtype_size(t->dtype) == t->storage->nbytes;
+    int64_t n = (int64_t)t->storage->nbytes;
+    int whole = sk_plan_spans(t->ndim, t->sizes, t->strides, t->dtype, t->offset, t->storage->nbytes);
     SkTensor *shadow = whole ? sk_tensor_empty_strided(t->ndim, t->sizes, t->strides, t->dtype, SK_META)
                              : sk_tensor_empty(1, &n, SK_DTYPE_UINT8, SK_META);
     if (!shadow) return -1;

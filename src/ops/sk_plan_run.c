@@ -106,15 +106,17 @@ static int take_results(SkPlan *p, const SkPlanStep *st, SkStack *s) {
   return 0;
 }
 
+int sk_plan_spans(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, int64_t byte_offset,
+                  size_t nbytes) {
+  int64_t lo = 0, hi = -1;
+  return byte_offset == 0 && !sk_span(ndim, sizes, strides, 0, &lo, &hi) && (size_t)(hi + 1) * sk_dtype_size(dtype) == nbytes;
+}
+
 /* The value that made buffer b, when it spans all of it (a tensor of its own), else NULL. */
 static const SkPlanValue *whole_value(const SkPlan *p, int b) {
   const SkPlanStorage *st = &p->st[b];
   const SkPlanValue *c = st->creator >= 0 ? &p->val[st->creator] : NULL;
-  int64_t lo = 0, hi = -1;
-  return c && c->byte_offset == 0 && !sk_span(c->ndim, c->sizes, c->strides, 0, &lo, &hi) &&
-                 (size_t)(hi + 1) * sk_dtype_size(c->dtype) == st->nbytes
-             ? c
-             : NULL;
+  return c && sk_plan_spans(c->ndim, c->sizes, c->strides, c->dtype, c->byte_offset, st->nbytes) ? c : NULL;
 }
 
 /* The caller's out i for output i: the output must be a whole buffer the steps write, and the
