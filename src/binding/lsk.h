@@ -88,7 +88,9 @@ static inline int lsk_take_options(lua_State *L, int first, int *last, LskOption
   return *last >= first && lua_type(L, *last) == LUA_TTABLE ? lsk_take_options_table(L, last, o) : 0;
 }
 /* Parses Lua args into s for op, running no Lua code; 0 ok, else -1 with msg in err.
-** srcs (or NULL) gets the Lua stack index each argument came from (0: a default). */
+** srcs (or NULL) gets the Lua stack index each argument came from (0: a default).
+** errlen 0: the message of a mismatch is not written (an overload search formats only the
+** one it reports, by parsing that overload again). */
 int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
                    int *bad_arg, int *srcs, char *err, size_t errlen);
 /* Overload sets by Lua-visible name ("sk.add", "Tensor:add", "sk.ops.aten.add"). */

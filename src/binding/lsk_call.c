@@ -218,7 +218,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
       if (got > 0) { if (srcs) srcs[i] = pos; pos += got; continue; }
       if (got == 0) {
         *bad_arg = i;
-        snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
+        if (errlen) snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
                  lsk_expected(a), lsk_got(L, pos));
       }
       goto fail;
@@ -229,19 +229,19 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
       if (got > 0) { if (srcs) srcs[i] = oi; continue; }
       if (got == 0) {
         *bad_arg = i;
-        snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, lsk_expected(a), lsk_got(L, oi));
+        if (errlen) snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, lsk_expected(a), lsk_got(L, oi));
       }
       goto fail;
     }
     if (dflt->v[i].n >= 0) { if (push_default(&dflt->v[i], s)) goto oom; continue; }
     if (a->optional) { if (sk_push_none(s)) goto oom; continue; }
     *bad_arg = i;
-    snprintf(err, errlen, "missing argument '%s'", a->name);
+    if (errlen) snprintf(err, errlen, "missing argument '%s'", a->name);
     goto fail;
   }
   if (pos <= last) {
     *bad_arg = npos > 0 ? npos - 1 : 0; /* ranks below a type mismatch at the next argument of another overload */
-    snprintf(err, errlen, "too many arguments (expected at most %d, got %d)", npos, last - first + 1);
+    if (errlen) snprintf(err, errlen, "too many arguments (expected at most %d, got %d)", npos, last - first + 1);
     goto fail;
   }
   for (int j = 0; o && j < o->n; j++) { /* every option must name an argument */
@@ -252,7 +252,7 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
       found = strcmp(sc->args[i].name, k) == 0 || (sc->args[i].is_out && strcmp(k, "out") == 0);
     if (!found) {
       *bad_arg = sc->nargs;
-      snprintf(err, errlen, "unexpected option '%s'", k ? k : "(a key that is not a string)");
+      if (errlen) snprintf(err, errlen, "unexpected option '%s'", k ? k : "(a key that is not a string)");
       goto fail;
     }
   }
@@ -392,21 +392,24 @@ static int call_set_options(lua_State *L, OverloadSet *set, LskState *st, int la
           want_out = opts->name[k] && strcmp(opts->name[k], set->ops[i]->schema.args[j].name) == 0;
   SkStack s;
   sk_stack_init(&s);
-  char err[512], best_err[512];
-  err[0] = best_err[0] = 0;
-  int best = -2, srcs[LSK_MAX_ARGS];
+  char err[512];
+  err[0] = 0;
+  int best = -2, best_op = 0, best_permissive = 0, srcs[LSK_MAX_ARGS];
   for (int permissive = 0; permissive < 2; permissive++)
     for (int i = 0; i < set->n; i++) {
       SkOperator *op = set->ops[i];
       if ((op->schema.kind == SK_KIND_OUT) != want_out && set->n > 1) continue;
       int bad;
-      if (lsk_parse_args(L, op, 1, last, opts, &s, permissive, &bad, srcs, err, sizeof err) == 0)
+      if (lsk_parse_args(L, op, 1, last, opts, &s, permissive, &bad, srcs, err, 0) == 0)
         return call_parsed(L, st, op, &s, 1, last, srcs, set->fname);
-      if (bad > best) { best = bad; memcpy(best_err, err, sizeof err); }
+      if (bad > best) best = bad, best_op = i, best_permissive = permissive;
     }
+  if (best == -2) { sk_stack_free(&s); return lsk_raise(L, "%s: no variant of this op takes an 'out' option", set->fname); }
+  int bad; /* the message of the overload that came nearest */
+  if (lsk_parse_args(L, set->ops[best_op], 1, last, opts, &s, best_permissive, &bad, srcs, err, sizeof err) == 0)
+    return call_parsed(L, st, set->ops[best_op], &s, 1, last, srcs, set->fname); /* what failed was memory */
   sk_stack_free(&s);
-  if (best == -2) return lsk_raise(L, "%s: no variant of this op takes an 'out' option", set->fname);
-  return lsk_raise(L, "%s: %s", set->fname, best_err);
+  return lsk_raise(L, "%s: %s", set->fname, err);
 }
 
 static int call_set(lua_State *L) {

@@ -85,7 +85,7 @@ static LskBox *new_box(lua_State *L, const LskState *st) {
 }
 
 /* Gives the box its tensor (the box takes the reference) and charges the collector: the
-** storage's bytes too unless another box has them on its account (a view of a boxed tensor).
+** storage's bytes (none for meta) too unless another box has them on its account (a view of a boxed tensor).
 ** Whether other references exist does not matter: a graph's saved alias of an output holds
 ** one while the output is boxed, and drops it at backward, long before the box is collected. */
 static void box_set(LskState *st, LskBox *b, SkTensor *t) {
@@ -93,7 +93,8 @@ static void box_set(LskState *st, LskBox *b, SkTensor *t) {
   b->check = (uintptr_t)t ^ secret;
   b->accounts = !t->storage->accounted;
   t->storage->accounted = 1;
-  b->charge = sizeof *t + (b->accounts ? sizeof *t->storage + t->storage->nbytes : 0);
+  size_t data = t->device.type == SK_DEVICE_META ? 0 : t->storage->nbytes; /* a meta storage holds no bytes */
+  b->charge = sizeof *t + (b->accounts ? sizeof *t->storage + data : 0);
   st->gc_debt += b->charge;
   st->gc_live += b->charge;
 }

@@ -16,6 +16,7 @@
 #include "sk_dispatch.h"
 
 #include <stddef.h>
+#include <string.h>
 
 enum { SK_PS_INPUT, SK_PS_CONST, SK_PS_ARENA, SK_PS_OUTPUT, SK_PS_UNMANAGED, SK_PS_DEAD /* undone while recording */ };
 enum { SK_STEP_OUT, SK_STEP_WRITE, SK_STEP_UNMANAGED };
@@ -105,6 +106,13 @@ void sk_plan_record_abort(SkPlanRecorder *r);
 ** tensor of its own rather than a view into a larger buffer). */
 int sk_plan_spans(int ndim, const int64_t *sizes, const int64_t *strides, SkDType dtype, int64_t byte_offset,
                   size_t nbytes);
+/* Whether t is value x, its buffer starting at byte base of t's storage (same dtype, shape,
+** strides and place). */
+static inline int sk_plan_value_is(const SkPlanValue *x, const SkTensor *t, int64_t base) {
+  return t->dtype == x->dtype && t->ndim == x->ndim && t->offset * (int64_t)sk_dtype_size(t->dtype) == base + x->byte_offset &&
+         !memcmp(t->sizes, x->sizes, (size_t)x->ndim * sizeof(int64_t)) &&
+         !memcmp(t->strides, x->strides, (size_t)x->ndim * sizeof(int64_t));
+}
 /* Whether inputs in[p->nin] are what p was made for (dtype, device, shape, strides, grad). */
 int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in);
 /* Replays p on inputs in[p->nin] (checked against the plan), writing its outputs into

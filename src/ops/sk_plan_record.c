@@ -28,13 +28,13 @@ static _Thread_local SkPlanRecorder *rec;
 _Thread_local unsigned sk_plan_meta_reads;
 
 /* {==== Buffers and values ==== */
+/* Room for need elements in *a (each caller clears the element it adds). */
 static int grow(void **a, int *cap, int need, size_t elem) {
   if (need <= *cap) return 0;
-  int c = *cap ? *cap * 2 : 16;
+  int c = *cap ? *cap * 2 : 64;
   while (c < need) c *= 2;
   void *n = realloc(*a, (size_t)c * elem);
   if (!n) return sk_error("sk.plan: out of memory");
-  memset((char *)n + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
   *a = n;
   *cap = c;
   return 0;
@@ -91,14 +91,8 @@ static int new_storage(SkPlanRecorder *r, int kind, SkTensor *t) {
 
 /* The value for meta tensor t on buffer b (the last one made for b when t has its geometry). */
 static int value_on(SkPlan *p, int b, const SkTensor *t) {
-  int64_t off = t->offset * (int64_t)sk_dtype_size(t->dtype);
-  for (int v = p->nval - 1; v >= 0 && v >= p->nval - 8; v--) {
-    const SkPlanValue *x = &p->val[v];
-    if (x->storage == b && x->dtype == t->dtype && x->ndim == t->ndim && x->byte_offset == off &&
-        !memcmp(x->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t)) &&
-        !memcmp(x->strides, t->strides, (size_t)t->ndim * sizeof(int64_t)))
-      return v;
-  }
+  for (int v = p->nval - 1; v >= 0 && v >= p->nval - 8; v--)
+    if (p->val[v].storage == b && sk_plan_value_is(&p->val[v], t, 0)) return v;
   if (grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
   SkPlanValue *x = &p->val[p->nval];
   memset(x, 0, sizeof *x);
@@ -108,7 +102,7 @@ static int value_on(SkPlan *p, int b, const SkTensor *t) {
   x->flags = t->flags & SK_TENSOR_WRAPPED_NUMBER;
   memcpy(x->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
   memcpy(x->strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
-  x->byte_offset = off;
+  x->byte_offset = t->offset * (int64_t)sk_dtype_size(t->dtype);
   if (p->st[b].creator < 0) p->st[b].creator = p->nval;
   return p->nval++;
 }
@@ -581,6 +575,10 @@ static int finish(SkPlan *p) {
     const SkPlanStorage *b = &p->st[x->storage];
     if (b->kind != SK_PS_ARENA && b->kind != SK_PS_CONST) continue;
     int64_t isz = (int64_t)sk_dtype_size(x->dtype), at = (int64_t)(b->kind == SK_PS_ARENA ? b->offset : 0) + x->byte_offset;
+    if (b->kind == SK_PS_CONST && sk_plan_value_is(x, b->real, 0) && (b->real->flags & SK_TENSOR_WRAPPED_NUMBER) == x->flags) {
+      x->t = sk_tensor_retain(b->real); /* the captured tensor itself (a wrapped number, a weight) */
+      continue;
+    }
     x->t = sk_tensor_alias_as(b->kind == SK_PS_ARENA ? p->arena : b->real, x->dtype, x->ndim, x->sizes, x->strides, at / isz);
     if (!x->t) return -1;
     x->t->flags |= x->flags;

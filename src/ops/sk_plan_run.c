@@ -59,10 +59,7 @@ static SkTensor *value_tensor(SkPlan *p, int v) {
   SkTensor *root = p->root[s];
   if (!root) return sk_error("sk.plan: internal error: buffer %d has no tensor at its use", s), NULL;
   int64_t isz = (int64_t)sk_dtype_size(x->dtype), at = p->base[s] + x->byte_offset;
-  if (root->dtype == x->dtype && root->ndim == x->ndim && root->offset * isz == at &&
-      !memcmp(root->sizes, x->sizes, (size_t)x->ndim * sizeof(int64_t)) &&
-      !memcmp(root->strides, x->strides, (size_t)x->ndim * sizeof(int64_t)))
-    return p->cur[v] = sk_tensor_retain(root);
+  if (sk_plan_value_is(x, root, p->base[s])) return p->cur[v] = sk_tensor_retain(root);
   if (at % isz) return sk_error("sk.plan: a view of %s at byte %lld is not aligned to its dtype", sk_dtype_name(x->dtype), (long long)at), NULL;
   return p->cur[v] = sk_tensor_alias_as(root, x->dtype, x->ndim, x->sizes, x->strides, at / isz);
 }
