@@ -46,6 +46,12 @@ describe("sk.plan records", function()
     local e1, e2, e3 = f(x)
     assert.is_true(sk.equal(r1, e1) and sk.equal(r2, e2) and sk.equal(r3, e3))
     assert.same({ 4 }, r3:shape())
+    -- a view of a captured tensor as a result: the tensor becomes a constant of the plan
+    local w = sk.randn({ 6, 4 })
+    local pw = sk.plan(function(a) return a + w:t(), w:t() end, x)
+    local s1, s2 = pw(x)
+    assert.is_true(sk.equal(s1, x + w:t()) and sk.equal(s2, w:t()))
+    assert.equal(1, pw:stats().constants)
   end)
 
   it("writes its inputs when fn does, and leaves them alone when it does not", function()
@@ -179,6 +185,8 @@ describe("sk.plan refuses", function()
     assert.is_true(sk.no_grad(function() return sk.equal(r, x:matmul(w)) end))
     local xg = sk.randn({ 4, 6 }, { requires_grad = true })
     assert.matches("sk.plan: argument 1 requires grad", h.err(p, xg))
+    -- views skip the recorder: a view of a captured tensor is checked where fn returns it
+    assert.matches("sk.plan: result 2 of fn requires grad", h.err(sk.plan, function(a) return a + 1, w:t() end, x))
   end)
 
   it("a meta tensor made outside fn, an op whose result is a number read off tensors", function()

@@ -214,7 +214,7 @@ static int l_plan_stats(lua_State *L) {
   lua_createtable(L, 0, 12);
   set_int(L, "arena_bytes", (lua_Integer)p->arena_bytes);
   set_int(L, "intermediate_bytes", (lua_Integer)p->intermediate_bytes);
-  set_int(L, "eager_peak_bytes", (lua_Integer)p->eager_peak_bytes);
+  set_int(L, "eager_peak_bytes", (lua_Integer)sk_plan_eager_peak(p));
   set_int(L, "steps", p->nstep);
   set_int(L, "out_steps", steps[SK_STEP_OUT]);
   set_int(L, "write_steps", steps[SK_STEP_WRITE]);

@@ -81,11 +81,21 @@ static void compute_entry(SkOperator *op, int key) {
   slot->source = source;
 }
 
+int sk_fallthrough(SkOperator *op, SkStack *s, void *ctx) {
+  (void)s, (void)ctx;
+  return sk_error("internal error: the fallthrough kernel of '%s' was called", op->qualname);
+}
+
 static void compute_table(SkOperator *op) {
   for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++) compute_entry(op, k);
   int bs = op->regs[SK_KEY_BACKEND_SELECT] != NULL;
   op->always = bs ? SK_KEYSET(SK_KEY_BACKEND_SELECT) : 0;
   op->fallthrough = bs ? 0 : SK_KEYSET(SK_KEY_BACKEND_SELECT);
+  for (int k = 0; k < SK_KEY_NUM_RUNTIME; k++)
+    if (op->regs[k] && op->regs[k]->kernel.boxed == sk_fallthrough) {
+      op->fallthrough |= SK_KEYSET(k);
+      memset(&op->table[k], 0, sizeof op->table[k]);
+    }
 }
 /* }==== */
 

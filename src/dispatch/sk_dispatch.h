@@ -130,6 +130,9 @@ void sk_op_set_out_sibling(SkOperator *op, const char *qualname);
 
 /* Returns a registration id (> 0) or -1. Same (op, key) twice: warns, newer wins. */
 int sk_op_register(SkOperator *op, int key, const SkKernel *k, void (*ctx_free)(void *));
+/* A kernel whose boxed function is sk_fallthrough makes calls of op skip key (and its
+** fallback): PyTorch's makeFallthrough. sk_fallthrough itself is never called. */
+int sk_fallthrough(SkOperator *op, SkStack *s, void *ctx);
 int sk_op_deregister(SkOperator *op, int id);
 int sk_fallback_register(int key, SkBoxedFn fn, void *ctx, const char *origin, void (*ctx_free)(void *));
 int sk_fallback_deregister(int id);

@@ -72,7 +72,7 @@ typedef struct SkPlan {
   SkPlanStep *step;
   int nstep, cstep;
   SkTensor *arena;      /* uint8, arena_bytes, or NULL */
-  size_t arena_bytes, intermediate_bytes, eager_peak_bytes;
+  size_t arena_bytes, intermediate_bytes;
   int views, running;
   /* replay state: a root tensor and base byte offset per buffer, a tensor per value */
   SkTensor **root;
@@ -113,6 +113,9 @@ static inline int sk_plan_value_is(const SkPlanValue *x, const SkTensor *t, int6
          !memcmp(t->sizes, x->sizes, (size_t)x->ndim * sizeof(int64_t)) &&
          !memcmp(t->strides, x->strides, (size_t)x->ndim * sizeof(int64_t));
 }
+/* The most intermediate bytes an eager run would hold at once, each freed after its last use
+** (sk_arena_peak of the plan's intermediates; computed when asked, not while planning). */
+size_t sk_plan_eager_peak(const SkPlan *p);
 /* Whether inputs in[p->nin] are what p was made for (dtype, device, shape, strides, grad). */
 int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in);
 /* Replays p on inputs in[p->nin] (checked against the plan), writing its outputs into

@@ -40,7 +40,11 @@ static int grow(void **a, int *cap, int need, size_t elem) {
   return 0;
 }
 
-static size_t hash_ptr(const void *p, int cap) { return ((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull & (size_t)(cap - 1); }
+/* Fibonacci hashing: the product's high bits, which every bit of the address stirs (its low
+** bits would follow the address's low bits, and storages lie at regular strides). */
+static size_t hash_ptr(const void *p, int cap) {
+  return (size_t)(((uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ull) >> (64 - __builtin_ctz((unsigned)cap)));
+}
 
 static int find_storage(const SkPlanRecorder *r, const SkStorage *s) {
   if (!r->hcap) return -1;
@@ -95,7 +99,7 @@ static int value_on(SkPlan *p, int b, const SkTensor *t) {
     if (p->val[v].storage == b && sk_plan_value_is(&p->val[v], t, 0)) return v;
   if (grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
   SkPlanValue *x = &p->val[p->nval];
-  memset(x, 0, sizeof *x);
+  x->t = NULL; /* sizes and strides past ndim are never read */
   x->storage = b;
   x->dtype = t->dtype;
   x->ndim = t->ndim;
@@ -422,10 +426,15 @@ static void step_clear(SkPlanStep *st) {
   free(st->args);
 }
 
-static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
+static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base, const OpInfo *info) {
   SkPlan *p = r->p;
   const SkOperator *outer = r->composite;
   if (!outer) r->composite = op;
+  if (info->view) { /* its results alias its arguments (or what its inner steps make): nothing to undo */
+    int rc = sk_call_kernel_boxed(op, &op->table[p->key], s);
+    r->composite = outer;
+    return rc;
+  }
   int nstep = p->nstep, nval = p->nval, nst = p->nst, nargs = op->schema.nargs;
   unsigned reads = sk_plan_meta_reads;
   SkStack keep; /* the arguments, for a leaf call if the composite is undone */
@@ -464,16 +473,39 @@ static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
     return sk_error("sk.plan: cannot record '%s': its result is a value computed from the data, not a tensor (compute it "
                     "outside the plan)", op->qualname);
   int composite = (k->source == SK_SRC_MATH || k->source == SK_SRC_DEFAULT_BACKEND) && !info->writer && op->tensor_args != 0;
-  return composite ? record_composite(r, op, s, base) : record_leaf(r, op, s, base);
+  return composite ? record_composite(r, op, s, base, info) : record_leaf(r, op, s, base);
 }
 /* }==== */
 
 /* {==== Begin and end ==== */
+/* An aten op that returns views of its one tensor argument and takes no device: a view
+** (sk_views.c, split, unbind), or a composite that calls a view or ops that copy (reshape,
+** contiguous, flatten). Recording it would add nothing (a view is no step), so its calls skip
+** the recorder; what it calls is recorded as ever, the Plan key being in the thread's include
+** set. Its result is a meta view, or a view of a captured tensor, which capture() takes where
+** an op or fn's return uses it. An op with a second tensor (narrow.Tensor_start, view_as)
+** goes through the recorder, which makes that tensor meta before the op can read it. */
+static int plain_view(const SkOperator *op) {
+  const SkSchema *sc = &op->schema;
+  int tensors = 0;
+  if (strcmp(sc->ns, "aten") || sc->nrets == 0) return 0;
+  for (int i = 0; i < sc->nargs; i++) {
+    const SkArg *a = &sc->args[i];
+    if (a->is_write || a->type == SK_T_DEVICE) return 0;
+    tensors += a->type == SK_T_TENSOR ? (a->is_list ? 2 : 1) : 0;
+  }
+  for (int i = 0; i < sc->nrets; i++) if (!sc->rets[i].is_alias || sc->rets[i].is_write) return 0;
+  return tensors == 1 && sc->args[0].type == SK_T_TENSOR && !sc->args[0].is_list;
+}
+
 int sk_plan_init(void) {
   static int done;
   if (done) return 0;
   if ((info_slot = sk_op_ext_slot(free)) < 0) return -1;
   if (sk_fallback_register(SK_KEY_PLAN, plan_fallback, NULL, "sk.plan", NULL) < 0) return -1;
+  SkKernel skip = {NULL, sk_fallthrough, NULL, "sk.plan", 0};
+  for (int i = 0; i < sk_op_count(); i++)
+    if (plain_view(sk_op_at(i)) && sk_op_register(sk_op_at(i), SK_KEY_PLAN, &skip, NULL) < 0) return -1;
   done = 1;
   return 0;
 }
@@ -529,6 +561,33 @@ void sk_plan_record_abort(SkPlanRecorder *r) {
   sk_plan_free(p);
 }
 
+/* The arena's items: the intermediates some step uses, which[k] the buffer of item k (one
+** block with the items, freed with them); NULL with the error set. */
+static SkArenaItem *arena_items(const SkPlan *p, int *n, int **which) {
+  int na = 0;
+  for (int i = 0; i < p->nst; i++) na += p->st[i].kind == SK_PS_ARENA && p->st[i].first >= 0;
+  SkArenaItem *items = malloc(((size_t)na + 1) * (sizeof *items + sizeof **which));
+  if (!items) return sk_error("sk.plan: out of memory"), NULL;
+  *which = (int *)(items + na + 1);
+  na = 0;
+  for (int i = 0; i < p->nst; i++) {
+    const SkPlanStorage *b = &p->st[i];
+    if (b->kind != SK_PS_ARENA || b->first < 0) continue;
+    items[na] = (SkArenaItem){b->nbytes, 64, b->first, b->last, 0};
+    (*which)[na++] = i;
+  }
+  *n = na;
+  return items;
+}
+
+size_t sk_plan_eager_peak(const SkPlan *p) {
+  int n, *which;
+  SkArenaItem *items = arena_items(p, &n, &which);
+  size_t peak = items ? sk_arena_peak(n, items) : 0;
+  free(items);
+  return peak;
+}
+
 /* Live intervals, the arena and the headers of arena and constant values. */
 static int finish(SkPlan *p) {
   for (int i = 0; i < p->nstep; i++) {
@@ -545,28 +604,18 @@ static int finish(SkPlan *p) {
       }
     }
   }
-  int na = 0;
-  for (int i = 0; i < p->nst; i++) na += p->st[i].kind == SK_PS_ARENA && p->st[i].first >= 0;
-  SkArenaItem *items = calloc((size_t)na + 1, sizeof *items);
-  int *which = calloc((size_t)na + 1, sizeof *which);
-  if (!items || !which) { free(items); free(which); return sk_error("sk.plan: out of memory"); }
-  na = 0;
-  for (int i = 0; i < p->nst; i++) {
-    const SkPlanStorage *b = &p->st[i];
-    if (b->kind != SK_PS_ARENA || b->first < 0) continue;
-    items[na] = (SkArenaItem){b->nbytes, 64, b->first, b->last, 0};
-    which[na++] = i;
-    p->intermediate_bytes += b->nbytes;
-  }
+  int na;
+  int *which;
+  SkArenaItem *items = arena_items(p, &na, &which);
+  if (!items) return -1;
+  for (int k = 0; k < na; k++) p->intermediate_bytes += items[k].size;
   size_t total = 0;
   int rc = sk_arena_plan(na, items, &total);
   if (!rc) {
-    p->eager_peak_bytes = sk_arena_peak(na, items);
     for (int k = 0; k < na; k++) p->st[which[k]].offset = items[k].offset;
     p->arena_bytes = total;
   }
   free(items);
-  free(which);
   if (rc) return -1;
   int64_t n = (int64_t)(total > 4096 ? total : 4096); /* at least a cached 64-byte aligned block */
   if (!(p->arena = sk_tensor_empty(1, &n, SK_DTYPE_UINT8, p->device))) return -1;
@@ -594,8 +643,19 @@ SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n) {
   int rc = 0;
   sk_tls_include = r->include; /* the outputs' values are looked up with the key off */
   if (!(p->out_value = calloc((size_t)n + 1, sizeof *p->out_value))) rc = sk_error("sk.plan: out of memory");
+  int grad = !(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD));
   for (int i = 0; i < n && !rc; i++) {
-    const SkTensor *t = outs[i];
+    SkTensor *t = outs[i], *m = NULL;
+    if (t->device.type != SK_DEVICE_META) { /* a view of a tensor fn captured (views skip the recorder) */
+      if (grad && sk_tensor_grad_flag(t)) {
+        rc = sk_error("sk.plan: result %d of fn requires grad; a plan records no autograd graph (make the plan under "
+                      "sk.no_grad(), or detach the tensor)", i + 1);
+        break;
+      }
+      m = t;
+      if (capture(r, &m, 0)) { rc = -1; break; }
+      t = m;
+    }
     int b = find_storage(r, t->storage); /* a meta result, or a captured tensor (an out= fn wrote) */
     if (b < 0 || p->st[b].kind == SK_PS_DEAD)
       rc = sk_error("sk.plan: result %d of fn was not made by the ops of the plan (fn returns the tensors its ops make)",
@@ -605,6 +665,7 @@ SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n) {
     else if (!p->st[b].written)
       rc = sk_error("sk.plan: result %d of fn has no data in the plan (it was made outside the ops fn calls)", i + 1);
     p->nout = i + 1;
+    sk_tensor_release(m);
   }
   for (int i = 0; i < p->nst; i++) { /* the meta stand-ins go; constants stay */
     sk_tensor_release(p->st[i].anchor);
