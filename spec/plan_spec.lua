@@ -250,6 +250,24 @@ describe("sk.plan's memory", function()
     assert.is_true(p:stats().arena_bytes <= 2 * 4096)
   end)
 
+  it("holds the temporaries kernels make (casts to the common dtype) in the arena", function()
+    local function mixed(a, i) -- float32 with int64: each op casts i to float32 first
+      local t = (a + i) * (i * 0.5):exp()
+      return t:add_(i)
+    end
+    local x, i = sk.randn({ 64, 32 }), sk.arange(2048, { dtype = "int64" }):view({ 64, 32 }) % 7
+    local p = sk.plan(mixed, x, i)
+    assert.equal(3, p:stats().temporaries)
+    assert.is_true(sk.equal(p(x, i), mixed(x, i)))
+    local o = sk.empty({ 64, 32 })
+    p(x, i, { out = o })
+    collectgarbage()
+    local n0 = sk.memory_stats().num_allocs
+    for _ = 1, 5 do p(x, i, { out = o }) end
+    assert.equal(n0, sk.memory_stats().num_allocs) -- eager makes seven tensors per call
+    assert.is_true(sk.equal(o, mixed(x, i)))
+  end)
+
   it("describes itself: graph() and a deterministic dot()", function()
     local p = sk.plan(function(a) return (a + 1):exp() end, sk.zeros({ 2 }))
     local g = p:graph()

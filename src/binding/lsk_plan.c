@@ -210,7 +210,8 @@ static int l_plan_stats(lua_State *L) {
   const SkPlan *p = check_plan(L, 1)->p;
   int kinds[SK_PS_DEAD + 1] = {0}, steps[3] = {0};
   for (int i = 0; i < p->nst; i++) kinds[p->st[i].kind]++;
-  for (int i = 0; i < p->nstep; i++) steps[p->step[i].kind]++;
+  int temps = 0;
+  for (int i = 0; i < p->nstep; i++) steps[p->step[i].kind]++, temps += p->step[i].ntemps;
   lua_createtable(L, 0, 12);
   set_int(L, "arena_bytes", (lua_Integer)p->arena_bytes);
   set_int(L, "intermediate_bytes", (lua_Integer)p->intermediate_bytes);
@@ -219,8 +220,9 @@ static int l_plan_stats(lua_State *L) {
   set_int(L, "out_steps", steps[SK_STEP_OUT]);
   set_int(L, "write_steps", steps[SK_STEP_WRITE]);
   set_int(L, "unmanaged", steps[SK_STEP_UNMANAGED]);
-  set_int(L, "intermediates", kinds[SK_PS_ARENA]);
+  set_int(L, "intermediates", kinds[SK_PS_ARENA] - temps); /* the temporaries are arena buffers too */
   set_int(L, "constants", kinds[SK_PS_CONST]);
+  set_int(L, "temporaries", temps);
   set_int(L, "inputs", p->nin);
   set_int(L, "outputs", p->nout);
   set_int(L, "values", p->nval);

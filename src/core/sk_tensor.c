@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SK_INLINE_BYTES 64
 #define SK_FREE_LIST 1024
 
 /* {==== Free lists of fixed-size blocks ==== */

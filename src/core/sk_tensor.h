@@ -20,6 +20,8 @@
 #include <stdint.h>
 
 #define SK_MAX_DIMS 16
+/* A CPU storage of at most this many bytes lives in its header's block: no allocator call. */
+#define SK_INLINE_BYTES 64
 
 typedef struct SkStorage {
   int64_t refcount;

@@ -6,7 +6,9 @@
 ** an op without an out variant as an "unmanaged" step that makes its result at replay. Views
 ** are no steps, only new geometry over a buffer; composites on the plan's backend decompose
 ** into the ops they call. Replay (sk_plan_run.c) calls each step's kernel for the plan's
-** backend directly, its arguments prebuilt, its intermediates at fixed offsets in one arena.
+** backend directly, its arguments prebuilt, its intermediates at fixed offsets in one arena, and
+** so are the temporaries its kernel makes on the host (sk_iter_temps: casts to the common dtype),
+** which the Meta call reports while recording.
 ** Invariant: two arena buffers whose live intervals (first to last step using them)
 ** intersect never share a byte; a plan keeps every tensor it captured alive.
 */
@@ -58,6 +60,7 @@ typedef struct SkPlanStep {
   int nargs;
   SkPlanArg *args;
   int nres, res[16];    /* UNMANAGED: the values its results make (-1: not a tensor) */
+  int temps, ntemps;    /* the values of its kernel's temporaries (consecutive), arena buffers live at it only */
 } SkPlanStep;
 
 typedef struct SkPlan {

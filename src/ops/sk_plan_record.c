@@ -11,6 +11,7 @@
 #include "sk_plan.h"
 #include "sk_error.h"
 #include "sk_arena.h"
+#include "sk_iter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,25 @@ static int meta_devices(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
 
 static void mark_written(SkPlan *p, int value) { p->st[p->val[value].storage].written = 1; }
 
+/* The temporaries a step's kernel will make (sk_iter_temps' note, during its Meta call): each an
+** arena buffer of its own, their values consecutive. */
+typedef struct { SkPlanRecorder *r; int first, n; } Temps;
+
+static int note_temp(void *ctx, int ndim, const int64_t *sizes, SkDType dtype) {
+  Temps *tp = ctx;
+  int64_t n = 1;
+  for (int d = 0; d < ndim; d++) n *= sizes[d]; /* a meta output's sizes: no overflow */
+  if (tp->r->p->device.type == SK_DEVICE_CPU && n * (int64_t)sk_dtype_size(dtype) <= SK_INLINE_BYTES)
+    return 0; /* held inside its tensor: no allocation to plan (its take finds no match and makes it) */
+  SkTensor *m = sk_tensor_empty(ndim, sizes, dtype, SK_META);
+  int b = m ? new_storage(tp->r, SK_PS_ARENA, m) : -1, v = b < 0 ? -1 : value_on(tp->r->p, b, m);
+  sk_tensor_release(m); /* the buffer holds its own reference */
+  if (v < 0) return -1;
+  tp->r->p->st[b].written = 1;
+  if (!tp->n++) tp->first = v;
+  return 0;
+}
+
 /* The call of a leaf op: its Meta kernel with the key off, then its step. */
 static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
   SkPlan *p = r->p;
@@ -333,10 +353,15 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
     }
   }
   if (!rc) rc = meta_devices(r, op, s->v + base);
+  Temps temps = {r, 0, 0};
   if (!rc) {
+    SkIterTemps hook = {note_temp, NULL, &temps};
+    const SkIterTemps *outer = sk_iter_temps;
+    if (!view && sk_device_host_addressable(p->device)) sk_iter_temps = &hook;
     sk_tls_include &= ~SK_KEYSET(SK_KEY_PLAN);
     rc = sk_call_boxed(op, s);
     sk_tls_include |= SK_KEYSET(SK_KEY_PLAN);
+    sk_iter_temps = outer;
     if (rc) sk_error_context("sk.plan: cannot record '%s'", op->qualname);
   }
   int nres = s->n - base;
@@ -378,6 +403,7 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
   }
   st->args = args;
   st->nargs = nargs;
+  st->temps = temps.first, st->ntemps = temps.n;
   for (int i = 0; i < nargs; i++)
     if (sc->args[i].is_write && args[i].value >= 0) mark_written(p, args[i].value);
   st->nres = nres < 16 ? nres : 16;
@@ -603,6 +629,7 @@ static int finish(SkPlan *p) {
         b->last = i;
       }
     }
+    for (int k = 0; k < st->ntemps; k++) p->st[p->val[st->temps + k].storage].first = p->st[p->val[st->temps + k].storage].last = i;
   }
   int na;
   int *which;

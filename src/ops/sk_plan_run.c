@@ -8,6 +8,7 @@
 ** are dropped at the end of each run).
 */
 #include "sk_plan.h"
+#include "sk_iter.h"
 #include "sk_error.h"
 
 #include <stdio.h>
@@ -170,6 +171,21 @@ static void unbind(SkPlan *p) {
   }
 }
 
+/* sk_iter_temps' take while step `step` runs: its temporaries in the order they were noted (one
+** that differs, which a kernel that decides at run time could ask for, is allocated instead). */
+typedef struct { const SkPlan *p; int next, end; } Temps;
+
+static SkTensor *take_temp(void *ctx, int ndim, const int64_t *sizes, SkDType dtype, SkDevice device) {
+  Temps *tp = ctx;
+  if (tp->next >= tp->end) return NULL;
+  const SkPlanValue *x = &tp->p->val[tp->next];
+  if (x->dtype != dtype || x->ndim != ndim || memcmp(x->sizes, sizes, (size_t)ndim * sizeof(int64_t)) ||
+      !sk_device_eq(x->t->device, device))
+    return NULL;
+  tp->next++;
+  return sk_tensor_retain(x->t);
+}
+
 int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in) {
   for (int i = 0; i < p->nin; i++)
     if (check_input(p, i, in[i])) return -1;
@@ -198,7 +214,12 @@ int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor 
   for (int i = 0; i < p->nstep && !rc; i++) {
     const SkPlanStep *st = &p->step[i];
     for (int a = 0; a < st->nargs && !rc; a++) rc = push_arg(p, &s, &st->args[a]);
+    Temps temps = {p, st->temps, st->temps + st->ntemps};
+    SkIterTemps hook = {NULL, take_temp, &temps};
+    const SkIterTemps *outer = sk_iter_temps;
+    if (st->ntemps) sk_iter_temps = &hook;
     if (!rc) rc = sk_call_boxed_key(st->op, p->key, &s);
+    sk_iter_temps = outer;
     if (!rc && st->kind != SK_STEP_OUT) rc = take_results(p, st, &s);
     if (rc) sk_error_context("sk.plan: step %d (%s, called as %s)", i + 1, st->op->qualname, st->called->qualname);
     sk_stack_truncate(&s, 0);

@@ -131,10 +131,36 @@ SkIterConfig sk_iter_config(void) {
   return c;
 }
 
+SK_THREAD_LOCAL const SkIterTemps *sk_iter_temps SK_TLS_MODEL;
+
+static SkTensor *temporary(int ndim, const int64_t *sizes, SkDType dtype, SkDevice device) {
+  SkTensor *t = sk_iter_temps && sk_iter_temps->take ? sk_iter_temps->take(sk_iter_temps->ctx, ndim, sizes, dtype, device) : NULL;
+  return t ? t : sk_tensor_empty(ndim, sizes, dtype, device);
+}
+
 static SkTensor *cast_copy(const SkTensor *t, SkDType dtype) {
-  SkTensor *c = sk_tensor_empty(t->ndim, t->sizes, dtype, t->device);
+  SkTensor *c = temporary(t->ndim, t->sizes, dtype, t->device);
   if (c && sk_copy_cpu(c, t)) { sk_tensor_release(c); return NULL; }
   return c;
+}
+
+/* Whether input j becomes a cast copy on the host. */
+static int cast_input(const SkIterConfig *cfg, int j, const SkTensor *t, SkDType common) {
+  return cfg->promote_inputs && !(cfg->keep_dtype_mask >> j & 1) && t->dtype != common;
+}
+
+/* A build without compute: the temporaries a host kernel would make, to the hook. */
+static int note_temporaries(const SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, SkDType kernel_out,
+                            const SkTensor *const *inputs) {
+  const SkIterTemps *h = sk_iter_temps;
+  for (int i = 0; i < it->nout; i++) {
+    const SkTensor *o = m->outputs[i];
+    if (o->dtype != kernel_out && h->note(h->ctx, o->ndim, o->sizes, kernel_out)) return -1;
+  }
+  for (int j = 0; j < it->nin; j++)
+    if (cast_input(cfg, j, inputs[j], it->common_dtype) && h->note(h->ctx, inputs[j]->ndim, inputs[j]->sizes, it->common_dtype))
+      return -1;
+  return 0;
 }
 
 int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout, int nin,
@@ -166,7 +192,7 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
                       sk_dtype_name(kernel_out), sk_dtype_name(given->dtype), m->out_names[i]);
     if (sk_meta_set_output(m, i, it->full_ndim, it->full_shape, NULL, target)) return -1;
   }
-  if (!m->compute) return 0;
+  if (!m->compute) return sk_iter_temps && sk_iter_temps->note ? note_temporaries(it, m, cfg, kernel_out, inputs) : 0;
   /* Cast temporaries are made in host memory only; device-memory kernels convert as they load and store. */
   int host = sk_device_host_addressable(m->device);
 
@@ -178,7 +204,7 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
         sk_check_written(o, m->out_names[i], 0, nin, inputs, names, cfg->check_overlap))
       return -1;
     if (o->dtype != kernel_out && host) {
-      it->ops[i] = sk_tensor_empty(o->ndim, o->sizes, kernel_out, o->device);
+      it->ops[i] = temporary(o->ndim, o->sizes, kernel_out, o->device);
       if (!it->ops[i]) return -1;
       it->write_back[i] = o;
     } else it->ops[i] = sk_tensor_retain(o);
@@ -186,7 +212,7 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
   }
   for (int j = 0; j < nin; j++) {
     const SkTensor *t = inputs[j];
-    int cast = host && cfg->promote_inputs && !(cfg->keep_dtype_mask >> j & 1) && t->dtype != it->common_dtype;
+    int cast = host && cast_input(cfg, j, t, it->common_dtype);
     SkTensor *use = cast ? cast_copy(t, it->common_dtype) : sk_tensor_retain((SkTensor *)t);
     if (!use) return -1;
     it->ops[nout + j] = use;

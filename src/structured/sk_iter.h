@@ -12,6 +12,7 @@
 #define SK_ITER_H
 
 #include "sk_meta.h"
+#include "sk_dispatch.h" /* SK_THREAD_LOCAL */
 
 #define SK_ITER_MAX_OPERANDS 8
 
@@ -39,6 +40,18 @@ typedef struct SkTensorIter {
   char *data[SK_ITER_MAX_OPERANDS];
   int64_t numel;
 } SkTensorIter;
+
+/* The temporaries a build makes for a host kernel (inputs cast to the common dtype, outputs of
+** another dtype than the kernel writes), handed to whoever installed this thread's hook (sk.plan
+** serves them from its arena): a build without compute (a Meta call) calls note for each one a
+** host kernel would make, in the order a build with compute asks take for them; take's NULL
+** means "allocate it". NULL: no hook (the usual case). */
+typedef struct SkIterTemps {
+  int (*note)(void *ctx, int ndim, const int64_t *sizes, SkDType dtype);
+  SkTensor *(*take)(void *ctx, int ndim, const int64_t *sizes, SkDType dtype, SkDevice device);
+  void *ctx;
+} SkIterTemps;
+extern SK_THREAD_LOCAL const SkIterTemps *sk_iter_temps SK_TLS_MODEL;
 
 /* Inner loop: n elements, operand k at data[k] advancing strides[k] bytes. */
 typedef void (*SkLoopFn)(char **data, const int64_t *strides, int64_t n, void *ctx);
