@@ -206,6 +206,9 @@ describe("sk.plan refuses", function()
     local v = sk.plan(function(a) return (a * 2):t() end, x)
     assert.matches("sk.plan: output 1 is a view of an intermediate; it cannot be written into a caller's tensor",
                    h.err(v, x, { out = sk.empty({ 6, 4 }) }))
+    assert.matches("sk.plan: out must be 1 tensor %(one per output%)", h.err(p, x, { out = { sk.empty({ 4, 6 }), sk.empty({ 4, 6 }) } }))
+    assert.matches("sk.plan: out 1 is not a tensor", h.err(p, x, { out = { 5 } }))
+    assert.matches("sk.plan: unexpected option 'outs' %(a plan's call takes only 'out'%)", h.err(p, x, { outs = {} }))
   end)
 end)
 

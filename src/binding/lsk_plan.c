@@ -114,22 +114,21 @@ static int l_plan_record(lua_State *L) {
 
 static int l_plan_call(lua_State *L) {
   LskPlan *ud = check_plan(L, 1);
-  int n = lua_gettop(L) - 1, outt = 0;
+  int n = lua_gettop(L) - 1, last = n + 1, outi[LSK_MAX_RETURNS] = {0}; /* outi: the stack index of each out */
   SkTensor *outs[LSK_MAX_RETURNS];
-  if (n > ud->nargs && n >= 1 && lua_type(L, n + 1) == LUA_TTABLE && !lsk_test_tensor(L, n + 1)) { /* {out = ...} */
-    outt = n + 1;
-    n--;
-    int nout = ud->p->nout;
-    if (lua_getfield(L, outt, "out") == LUA_TNIL) return lsk_raise(L, "sk.plan: the options table takes only 'out'");
-    if (nout == 1 && lsk_test_tensor(L, -1)) lua_createtable(L, 1, 0), lua_insert(L, -2), lua_rawseti(L, -2, 1);
-    if (lua_type(L, -1) != LUA_TTABLE || luaL_len(L, -1) != nout)
+  LskOptions o;
+  if (n > ud->nargs && lsk_take_options(L, 2, &last, &o)) { /* p(..., {out = ...}) */
+    n = last - 1;
+    for (int j = 0; j < o.n; j++)
+      if (!o.name[j] || strcmp(o.name[j], "out"))
+        return lsk_raise(L, "sk.plan: unexpected option '%s' (a plan's call takes only 'out')", o.name[j] ? o.name[j] : "?");
+    int nout = ud->p->nout, given = o.out_list ? (int)lua_rawlen(L, o.out) : 1;
+    if (given != nout)
       return lsk_raise(L, "sk.plan: out must be %d tensor%s (one per output)", nout, nout == 1 ? "" : "s");
     for (int i = 0; i < nout; i++) {
-      lua_rawgeti(L, -1, i + 1);
-      if (!(outs[i] = lsk_test_tensor(L, -1))) return lsk_raise(L, "sk.plan: out %d is not a tensor", i + 1);
-      lua_pop(L, 1);
+      outi[i] = o.out_list ? o.outs[i] : o.out;
+      if (!(outs[i] = lsk_test_tensor(L, outi[i]))) return lsk_raise(L, "sk.plan: out %d is not a tensor", i + 1);
     }
-    lua_replace(L, outt); /* the list of outs, kept for the results */
   }
   if (n != ud->nargs) return lsk_raise(L, "sk.plan: expected %d arguments, got %d", ud->nargs, n);
   LskState *st = lsk_state(L);
@@ -154,10 +153,9 @@ static int l_plan_call(lua_State *L) {
   LskFrame frame; /* Lua kernels of the plan run on this state */
   lsk_frame_enter(&frame, L, 2, n + 1);
   frame.st = st;
-  int rc = sk_plan_run(ud->p, in, outt ? outs : NULL, res);
+  int rc = sk_plan_run(ud->p, in, outi[0] ? outs : NULL, res);
   lsk_frame_leave(&frame);
   if (rc) return lsk_raise(L, "%s", sk_error_message());
-  int nout = ud->p->nout;
   luaL_checkstack(L, ud->nres + 2, "sk.plan");
   if (ud->list) lua_createtable(L, ud->nres, 0);
   for (int i = 0, t = 0; i < ud->nres; i++) {
@@ -170,14 +168,12 @@ static int l_plan_call(lua_State *L) {
     int same = 0; /* an output that is an input (fn wrote it in place) is the caller's own value */
     for (int j = 0, q = 0; j < n && !same; j++)
       if (ud->is_tensor[j] && in[q++] == res[k]) same = 2 + j;
-    if (outt || same) { /* the caller's own tensors come back */
+    if (outi[0] || same) { /* the caller's own tensors come back */
       sk_tensor_release(res[k]);
-      if (same) lua_pushvalue(L, same);
-      else lua_rawgeti(L, outt, k + 1);
+      lua_pushvalue(L, same ? same : outi[k]);
     } else lsk_push_tensor(L, res[k]);
     if (ud->list) lua_rawseti(L, -2, i + 1);
   }
-  (void)nout;
   return ud->list ? 1 : ud->nres;
 }
 
