@@ -74,8 +74,7 @@ int sk_math_one_hot(SkTensor **result, const SkTensor *self, int64_t num_classes
   if (self->dtype != SK_DTYPE_INT64) return sk_error("one_hot is only applicable to index tensor. (argument 'self' has dtype %s, expected int64)", sk_dtype_name(self->dtype));
   if (num_classes < -1) return sk_error("one_hot: num_classes must be -1 (inferred) or at least 0, got %lld", (long long)num_classes);
   if (self->ndim >= SK_MAX_DIMS) return sk_error("one_hot: the result would have %d dimensions, at most %d are supported", self->ndim + 1, SK_MAX_DIMS);
-  int meta = self->device.type == SK_DEVICE_META;
-  if (meta) sk_plan_note_meta_read(); /* the values are not checked */
+  int meta = sk_values_absent(self); /* then the values are not checked */
   if (num_classes == -1 && meta) return sk_error("one_hot: a meta tensor has no values to infer num_classes from: pass num_classes");
   if (num_classes == -1 && self->numel == 0) return sk_error("Can not infer total number of classes from empty tensor.");
   if (!meta && self->numel) {

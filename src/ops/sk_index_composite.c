@@ -40,7 +40,7 @@ static int scan_range(const SkTensor *idx, int64_t size, int neg_ok, int64_t *ba
 
 static int first_out_of_range(const SkTensor *idx, int64_t size, int neg_ok, int64_t *bad) {
   if (idx->numel == 0) return 0;
-  if (idx->device.type == SK_DEVICE_META) return sk_plan_note_meta_read(), 0;
+  if (sk_values_absent(idx)) return 0;
   if (sk_device_host_addressable(idx->device)) return scan_range(idx, size, neg_ok, bad);
   SkTensor *c = NULL;
   if (sk_to_device(&c, idx, SK_CPU, -1, 0, 0, -1)) return 0; /* unreadable: index_put_ checks */

@@ -59,7 +59,7 @@ static SkTensor *clamp_min_nograd(SkTape *tp, const SkTensor *v, double lo) {
 /* Whether some element of the bool tensor m is true, read on the CPU; no on Meta. */
 static int any_true(SkTape *tp, const SkTensor *m) {
   if (!m || tp->rc) return 0;
-  if (m->device.type == SK_DEVICE_META) return sk_plan_note_meta_read(), 0;
+  if (sk_values_absent(m)) return 0;
   SkTensor *c = T(sk_to_device(&r, T(sk_any(&r, m)), sk_device(SK_DEVICE_CPU, 0), -1, 0, 0, -1));
   return c && *(const uint8_t *)sk_tensor_data(c) != 0;
 }

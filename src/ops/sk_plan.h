@@ -86,11 +86,17 @@ typedef struct SkPlan {
 typedef struct SkPlanRecorder SkPlanRecorder;
 
 /* A composite that works on Meta tensors by standing in for values they lack (a 0-dim value
-** read as 0, a check of indices skipped) calls this: while a plan records, such a composite is
-** not decomposed (what it did with the stand-in value would be baked into the plan) but kept as
-** one step that runs whole, on the real values, at each replay. */
+** read as 0, a check of indices skipped) asks sk_values_absent: while a plan records, such a
+** composite is not decomposed (what it did with the stand-in value would be baked into the
+** plan) but kept as one step that runs whole, on the real values, at each replay. */
 extern _Thread_local unsigned sk_plan_meta_reads;
-static inline void sk_plan_note_meta_read(void) { sk_plan_meta_reads++; }
+/* Whether t has no values to read (a Meta tensor), noting the read for a plan being recorded:
+** the test a composite makes before it reads values, for a check or a shape. */
+static inline int sk_values_absent(const SkTensor *t) {
+  if (t->device.type != SK_DEVICE_META) return 0;
+  sk_plan_meta_reads++;
+  return 1;
+}
 
 /* 1 while this thread records a plan. */
 static inline int sk_plan_recording(void) { return (sk_tls_include & SK_KEYSET(SK_KEY_PLAN)) != 0; }

@@ -305,8 +305,7 @@ static int scalar_of(const SkTensor *value, SkScalar *s) {
   if (value->ndim != 0)
     return sk_error("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with %d dimension(s).",
                     value->ndim);
-  if (value->device.type == SK_DEVICE_META) {
-    sk_plan_note_meta_read();
+  if (sk_values_absent(value)) {
     *s = sk_scalar_int(0);
     return 0;
   }
