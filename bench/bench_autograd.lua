@@ -38,28 +38,9 @@ local function mlp_case()
 end
 
 local function block_case()
-  sk.manual_seed(0)
-  local d, heads, seq, batch = 256, 4, 128, 8
-  local dh = d // heads
-  local wq, bq = linear_init(d, d)
-  local wk, bk = linear_init(d, d)
-  local wv, bv = linear_init(d, d)
-  local wo, bo = linear_init(d, d)
-  local w1, b1 = linear_init(d, 4 * d)
-  local w2, b2 = linear_init(4 * d, d)
-  local g1, be1 = sk.ones(d, { requires_grad = true }), sk.zeros(d, { requires_grad = true })
-  local g2, be2 = sk.ones(d, { requires_grad = true }), sk.zeros(d, { requires_grad = true })
-  local params = { wq, bq, wk, bk, wv, bv, wo, bo, w1, b1, w2, b2, g1, be1, g2, be2 }
-  local x = sk.randn(batch, seq, d)
-  local function split(t) return t:view({ batch, seq, heads, dh }):transpose(1, 2) end
+  local forward, params, x = require("transformer_block").make(true)
   return function()
-    local hn = sk.layer_norm(x, { d }, g1, be1)
-    local q, k, v = split(hn:matmul(wq) + bq), split(hn:matmul(wk) + bk), split(hn:matmul(wv) + bv)
-    local att = sk.softmax(q:matmul(k:transpose(-2, -1)) / math.sqrt(dh), -1)
-    local o = att:matmul(v):transpose(1, 2):reshape({ batch, seq, d })
-    local h = x + (o:matmul(wo) + bo)
-    local f = sk.gelu(sk.layer_norm(h, { d }, g2, be2):matmul(w1) + b1):matmul(w2) + b2
-    local loss = (h + f):pow(2):mean()
+    local loss = forward(x):pow(2):mean()
     loss:backward()
     sgd(params, 0.01)
   end

@@ -1,6 +1,6 @@
 -- bench/bench_plan.lua — sk.plan against eager sk, same process, interleaved rounds (best of
 -- each): a chain of 200 small pointwise ops on 1K float32 tensors, and a transformer block
--- forward (d = 256, 4 heads, sequence 128, batch 8; bench_autograd.lua's block without backward).
+-- forward (bench/transformer_block.lua: d = 256, 4 heads, sequence 128, batch 8).
 -- Rows: time per call eager / replay (and replay into caller outs), the arena against the sum
 -- of the intermediates and against the best an eager run could hold (each intermediate freed at
 -- its last use), and planning time per recorded op. `lua5.4 bench/bench_plan.lua [threads]`.
@@ -22,27 +22,8 @@ local function chain_case()
 end
 
 local function block_case()
-  sk.manual_seed(0)
-  local d, heads, seq, batch = 256, 4, 128, 8
-  local dh = d // heads
-  local function lin(i, o) return sk.randn({ i, o }) / math.sqrt(i), sk.zeros({ o }) end
-  local wq, bq = lin(d, d)
-  local wk, bk = lin(d, d)
-  local wv, bv = lin(d, d)
-  local wo, bo = lin(d, d)
-  local w1, b1 = lin(d, 4 * d)
-  local w2, b2 = lin(4 * d, d)
-  local g1, be1, g2, be2 = sk.ones({ d }), sk.zeros({ d }), sk.ones({ d }), sk.zeros({ d })
-  local function split(t) return t:view({ batch, seq, heads, dh }):transpose(1, 2) end
-  local function block(x)
-    local hn = sk.layer_norm(x, { d }, g1, be1)
-    local q, k, v = split(hn:matmul(wq) + bq), split(hn:matmul(wk) + bk), split(hn:matmul(wv) + bv)
-    local att = sk.softmax(q:matmul(k:transpose(-2, -1)) / math.sqrt(dh), -1)
-    local o = att:matmul(v):transpose(1, 2):reshape({ batch, seq, d })
-    local h = x + (o:matmul(wo) + bo)
-    return h + (sk.gelu(sk.layer_norm(h, { d }, g2, be2):matmul(w1) + b1):matmul(w2) + b2)
-  end
-  return "transformer block d256 h4 s128 b8", block, { sk.randn({ batch, seq, d }) }, 2
+  local forward, _, x = require("transformer_block").make(false)
+  return "transformer block d256 h4 s128 b8", forward, { x }, 2
 end
 
 print(string.format("%d thread(s); best of %d interleaved rounds", sk.get_num_threads(), ROUNDS))

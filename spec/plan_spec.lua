@@ -231,11 +231,10 @@ describe("sk.plan's memory", function()
   end)
 
   it("replays with no allocation into the caller's outs, one per fresh output otherwise", function()
+    local ops = { function(t) return t + 0.5 end, function(t) return t:neg() end, function(t) return t - 0.25 end,
+                  function(t) return t * 1.001 end }
     local function chain(a)
-      for i = 1, 200 do
-        local k = i % 4
-        if k == 0 then a = a * 1.001 elseif k == 1 then a = a + 0.5 elseif k == 2 then a = a:neg() else a = a - 0.25 end
-      end
+      for i = 1, 200 do a = ops[(i - 1) % 4 + 1](a) end
       return a
     end
     local x = sk.randn({ 1024 })
