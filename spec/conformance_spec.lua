@@ -648,8 +648,11 @@ describe("conformance", function()
     assert(#stale == 0, "exemptions for ops that have rows or do not exist: " .. table.concat(stale, ", "))
   end)
 
+  -- SK_CONFORMANCE_SKIP=plan,...: targets left pending in this run (see memcheck-spec in the Makefile)
+  local skip = {}
+  for name in (os.getenv("SK_CONFORMANCE_SKIP") or ""):gmatch("[^,]+") do skip[name] = true end
   for _, target in ipairs(TARGETS) do
-    local run_it = (target.available == nil or target.available()) and it or pending
+    local run_it = not skip[target.name] and (target.available == nil or target.available()) and it or pending
     run_it("gives the CPU's results and errors on target " .. target.name, function()
       local t0 = os.clock()
       if target.setup then target.setup() end
