@@ -522,3 +522,32 @@ describe("CUDA autograd", function()
     h.assert_close(grads("cuda"), grads("cpu"), 1e-10)
   end)
 end)
+
+describe("CUDA plans", function()
+  it("replay on the device over a device arena, as eager computes, numbers and CPU 0-dim tensors as constants", function()
+    sk.manual_seed(6)
+    local x, w = sk.randn(16, 8):cuda(), sk.randn(8, 4):cuda()
+    local i = (sk.arange(128, { dtype = "int64" }):view({ 16, 8 }) % 5):cuda()
+    local c = sk.tensor(0.25) -- a CPU 0-dim tensor, captured
+    local function f(a, idx) return sk.gelu((a + idx):matmul(w) * 0.5 + c):sum(1), (a * 2):t() end
+    local p = sk.plan(f, x, i)
+    local r1, r2 = p(x, i)
+    local e1, e2 = f(x, i)
+    assert.equal("cuda:0", r1:device())
+    assert.is_true(sk.equal(r1:cpu(), e1:cpu()) and sk.equal(r2:cpu(), e2:cpu()))
+    local st = p:stats()
+    assert.equal(6, st.out_steps)
+    assert.equal(0, st.temporaries) -- device kernels convert as they load and store
+    assert.is_true(st.arena_bytes > 0)
+    local o1, o2 = sk.empty(16):cuda(), sk.empty(8, 16):cuda()
+    assert.matches("output 2 is a view of an intermediate", h.err(p, x, i, { out = { o1, o2 } }))
+    assert.matches("sk.plan: argument 1 is on cpu, the plan was made for cuda:0", h.err(p, x:cpu(), i))
+    local cpu8 = sk.ones(8)
+    assert.matches("a tensor on cpu is used in a plan for cuda:0", h.err(sk.plan, function(a) return a + cpu8 end, x))
+    assert.matches("'aten::ones' makes a tensor on cpu inside a plan for cuda:0",
+                   h.err(sk.plan, function(a) return a + sk.ones(8, { device = "cpu" }) end, x))
+    -- a factory given no device makes its tensor on the CPU, as in eager
+    assert.matches("'aten::ones' makes a tensor on cpu inside a plan for cuda:0", h.err(sk.plan, function(a) return a + sk.ones(8) end, x))
+    assert.is_true(sk.equal(sk.plan(function(a) return a + sk.ones(8, { device = "cuda" }) end, x)(x):cpu(), x:cpu() + 1))
+  end)
+end)

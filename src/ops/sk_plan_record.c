@@ -124,7 +124,8 @@ static int value_of(SkPlanRecorder *r, SkTensor *t) {
 ** same geometry over the constant's shadow (a meta uint8 tensor the size of its storage). */
 static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
   SkTensor *t = *slot;
-  if (!sk_device_eq(t->device, r->p->device)) {
+  /* a CPU 0-dim tensor (a wrapped number) goes with tensors of any device, as in eager */
+  if (!sk_device_eq(t->device, r->p->device) && !(t->ndim == 0 && t->device.type == SK_DEVICE_CPU)) {
     char a[32], b[32];
     sk_device_format(t->device, a, sizeof a);
     sk_device_format(r->p->device, b, sizeof b);
@@ -287,10 +288,12 @@ static int meta_devices(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
         strcmp(c, "_to_copy") && strcmp(c, "cpu") && strcmp(c, "cuda"))
       return sk_error("sk.plan: cannot record '%s': it reads the values of its arguments, which a plan does not have "
                       "while it records", r->composite->qualname);
-    if (v->tag == SK_VAL_DEVICE && v->u.device.type != SK_DEVICE_META &&
-        !sk_device_eq(v->u.device, r->p->device)) {
+    /* a factory given no device makes its tensor on the CPU, as in eager */
+    SkDevice dev = v->tag == SK_VAL_DEVICE ? v->u.device : SK_CPU;
+    if ((v->tag == SK_VAL_DEVICE || (v->tag == SK_VAL_NONE && !op->tensor_args)) && dev.type != SK_DEVICE_META &&
+        !sk_device_eq(dev, r->p->device)) {
       char d[32], pd[32];
-      sk_device_format(v->u.device, d, sizeof d);
+      sk_device_format(dev, d, sizeof d);
       sk_device_format(r->p->device, pd, sizeof pd);
       return sk_error("sk.plan: '%s' makes a tensor on %s inside a plan for %s (pass it as an input, or make it on the "
                       "plan's device)", op->qualname, d, pd);
