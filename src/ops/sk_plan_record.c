@@ -632,7 +632,10 @@ static int finish(SkPlan *p) {
         b->last = i;
       }
     }
-    for (int k = 0; k < st->ntemps; k++) p->st[p->val[st->temps + k].storage].first = p->st[p->val[st->temps + k].storage].last = i;
+    for (int k = 0; k < st->ntemps; k++) { /* a temporary lives while its step runs */
+      SkPlanStorage *b = &p->st[p->val[st->temps + k].storage];
+      b->first = b->last = i;
+    }
   }
   int na;
   int *which;
