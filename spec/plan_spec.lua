@@ -209,6 +209,10 @@ describe("sk.plan refuses", function()
     assert.matches("sk.plan: out must be 1 tensor %(one per output%)", h.err(p, x, { out = { sk.empty({ 4, 6 }), sk.empty({ 4, 6 }) } }))
     assert.matches("sk.plan: out 1 is not a tensor", h.err(p, x, { out = { 5 } }))
     assert.matches("sk.plan: unexpected option 'outs' %(a plan's call takes only 'out'%)", h.err(p, x, { outs = {} }))
+    local five = sk.plan(function(a) return a + 1, a + 2, a + 3, a + 4, a + 5 end, x)
+    local os = { sk.empty({ 4, 6 }), sk.empty({ 4, 6 }), sk.empty({ 4, 6 }), sk.empty({ 4, 6 }), sk.empty({ 4, 6 }) }
+    local r = { five(x, { out = os }) }
+    for k = 1, 5 do assert.is_true(r[k] == os[k] and sk.equal(os[k], x + k)) end
   end)
 end)
 

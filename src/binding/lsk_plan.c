@@ -125,8 +125,10 @@ static int l_plan_call(lua_State *L) {
     int nout = ud->p->nout, given = o.out_list ? (int)lua_rawlen(L, o.out) : 1;
     if (given != nout)
       return lsk_raise(L, "sk.plan: out must be %d tensor%s (one per output)", nout, nout == 1 ? "" : "s");
-    for (int i = 0; i < nout; i++) {
-      outi[i] = o.out_list ? o.outs[i] : o.out;
+    luaL_checkstack(L, nout, "sk.plan");
+    for (int i = 0; i < nout; i++) { /* a list's elements on the stack (the options reader keeps an op's at most 4) */
+      if (o.out_list) lua_rawgeti(L, o.out, i + 1);
+      outi[i] = o.out_list ? lua_gettop(L) : o.out;
       if (!(outs[i] = lsk_test_tensor(L, outi[i]))) return lsk_raise(L, "sk.plan: out %d is not a tensor", i + 1);
     }
   }

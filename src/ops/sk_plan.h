@@ -31,6 +31,7 @@ typedef struct SkPlanStorage {
   int written;          /* a step makes or writes it (an intermediate nothing writes has no data) */
   size_t offset;        /* ARENA: byte offset in the arena */
   int creator;          /* the value that made it (OUTPUT: the fresh tensor of each replay) */
+  int values;           /* recording: its newest value (a chain through SkPlanValue.next), -1 none */
   SkTensor *anchor;     /* recording: a meta tensor on the storage that stands for it (keeps it alive) */
   SkTensor *real;       /* CONST: the captured tensor */
 } SkPlanStorage;
@@ -43,6 +44,7 @@ typedef struct SkPlanValue {
   int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
   unsigned flags;       /* SK_TENSOR_WRAPPED_NUMBER of a captured number */
   int64_t byte_offset;  /* from the buffer's start (INPUT: from the input's own offset) */
+  int next;             /* recording: the next older value on its buffer, -1 none */
   SkTensor *t;          /* ARENA, CONST: made once; others per replay */
 } SkPlanValue;
 

@@ -89,15 +89,15 @@ static int new_storage(SkPlanRecorder *r, int kind, SkTensor *t) {
   b->kind = kind;
   b->nbytes = t->storage->nbytes;
   b->first = b->last = -1;
-  b->creator = -1;
+  b->creator = b->values = -1;
   b->anchor = sk_tensor_retain(t);
   return p->nst++;
 }
 
-/* The value for meta tensor t on buffer b (the last one made for b when t has its geometry). */
+/* The value for meta tensor t on buffer b: one per geometry, so a value's index is its identity. */
 static int value_on(SkPlan *p, int b, const SkTensor *t) {
-  for (int v = p->nval - 1; v >= 0 && v >= p->nval - 8; v--)
-    if (p->val[v].storage == b && sk_plan_value_is(&p->val[v], t, 0)) return v;
+  for (int v = p->st[b].values; v >= 0; v = p->val[v].next)
+    if (sk_plan_value_is(&p->val[v], t, 0)) return v;
   if (grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
   SkPlanValue *x = &p->val[p->nval];
   x->t = NULL; /* sizes and strides past ndim are never read */
@@ -109,6 +109,8 @@ static int value_on(SkPlan *p, int b, const SkTensor *t) {
   memcpy(x->strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
   x->byte_offset = t->offset * (int64_t)sk_dtype_size(t->dtype);
   if (p->st[b].creator < 0) p->st[b].creator = p->nval;
+  x->next = p->st[b].values;
+  p->st[b].values = p->nval;
   return p->nval++;
 }
 
@@ -480,8 +482,10 @@ static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int b
   for (int i = nstep; i < p->nstep; i++) step_clear(&p->step[i]);
   p->nstep = nstep, p->nval = nval;
   for (int i = nst; i < p->nst; i++) p->st[i].kind = SK_PS_DEAD; /* the hash still finds them: never reused */
-  for (int i = 0; i < nst; i++)
+  for (int i = 0; i < p->nst; i++) { /* the undone values are the newest of their buffers' chains */
     if (p->st[i].creator >= nval) p->st[i].creator = -1;
+    while (p->st[i].values >= nval) p->st[i].values = p->val[p->st[i].values].next;
+  }
   if (sk_stack_reserve(s, nargs)) rc = -1;
   for (int i = 0; i < nargs && !rc; i++) s->v[s->n++] = keep.v[i];
   keep.n = rc ? keep.n : 0;
