@@ -139,7 +139,6 @@ void sk_saved_reset(SkSaved *s);
 /* }==== */
 
 /* {==== Grad mode ==== */
-static inline int sk_grad_enabled(void) { return !(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD)); }
 /* Sets grad mode and returns the previous one (restore with the same call). */
 static inline int sk_set_grad_enabled(int on) {
   int was = sk_grad_enabled();

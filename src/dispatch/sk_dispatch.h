@@ -150,6 +150,8 @@ int sk_key_registrations(int key);
 #define SK_TLS_MODEL __attribute__((tls_model("initial-exec")))
 #endif
 extern SK_THREAD_LOCAL SkKeySet sk_tls_include SK_TLS_MODEL, sk_tls_exclude SK_TLS_MODEL;
+/* Grad mode: on unless Autograd is in this thread's exclude set. */
+static inline int sk_grad_enabled(void) { return !(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD)); }
 
 static inline int sk_highest_key(SkKeySet ks) { return ks ? 31 - __builtin_clz(ks) : 0; }
 /* Device type -> dispatch key (see SkKey): compiled type t has key t + 1, run-time type t key t. */

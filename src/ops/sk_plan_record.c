@@ -260,7 +260,7 @@ static OpInfo *op_info(SkOperator *op) {
 /* {==== The fallback ==== */
 /* Every tensor on the stack becomes meta (constants captured), with grad refused. */
 static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
-  int grad = !(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD));
+  int grad = sk_grad_enabled();
   for (int i = 0; i < op->schema.nargs; i++) {
     SkValue *v = &a[i];
     int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
@@ -680,7 +680,7 @@ SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n) {
   int rc = 0;
   sk_tls_include = r->include; /* the outputs' values are looked up with the key off */
   if (!(p->out_value = calloc((size_t)n + 1, sizeof *p->out_value))) rc = sk_error("sk.plan: out of memory");
-  int grad = !(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD));
+  int grad = sk_grad_enabled();
   for (int i = 0; i < n && !rc; i++) {
     SkTensor *t = outs[i], *m = NULL;
     if (t->device.type != SK_DEVICE_META) { /* a view of a tensor fn captured (views skip the recorder) */

@@ -45,7 +45,7 @@ static int check_input(const SkPlan *p, int i, const SkTensor *t) {
       return sk_error("sk.plan: argument %d has strides %s, the plan was made for %s (a plan is specialised to its "
                       "inputs' layout)", i + 1, a, b);
     }
-  if (!(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD)) && sk_tensor_grad_flag(t))
+  if (sk_grad_enabled() && sk_tensor_grad_flag(t))
     return sk_error("sk.plan: argument %d requires grad; a plan's results have no history (call the plan under "
                     "sk.no_grad())", i + 1);
   return 0;
@@ -195,7 +195,7 @@ int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in) {
 int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res) {
   if (p->running) return sk_error("sk.plan: this plan is already running (called from one of its own kernels)");
   if (sk_plan_check_inputs(p, in)) return -1;
-  if (!(sk_tls_exclude & SK_KEYSET(SK_KEY_AUTOGRAD)))
+  if (sk_grad_enabled())
     for (int b = 0; b < p->nst; b++)
       if (p->st[b].kind == SK_PS_CONST && sk_tensor_grad_flag(p->st[b].real))
         return sk_error("sk.plan: a tensor the plan captured requires grad; a plan's results have no history (call the "
