@@ -107,6 +107,22 @@ describe("sk.plan records", function()
     assert.matches("sk.plan: argument 2 is 5, the plan was made for 4 %(numbers are baked into a plan%)", h.err(p, x, 5))
   end)
 
+  it("numbers given for tensor arguments: a constant each, first or second, in composites, or alone", function()
+    local x = sk.randn({ 4, 5 })
+    local cases = { -- fn, the numbers it wraps into tensors (each a constant of the plan)
+      { function(a) return sk.where(a:gt(0), a, 0.5) * 2 - a:clamp(-1, 1) / 3 end, 3 },
+      { function(a) return 2 - a, sk.maximum(a, 0.25), sk.lerp(a, a * 3, 0.3) end, 3 },
+      { function(a) return a + sk.add(2, 3) end, 2 }, -- no tensor beside them: 2 + 3 is a step too
+      { function(a) return (a:double() * 1.5):float() + sk.pow(2, a) end, 2 },
+    }
+    for i, c in ipairs(cases) do
+      local p = sk.plan(c[1], x)
+      local got, want = { p(x) }, { c[1](x) }
+      for k = 1, #want do assert(sk.equal(got[k], want[k]), "case " .. i .. " result " .. k) end
+      assert.equal(c[2], p:stats().constants, "case " .. i)
+    end
+  end)
+
   it("custom Lua ops: a meta function gives an unmanaged step, lib:structured an out step", function()
     local lib = sk.library("plan_ops")
     lib:define("pairsum(Tensor a, Tensor b) -> Tensor")

@@ -115,19 +115,19 @@ static int same_shape(const SkTensor *t, SkIntList shape) {
   return t->ndim == shape.n && memcmp(t->sizes, shape.data, (size_t)shape.n * sizeof *shape.data) == 0;
 }
 
-/* PyTorch's _check_layer_norm_inputs, with its messages. */
+/* PyTorch's _check_layer_norm_inputs, with its messages (formatted only on failure). */
 static int layer_norm_check(const SkTensor *input, SkIntList shape, const SkTensor *weight, const SkTensor *bias) {
   char a[256], b[256];
-  sk_shape_str(shape.n, shape.data, a, sizeof a);
+#define NORMALIZED sk_shape_str(shape.n, shape.data, a, sizeof a)
   if (shape.n < 1)
     return sk_error("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, "
-                    "but got normalized_shape = %s", a);
+                    "but got normalized_shape = %s", NORMALIZED);
   if (weight && !same_shape(weight, shape))
     return sk_error("Expected weight to be of same shape as normalized_shape, but got weight of shape %s and "
-                    "normalized_shape = %s", sk_shape_str(weight->ndim, weight->sizes, b, sizeof b), a);
+                    "normalized_shape = %s", sk_shape_str(weight->ndim, weight->sizes, b, sizeof b), NORMALIZED);
   if (bias && !same_shape(bias, shape))
     return sk_error("Expected bias to be of same shape as normalized_shape, but got bias of shape %s and "
-                    "normalized_shape = %s", sk_shape_str(bias->ndim, bias->sizes, b, sizeof b), a);
+                    "normalized_shape = %s", sk_shape_str(bias->ndim, bias->sizes, b, sizeof b), NORMALIZED);
   int k = input->ndim - shape.n;
   if (k < 0 || memcmp(input->sizes + k, shape.data, (size_t)shape.n * sizeof *shape.data) != 0) {
     char star[256];
@@ -135,9 +135,10 @@ static int layer_norm_check(const SkTensor *input, SkIntList shape, const SkTens
     for (int i = 0; i < shape.n && len < (int)sizeof star; i++)
       len += snprintf(star + len, sizeof star - (size_t)len, ", %lld", (long long)shape.data[i]);
     if (len < (int)sizeof star) snprintf(star + len, sizeof star - (size_t)len, "]");
-    return sk_error("Given normalized_shape=%s, expected input with shape %s, but got input of size%s", a, star,
+    return sk_error("Given normalized_shape=%s, expected input with shape %s, but got input of size%s", NORMALIZED, star,
                     sk_shape_str(input->ndim, input->sizes, b, sizeof b));
   }
+#undef NORMALIZED
   if (!sk_dtype_is_floating(input->dtype))
     return sk_error("\"LayerNormKernelImpl\" not implemented for '%s'", sk_dtype_torch_name(input->dtype));
   return 0;

@@ -41,8 +41,8 @@ typedef struct SkPlanValue {
   int storage;
   SkDType dtype;
   int ndim;
-  int64_t sizes[SK_MAX_DIMS], strides[SK_MAX_DIMS];
   unsigned flags;       /* SK_TENSOR_WRAPPED_NUMBER of a captured number */
+  int64_t *sizes, *strides; /* ndim each, in the plan's pool */
   int64_t byte_offset;  /* from the buffer's start (INPUT: from the input's own offset) */
   int next;             /* recording: the next older value on its buffer, -1 none */
   SkTensor *t;          /* ARENA, CONST: made once; others per replay */
@@ -50,7 +50,7 @@ typedef struct SkPlanValue {
 
 /* One recorded argument: a copy of the value, or the values of its tensors. */
 typedef struct SkPlanArg {
-  SkValue v;            /* owns its lists and strings; tensors are not held here */
+  SkValue v;            /* its lists and strings are in the plan's pool; tensors are not held here */
   int value;            /* SK_VAL_TENSOR: the value */
   int *values;          /* SK_VAL_TENSORLIST: one value per element (-1: None) */
 } SkPlanArg;
@@ -60,10 +60,18 @@ typedef struct SkPlanStep {
   SkOperator *op;       /* the op replayed: the out variant of a functional op */
   SkOperator *called;   /* the op fn called */
   int nargs;
-  SkPlanArg *args;
+  SkPlanArg *args;      /* in the plan's pool */
   int nres, res[16];    /* UNMANAGED: the values its results make (-1: not a tensor) */
   int temps, ntemps;    /* the values of its kernel's temporaries (consecutive), arena buffers live at it only */
 } SkPlanStep;
+
+/* The plan's pool: what its steps and values own (arguments, copied lists and strings, shapes),
+** bump-allocated from chunks freed with the plan, never one block at a time. */
+typedef struct SkPlanChunk {
+  struct SkPlanChunk *next;
+  size_t used, cap;
+  max_align_t data[];
+} SkPlanChunk;
 
 typedef struct SkPlan {
   SkDevice device;
@@ -78,6 +86,7 @@ typedef struct SkPlan {
   int nstep, cstep;
   SkTensor *arena;      /* uint8, arena_bytes, or NULL */
   size_t arena_bytes, intermediate_bytes;
+  SkPlanChunk *pool;    /* the newest chunk first */
   int views, running;
   /* replay state: a root tensor and base byte offset per buffer, a tensor per value */
   SkTensor **root;
@@ -133,6 +142,5 @@ int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in);
 ** outs[p->nout] when given (else into fresh tensors): res[p->nout] get new references. */
 int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res);
 void sk_plan_free(SkPlan *p);
-void sk_plan_arg_clear(SkPlanArg *a); /* what a recorded argument owns */
 
 #endif

@@ -21,8 +21,8 @@ struct SkPlanRecorder {
   SkPlan *p;
   const SkOperator *composite; /* the outermost composite being decomposed, or NULL */
   SkKeySet include;          /* the thread's include set before recording */
-  SkStorage **hkey;          /* storage -> buffer, open addressing */
-  int *hval, hcap, hn;
+  struct Slot { const SkStorage *key; int buffer; } *hash; /* storage -> buffer, open addressing */
+  int hcap, hn;
 };
 
 static _Thread_local SkPlanRecorder *rec;
@@ -41,6 +41,27 @@ static int grow(void **a, int *cap, int need, size_t elem) {
   return 0;
 }
 
+/* n bytes from p's pool, aligned for any type (NULL with the error set). Chunks double from
+** 4 KiB to 64 KiB; a block past a quarter of that gets a chunk of its own, behind the current. */
+static void *pool_alloc(SkPlan *p, size_t n) {
+  enum { FIRST = 4096 - sizeof(SkPlanChunk), MOST = 65536 - sizeof(SkPlanChunk) };
+  n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+  SkPlanChunk *c = p->pool;
+  if (!c || c->cap - c->used < n) {
+    int own = n > MOST / 4;
+    size_t cap = own ? n : !c ? FIRST : c->cap < MOST ? 2 * c->cap + sizeof *c : c->cap;
+    SkPlanChunk *d = malloc(sizeof *d + cap);
+    if (!d) return sk_error("sk.plan: out of memory"), NULL;
+    d->used = 0, d->cap = cap;
+    if (own && c) d->next = c->next, c->next = d;
+    else d->next = c, p->pool = d;
+    c = d;
+  }
+  void *m = (char *)c->data + c->used;
+  c->used += n;
+  return m;
+}
+
 /* Fibonacci hashing: the product's high bits, which every bit of the address stirs (its low
 ** bits would follow the address's low bits, and storages lie at regular strides). */
 static size_t hash_ptr(const void *p, int cap) {
@@ -50,32 +71,29 @@ static size_t hash_ptr(const void *p, int cap) {
 static int find_storage(const SkPlanRecorder *r, const SkStorage *s) {
   if (!r->hcap) return -1;
   for (size_t i = hash_ptr(s, r->hcap);; i = (i + 1) & (size_t)(r->hcap - 1)) {
-    if (!r->hkey[i]) return -1;
-    if (r->hkey[i] == s) return r->hval[i];
+    if (!r->hash[i].key) return -1;
+    if (r->hash[i].key == s) return r->hash[i].buffer;
   }
 }
 
-static int hash_put(SkPlanRecorder *r, SkStorage *s, int v) {
+/* Kept at most half full; 256 slots at first (a small plan never grows it). */
+static int hash_put(SkPlanRecorder *r, const SkStorage *s, int v) {
   if (2 * (r->hn + 1) > r->hcap) {
-    int cap = r->hcap ? r->hcap * 2 : 64;
-    SkStorage **k = calloc((size_t)cap, sizeof *k);
-    int *val = malloc((size_t)cap * sizeof *val);
-    if (!k || !val) { free(k); free(val); return sk_error("sk.plan: out of memory"); }
+    int cap = r->hcap ? r->hcap * 2 : 256;
+    struct Slot *h = calloc((size_t)cap, sizeof *h);
+    if (!h) return sk_error("sk.plan: out of memory");
     for (int i = 0; i < r->hcap; i++)
-      if (r->hkey[i]) {
-        size_t j = hash_ptr(r->hkey[i], cap);
-        while (k[j]) j = (j + 1) & (size_t)(cap - 1);
-        k[j] = r->hkey[i];
-        val[j] = r->hval[i];
+      if (r->hash[i].key) {
+        size_t j = hash_ptr(r->hash[i].key, cap);
+        while (h[j].key) j = (j + 1) & (size_t)(cap - 1);
+        h[j] = r->hash[i];
       }
-    free(r->hkey);
-    free(r->hval);
-    r->hkey = k, r->hval = val, r->hcap = cap;
+    free(r->hash);
+    r->hash = h, r->hcap = cap;
   }
   size_t i = hash_ptr(s, r->hcap);
-  while (r->hkey[i]) i = (i + 1) & (size_t)(r->hcap - 1);
-  r->hkey[i] = s;
-  r->hval[i] = v;
+  while (r->hash[i].key) i = (i + 1) & (size_t)(r->hcap - 1);
+  r->hash[i] = (struct Slot){s, v};
   r->hn++;
   return 0;
 }
@@ -98,13 +116,15 @@ static int new_storage(SkPlanRecorder *r, int kind, SkTensor *t) {
 static int value_on(SkPlan *p, int b, const SkTensor *t) {
   for (int v = p->st[b].values; v >= 0; v = p->val[v].next)
     if (sk_plan_value_is(&p->val[v], t, 0)) return v;
-  if (grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
+  int64_t *shape = pool_alloc(p, 2 * (size_t)t->ndim * sizeof(int64_t));
+  if (!shape || grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
   SkPlanValue *x = &p->val[p->nval];
-  x->t = NULL; /* sizes and strides past ndim are never read */
+  x->t = NULL;
   x->storage = b;
   x->dtype = t->dtype;
   x->ndim = t->ndim;
   x->flags = t->flags & SK_TENSOR_WRAPPED_NUMBER;
+  x->sizes = shape, x->strides = shape + t->ndim;
   memcpy(x->sizes, t->sizes, (size_t)t->ndim * sizeof(int64_t));
   memcpy(x->strides, t->strides, (size_t)t->ndim * sizeof(int64_t));
   x->byte_offset = t->offset * (int64_t)sk_dtype_size(t->dtype);
@@ -114,16 +134,28 @@ static int value_on(SkPlan *p, int b, const SkTensor *t) {
   return p->nval++;
 }
 
-/* The value of a meta tensor on the stack; a storage no op made (a composite's own empty
-** tensor) becomes an intermediate buffer first. */
+/* A constant: a buffer for real tensor t's storage, anchored by t itself until a capture
+** gives it a meta shadow. */
+static int new_const(SkPlanRecorder *r, SkTensor *t) {
+  int b = new_storage(r, SK_PS_CONST, t);
+  if (b < 0) return -1;
+  r->p->st[b].real = sk_tensor_retain(t);
+  r->p->st[b].written = 1;
+  return b;
+}
+
+/* The value of a tensor on the stack: a meta one, or a wrapped number (map_tensors leaves those
+** real). A meta storage no op made (a composite's own empty tensor) becomes an intermediate. */
 static int value_of(SkPlanRecorder *r, SkTensor *t) {
   int b = find_storage(r, t->storage);
-  if (b < 0 && (b = new_storage(r, SK_PS_ARENA, t)) < 0) return -1;
+  if (b < 0 && (b = t->device.type == SK_DEVICE_META ? new_storage(r, SK_PS_ARENA, t) : new_const(r, t)) < 0) return -1;
   return value_on(r->p, b, t);
 }
 
 /* A real tensor on the stack becomes a constant: *slot is replaced by a meta tensor of the
-** same geometry over the constant's shadow (a meta uint8 tensor the size of its storage). */
+** same geometry over the constant's shadow, made at its first capture: t's own meta twin when
+** t spans its storage from its start (most weights), else a meta uint8 tensor the size of the
+** storage, which views are made over. */
 static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
   SkTensor *t = *slot;
   /* a CPU 0-dim tensor (a wrapped number) goes with tensors of any device, as in eager */
@@ -135,26 +167,23 @@ static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
                     "device)", a, b);
   }
   int b = find_storage(r, t->storage);
+  if (b < 0 && (b = new_const(r, t)) < 0) return -1;
+  SkPlanStorage *c = &r->p->st[b];
   SkTensor *m = NULL;
-  if (b < 0) {
-    /* the shadow: t's own meta twin when t spans its storage from its start (a wrapped number,
-    ** most weights), else bytes its views are made over */
+  if (c->anchor->device.type != SK_DEVICE_META) {
     int64_t n = (int64_t)t->storage->nbytes;
     int whole = sk_plan_spans(t->ndim, t->sizes, t->strides, t->dtype, t->offset, t->storage->nbytes);
     SkTensor *shadow = whole ? sk_tensor_empty_strided(t->ndim, t->sizes, t->strides, t->dtype, SK_META)
                              : sk_tensor_empty(1, &n, SK_DTYPE_UINT8, SK_META);
-    if (!shadow) return -1;
-    b = new_storage(r, SK_PS_CONST, shadow);
-    if (b < 0 || hash_put(r, t->storage, b)) { /* the real storage finds it too */
+    if (!shadow || hash_put(r, shadow->storage, b)) { /* its meta views find the constant too */
       sk_tensor_release(shadow);
       return -1;
     }
-    r->p->st[b].real = sk_tensor_retain(t);
-    r->p->st[b].written = 1;
-    if (whole) m = shadow;
-    else sk_tensor_release(shadow);
+    sk_tensor_release(c->anchor);
+    c->anchor = shadow;
+    if (whole) m = sk_tensor_retain(shadow);
   }
-  if (!m && !(m = sk_tensor_alias_as(r->p->st[b].anchor, t->dtype, t->ndim, t->sizes, t->strides, t->offset))) return -1;
+  if (!m && !(m = sk_tensor_alias_as(c->anchor, t->dtype, t->ndim, t->sizes, t->strides, t->offset))) return -1;
   m->flags |= t->flags & SK_TENSOR_WRAPPED_NUMBER;
   if (owned) sk_tensor_release(t);
   *slot = m;
@@ -163,32 +192,31 @@ static int capture(SkPlanRecorder *r, SkTensor **slot, int owned) {
 /* }==== */
 
 /* {==== Steps ==== */
-/* Copies argument v (its tensors as values) into a. */
+/* Copies argument v (its tensors as values) into a; what it copies is in the plan's pool. */
 static int arg_record(SkPlanRecorder *r, SkPlanArg *a, SkValue *v) {
-  memset(a, 0, sizeof *a);
   a->v = *v;
   a->value = -1;
+  a->values = NULL;
   switch (v->tag) {
   case SK_VAL_TENSOR:
     a->v.u.t = NULL;
     return (a->value = value_of(r, v->u.t)) < 0 ? -1 : 0;
   case SK_VAL_TENSORLIST:
     a->v.u.tensors = NULL;
-    if (!(a->values = malloc(((size_t)v->n + 1) * sizeof *a->values))) return sk_error("sk.plan: out of memory");
+    if (!(a->values = pool_alloc(r->p, ((size_t)v->n + 1) * sizeof *a->values))) return -1;
     for (int j = 0; j < v->n; j++)
       if ((a->values[j] = v->u.tensors[j] ? value_of(r, v->u.tensors[j]) : -1) < 0 && v->u.tensors[j]) return -1;
     return 0;
   case SK_VAL_STRING: {
     size_t n = strlen(v->u.str) + 1;
-    char *c = malloc(n);
-    if (!c) return a->v.tag = SK_VAL_NONE, sk_error("sk.plan: out of memory");
+    char *c = pool_alloc(r->p, n);
+    if (!c) return a->v.tag = SK_VAL_NONE, -1;
     a->v.u.str = memcpy(c, v->u.str, n);
     return 0;
   }
   case SK_VAL_INTLIST: case SK_VAL_BOOLLIST: case SK_VAL_DOUBLELIST: {
-    size_t n = (size_t)(v->n ? v->n : 1) * 8;
-    void *c = malloc(n);
-    if (!c) return a->v.tag = SK_VAL_NONE, sk_error("sk.plan: out of memory");
+    void *c = pool_alloc(r->p, (size_t)v->n * 8);
+    if (!c) return a->v.tag = SK_VAL_NONE, -1;
     memcpy(c, v->tag == SK_VAL_DOUBLELIST ? (void *)v->u.doubles : (void *)v->u.ints, (size_t)v->n * 8);
     if (v->tag == SK_VAL_DOUBLELIST) a->v.u.doubles = c;
     else a->v.u.ints = c;
@@ -198,13 +226,11 @@ static int arg_record(SkPlanRecorder *r, SkPlanArg *a, SkValue *v) {
   }
 }
 
-static SkPlanStep *new_step(SkPlan *p, int kind, SkOperator *op, SkOperator *called, int nargs) {
+static SkPlanStep *new_step(SkPlan *p, int kind, SkOperator *op, SkOperator *called) {
   if (grow((void **)&p->step, &p->cstep, p->nstep + 1, sizeof *p->step)) return NULL;
-  SkPlanStep *st = &p->step[p->nstep];
+  SkPlanStep *st = &p->step[p->nstep++];
   memset(st, 0, sizeof *st);
   st->kind = kind, st->op = op, st->called = called;
-  if (nargs && !(st->args = calloc((size_t)nargs, sizeof *st->args))) return sk_error("sk.plan: out of memory"), NULL;
-  p->nstep++;
   return st;
 }
 
@@ -258,9 +284,15 @@ static OpInfo *op_info(SkOperator *op) {
 /* }==== */
 
 /* {==== The fallback ==== */
-/* Every tensor on the stack becomes meta (constants captured), with grad refused. */
+/* Every tensor on the stack becomes meta (constants captured), with grad refused; but a number
+** the binding wrapped for this call stays real next to another tensor, as the Meta kernels take
+** it in eager (what a capture would add, a meta twin and its buffer, costs more than the op's
+** recording): its step records it as a constant. */
 static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
-  int grad = sk_grad_enabled();
+  int grad = sk_grad_enabled(), others = 0;
+  for (int i = 0; i < op->schema.nargs; i++)
+    others += a[i].tag == SK_VAL_TENSORLIST ||
+              (a[i].tag == SK_VAL_TENSOR && !(a[i].u.t->flags & SK_TENSOR_WRAPPED_NUMBER));
   for (int i = 0; i < op->schema.nargs; i++) {
     SkValue *v = &a[i];
     int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
@@ -270,7 +302,7 @@ static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
       if (grad && sk_tensor_grad_flag(*slot))
         return sk_error("sk.plan: argument '%s' of '%s' requires grad; a plan records no autograd graph (make the "
                         "plan under sk.no_grad(), or detach the tensor)", op->schema.args[i].name, op->qualname);
-      if ((*slot)->device.type == SK_DEVICE_META) continue;
+      if ((*slot)->device.type == SK_DEVICE_META || (others && ((*slot)->flags & SK_TENSOR_WRAPPED_NUMBER))) continue;
       if (capture(r, slot, v->tag == SK_VAL_TENSORLIST || v->n != SK_VALUE_BORROWED)) return -1;
       if (v->tag == SK_VAL_TENSOR) sk_value_put_tensor(v, v->u.t, 0);
     }
@@ -339,7 +371,9 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
   SkPlanArg *args = NULL;
   int nargs = sc->nargs, rc = 0;
   if (!view) {
-    if (!(args = calloc((size_t)(nargs + sc->nrets + 1), sizeof *args))) return sk_error("sk.plan: out of memory");
+    size_t n = (size_t)(nargs + sc->nrets + 1) * sizeof *args;
+    if (!(args = pool_alloc(p, n))) return -1;
+    memset(args, 0, n);
     for (int i = 0; i < nargs && !rc; i++) {
       rc = arg_record(r, &args[i], &s->v[base + i]);
       /* a composite passes its meta stand-ins' device on: at replay that is the plan's */
@@ -385,9 +419,7 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
         }
       }
   int alloc_only = !rc && !view && op->tensor_args == 0 && info->alloc;
-  if (rc || view || alloc_only) {
-    for (int i = 0; args && i < nargs + sc->nrets; i++) sk_plan_arg_clear(&args[i]);
-    free(args);
+  if (rc || view || alloc_only) { /* args (if any) stay in the pool until the plan goes */
     for (int i = 0; alloc_only && !rc && i < nres; i++)
       if (s->v[base + i].tag == SK_VAL_TENSOR) {
         int b = new_storage(r, SK_PS_ARENA, s->v[base + i].u.t);
@@ -400,12 +432,8 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
   for (int i = 0; i < nres; i++)
     if (s->v[base + i].tag == SK_VAL_TENSOR && find_storage(r, s->v[base + i].u.t->storage) >= 0) fresh = 0;
   SkOperator *out = fresh ? info->out : NULL;
-  SkPlanStep *st = new_step(p, writer ? SK_STEP_WRITE : out ? SK_STEP_OUT : SK_STEP_UNMANAGED, out ? out : op, op, 0);
-  if (!st) {
-    for (int i = 0; i < nargs; i++) sk_plan_arg_clear(&args[i]);
-    free(args);
-    return -1;
-  }
+  SkPlanStep *st = new_step(p, writer ? SK_STEP_WRITE : out ? SK_STEP_OUT : SK_STEP_UNMANAGED, out ? out : op, op);
+  if (!st) return -1;
   st->args = args;
   st->nargs = nargs;
   st->temps = temps.first, st->ntemps = temps.n;
@@ -452,11 +480,6 @@ static int composite_ok(SkPlanRecorder *r, const SkStack *s, int base) {
   return 1;
 }
 
-static void step_clear(SkPlanStep *st) {
-  for (int i = 0; i < st->nargs; i++) sk_plan_arg_clear(&st->args[i]);
-  free(st->args);
-}
-
 static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base, const OpInfo *info) {
   SkPlan *p = r->p;
   const SkOperator *outer = r->composite;
@@ -479,7 +502,6 @@ static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int b
     return rc;
   }
   sk_stack_truncate(s, base);
-  for (int i = nstep; i < p->nstep; i++) step_clear(&p->step[i]);
   p->nstep = nstep, p->nval = nval;
   for (int i = nst; i < p->nst; i++) p->st[i].kind = SK_PS_DEAD; /* the hash still finds them: never reused */
   for (int i = 0; i < p->nst; i++) { /* the undone values are the newest of their buffers' chains */
@@ -583,8 +605,7 @@ SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *ex) {
 static void recorder_free(SkPlanRecorder *r) {
   sk_tls_include = r->include;
   rec = NULL;
-  free(r->hkey);
-  free(r->hval);
+  free(r->hash);
   free(r);
 }
 

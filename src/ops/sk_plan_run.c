@@ -240,21 +240,8 @@ int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor 
   return rc;
 }
 
-void sk_plan_arg_clear(SkPlanArg *a) {
-  if (a->v.tag == SK_VAL_STRING) free((char *)a->v.u.str);
-  else if (a->v.tag == SK_VAL_INTLIST || a->v.tag == SK_VAL_BOOLLIST) free(a->v.u.ints);
-  else if (a->v.tag == SK_VAL_DOUBLELIST) free(a->v.u.doubles);
-  free(a->values);
-  a->v.tag = SK_VAL_NONE;
-  a->values = NULL;
-}
-
 void sk_plan_free(SkPlan *p) {
   if (!p) return;
-  for (int i = 0; i < p->nstep; i++) {
-    for (int a = 0; a < p->step[i].nargs; a++) sk_plan_arg_clear(&p->step[i].args[a]);
-    free(p->step[i].args);
-  }
   for (int v = 0; v < p->nval; v++) sk_tensor_release(p->val[v].t);
   if (p->cur) unbind(p);
   for (int b = 0; b < p->nst; b++) {
@@ -264,5 +251,9 @@ void sk_plan_free(SkPlan *p) {
   sk_tensor_release(p->arena);
   free(p->step); free(p->val); free(p->st); free(p->in_value); free(p->out_value);
   free(p->root); free(p->base); free(p->cur);
+  for (SkPlanChunk *c = p->pool, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
   free(p);
 }
