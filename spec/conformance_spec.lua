@@ -651,7 +651,7 @@ describe("conformance", function()
   -- SK_CONFORMANCE_SKIP=plan,...: targets left pending in this run (see memcheck-spec in the Makefile)
   local skip = {}
   for name in (os.getenv("SK_CONFORMANCE_SKIP") or ""):gmatch("[^,]+") do skip[name] = true end
-  for _, target in ipairs(TARGETS) do
+  for ti, target in ipairs(TARGETS) do
     local run_it = not skip[target.name] and (target.available == nil or target.available()) and it or pending
     run_it("gives the CPU's results and errors on target " .. target.name, function()
       local t0 = os.clock()
@@ -661,12 +661,13 @@ describe("conformance", function()
       local ok, err = pcall(function()
         for _, c in ipairs(cases) do
           local can, why = true, nil
+          if not h.sampled(c.index, ti) then can, counts.sampled_out = false, (counts.sampled_out or 0) + 1 end
           if target.variants and not target.variants[c.variant] then can = false end
           -- gradients are values, of sk's own ops (a runtime op is a Lua-registered twin, without a formula)
           if c.variant == "backward" and (not target.values or target.call) then can = false end
           if can and target.supports then can, why = target.supports(c) end
           if not can then
-            counts.skipped = counts.skipped + 1
+            counts.skipped = counts.skipped + (h.sampled(c.index, ti) and 1 or 0)
           else
             local ref = ref_of(c)
             local got = run(c, target.device, target.move, ref.out_dtypes, target)
@@ -699,10 +700,13 @@ describe("conformance", function()
       io.stderr:write(string.format("conformance %-10s %5d cases run (%d raise on the CPU: %d only in CPU kernels, "
                                     .. "%d with the target's context; %d raise only in the target's kernels), %d skipped, "
                                     .. "%d on overloads not re-declared, %d refused by the target, %d pending, %d failed; "
-                                    .. "%d gradients compared; %.1f s\n",
+                                    .. "%d gradients compared;%s %.1f s\n",
                                     target.name, counts.ran, counts.errors, counts.kernel_only or 0, counts.context or 0,
                                     counts.target_only or 0, counts.skipped, counts.not_structured or 0, counts.refused or 0,
-                                    counts.pending, #fails, counts.grads or 0, os.clock() - t0))
+                                    counts.pending, #fails, counts.grads or 0,
+                                    counts.sampled_out and string.format(" %d left to the other targets (SK_SPEC_SAMPLE=%d);",
+                                                                         counts.sampled_out, h.sample) or "",
+                                    os.clock() - t0))
       for _, why in ipairs(pend) do
         io.stderr:write(string.format("  pending (%d): %s\n    e.g. %s\n", pend[why].n, why, pend[why].first))
       end

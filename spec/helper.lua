@@ -7,6 +7,13 @@ local M = {}
 M.build = BUILD
 M.sk = require "sk"
 
+-- SK_SPEC_SAMPLE=k: the suites that repeat one mechanism over many generated cases (the
+-- conformance targets, gradcheck's rows) run every k-th (memcheck-spec: valgrind's 30x is
+-- spent on breadth, the plain and sanitizer runs take them all). sampled(i, shift): whether
+-- case i runs; a suite shifts by its part (a target's number) so the parts cover every case.
+M.sample = math.max(1, math.tointeger(tonumber(os.getenv("SK_SPEC_SAMPLE") or "1")) or 1)
+function M.sampled(i, shift) return (i + (shift or 0)) % M.sample == 0 end
+
 -- Deep comparison of nested tables of numbers with a tolerance.
 function M.close(a, b, tol)
   tol = tol or 1e-5

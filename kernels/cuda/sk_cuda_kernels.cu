@@ -103,12 +103,14 @@ __global__ void elementwise(Elem e, I n) {
   for (I i = (I)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (I)gridDim.x * blockDim.x) {
     char *p[MAX_OPS];
     for (int k = 0; k < e.nops; k++) p[k] = e.data[k];
-    I rem = i;
-    for (int d = 0; d < e.ndim; d++) {
+    I rem = i; /* the outermost dim's index is what is left: no division for it */
+    for (int d = 0; d + 1 < e.ndim; d++) {
       I idx = rem % (I)e.shape[d];
       rem /= (I)e.shape[d];
       for (int k = 0; k < e.nops; k++) p[k] += idx * e.strides[d][k];
     }
+    if (e.ndim)
+      for (int k = 0; k < e.nops; k++) p[k] += rem * e.strides[e.ndim - 1][k];
     if (e.integer) {
       int64_t a = operand_int(e, p, 1), b = e.nops > 2 ? operand_int(e, p, 2) : 0;
       sk_elem_store_int64(p[0], (SkDType)e.dtype[0], apply_int(e.op, a, b, e.ialpha));
@@ -246,10 +248,12 @@ static Walk walk_of(const SkTensor *t) {
   return w;
 }
 
+/* The address of logical index i (< numel): the outermost dim's index is what is left, with
+** no division (a 64-bit division per dim is most of a pointwise kernel's arithmetic). */
 __device__ static char *at(const Walk &w, int64_t i) {
   char *p = w.data;
-  for (int d = w.ndim - 1; d >= 0; d--) { p += (i % w.sizes[d]) * w.strides[d]; i /= w.sizes[d]; }
-  return p;
+  for (int d = w.ndim - 1; d > 0; d--) { p += (i % w.sizes[d]) * w.strides[d]; i /= w.sizes[d]; }
+  return w.ndim ? p + i * w.strides[0] : p;
 }
 
 __global__ void fill_kernel(Walk w, int64_t n, double v, int64_t iv, int integer) {

@@ -258,6 +258,11 @@ cudaError_t cudaMalloc(void **ptr, size_t size) {
     munmap(map, len);
     return fail(cudaErrorMemoryAllocation, "cudaMalloc: cannot protect the guard page");
   }
+  /* Huge pages where the kernel can give them: an emulated grid-stride loop runs one thread's
+  ** whole loop before the next, touching a byte per thread per grid stride, so on 4 KiB pages
+  ** a large tensor costs a TLB miss per element (a reduction over 2^31 bytes: 88 ns an element
+  ** against 38). Only a hint: the data are the same either way. */
+  if (len - page >= ((size_t)2 << 20)) madvise(map, len - page, MADV_HUGEPAGE);
   std::lock_guard<std::mutex> hold(allocs_lock);
   size_t &used = in_use[current]; /* checked with the insertion under one lock */
   if (limit && (size > (size_t)limit || used > (size_t)limit - size)) {
