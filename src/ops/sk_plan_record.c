@@ -49,7 +49,7 @@ static void *pool_alloc(SkPlan *p, size_t n) {
   SkPlanChunk *c = p->pool;
   if (!c || c->cap - c->used < n) {
     int own = n > MOST / 4;
-    size_t cap = own ? n : !c ? FIRST : c->cap < MOST ? 2 * c->cap + sizeof *c : c->cap;
+    size_t cap = own ? n : !c ? FIRST : c->cap < MOST ? 2 * c->cap + sizeof *c : MOST;
     SkPlanChunk *d = malloc(sizeof *d + cap);
     if (!d) return sk_error("sk.plan: out of memory"), NULL;
     d->used = 0, d->cap = cap;
@@ -292,7 +292,7 @@ static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
   int grad = sk_grad_enabled(), others = 0;
   for (int i = 0; i < op->schema.nargs; i++)
     others += a[i].tag == SK_VAL_TENSORLIST ||
-              (a[i].tag == SK_VAL_TENSOR && !(a[i].u.t->flags & SK_TENSOR_WRAPPED_NUMBER));
+              (a[i].tag == SK_VAL_TENSOR && a[i].u.t && !(a[i].u.t->flags & SK_TENSOR_WRAPPED_NUMBER));
   for (int i = 0; i < op->schema.nargs; i++) {
     SkValue *v = &a[i];
     int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
