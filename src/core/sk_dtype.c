@@ -3,9 +3,8 @@
 */
 #include "sk_dtype.h"
 
-static const struct { const char *name; size_t size; } info[SK_DTYPE_COUNT] = {
-  {"bool", 1}, {"uint8", 1}, {"int8", 1}, {"int16", 2}, {"int32", 4},
-  {"int64", 8}, {"float16", 2}, {"bfloat16", 2}, {"float32", 4}, {"float64", 8},
+static const struct { const char *name; } info[SK_DTYPE_COUNT] = {
+  {"bool"}, {"uint8"}, {"int8"}, {"int16"}, {"int32"}, {"int64"}, {"float16"}, {"bfloat16"}, {"float32"}, {"float64"},
 };
 
 /* PyTorch's aliases, accepted on input; names are always printed canonically. */
@@ -14,7 +13,6 @@ static const struct { const char *alias; SkDType t; } aliases[] = {
   {"long", SK_DTYPE_INT64}, {"int", SK_DTYPE_INT32}, {"short", SK_DTYPE_INT16},
 };
 
-size_t sk_dtype_size(SkDType t) { return info[t].size; }
 const char *sk_dtype_name(SkDType t) { return (unsigned)t < SK_DTYPE_COUNT ? info[t].name : "?"; }
 
 const char *sk_dtype_torch_name(SkDType t) {

@@ -26,7 +26,10 @@ typedef enum SkDType {
 /* Promotion categories: bool < integral < floating. */
 enum { SK_CAT_BOOL, SK_CAT_INT, SK_CAT_FLOAT };
 
-size_t sk_dtype_size(SkDType t);
+/* log2 of a dtype's size in bytes, 4 bits per dtype in enum order (1 1 1 2 4 8 2 2 4 8 bytes):
+** inline, as every view, stride and byte count asks it. */
+SK_HD static inline unsigned sk_dtype_shift(SkDType t) { return (unsigned)(0x3211321000ull >> (4 * (unsigned)t)) & 15u; }
+SK_HD static inline size_t sk_dtype_size(SkDType t) { return (size_t)1 << sk_dtype_shift(t); }
 const char *sk_dtype_name(SkDType t);
 /* PyTorch's ScalarType name ("Float"), only for messages that quote a PyTorch kernel's text. */
 const char *sk_dtype_torch_name(SkDType t);

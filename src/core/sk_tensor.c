@@ -157,7 +157,7 @@ static SkTensor *tensor_header(SkStorage *s, int ndim, const int64_t *sizes, int
 ** 2 or more satisfies it by the span invariant; one of size 0 or 1 is never
 ** stepped along, so a stride too large (a slice with a huge step) becomes 1. */
 static void set_strides(SkTensor *t, const int64_t *strides) {
-  int64_t lim = INT64_MAX / (int64_t)sk_dtype_size(t->dtype);
+  int64_t lim = INT64_MAX >> sk_dtype_shift(t->dtype);
   for (int d = 0; d < t->ndim; d++)
     t->strides[d] = t->sizes[d] <= 1 && (strides[d] > lim || strides[d] < -lim) ? 1 : strides[d];
 }
@@ -192,7 +192,7 @@ static int check_view(const SkStorage *s, SkDType dtype, int ndim, const int64_t
   int64_t lo = 0, hi = 0;
   if (n == 0) return 0;
   if (sk_span(ndim, sizes, strides, offset, &lo, &hi)) return -1;
-  if (lo < 0 || (uint64_t)hi >= s->nbytes / sk_dtype_size(dtype))
+  if (lo < 0 || (uint64_t)hi >= s->nbytes >> sk_dtype_shift(dtype))
     return sk_error("view reaches elements [%lld, %lld], outside its storage of %zu elements", (long long)lo,
                     (long long)hi, s->nbytes / sk_dtype_size(dtype));
   return 0;
