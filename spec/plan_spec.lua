@@ -121,6 +121,17 @@ describe("sk.plan records", function()
       for k = 1, #want do assert(sk.equal(got[k], want[k]), "case " .. i .. " result " .. k) end
       assert.equal(c[2], p:stats().constants, "case " .. i)
     end
+    -- a composite given a number, undone (one_hot reads its meta stand-in) and kept as one step:
+    -- the number's constant, made inside it, outlives the undoing
+    local lib = sk.library("plan_undo")
+    lib:define("scaled_hot(Tensor idx, Tensor k) -> Tensor")
+    lib:impl("scaled_hot", "Math", function(idx, k) return sk.one_hot(idx, 4):float() * k end)
+    local function f(i) return sk.ops.plan_undo.scaled_hot(i, 2.5) end
+    local p = sk.plan(f, sk.tensor({ 0, 3, 1 }))
+    assert.same({ "plan_undo::scaled_hot<plan_undo::scaled_hot>unmanaged" }, ops_of(p))
+    local i = sk.tensor({ 2, 2, 0 })
+    assert.is_true(sk.equal(p(i), f(i)))
+    lib:close()
   end)
 
   it("custom Lua ops: a meta function gives an unmanaged step, lib:structured an out step", function()

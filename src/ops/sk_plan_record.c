@@ -503,7 +503,11 @@ static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int b
   }
   sk_stack_truncate(s, base);
   p->nstep = nstep, p->nval = nval;
-  for (int i = nst; i < p->nst; i++) p->st[i].kind = SK_PS_DEAD; /* the hash still finds them: never reused */
+  /* its buffers go (the hash still finds them: never reused), but for constants, which stay
+  ** good: a number the composite was given (map_tensors leaves it real) is one, and the leaf
+  ** step records it again */
+  for (int i = nst; i < p->nst; i++)
+    if (p->st[i].kind != SK_PS_CONST) p->st[i].kind = SK_PS_DEAD;
   for (int i = 0; i < p->nst; i++) { /* the undone values are the newest of their buffers' chains */
     if (p->st[i].creator >= nval) p->st[i].creator = -1;
     while (p->st[i].values >= nval) p->st[i].values = p->val[p->st[i].values].next;
