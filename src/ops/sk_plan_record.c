@@ -210,13 +210,13 @@ static int arg_record(SkPlanRecorder *r, SkPlanArg *a, SkValue *v) {
   case SK_VAL_STRING: {
     size_t n = strlen(v->u.str) + 1;
     char *c = pool_alloc(r->p, n);
-    if (!c) return a->v.tag = SK_VAL_NONE, -1;
+    if (!c) return -1;
     a->v.u.str = memcpy(c, v->u.str, n);
     return 0;
   }
   case SK_VAL_INTLIST: case SK_VAL_BOOLLIST: case SK_VAL_DOUBLELIST: {
     void *c = pool_alloc(r->p, (size_t)v->n * 8);
-    if (!c) return a->v.tag = SK_VAL_NONE, -1;
+    if (!c) return -1;
     memcpy(c, v->tag == SK_VAL_DOUBLELIST ? (void *)v->u.doubles : (void *)v->u.ints, (size_t)v->n * 8);
     if (v->tag == SK_VAL_DOUBLELIST) a->v.u.doubles = c;
     else a->v.u.ints = c;
