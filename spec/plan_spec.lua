@@ -261,6 +261,22 @@ describe("sk.plan's memory", function()
     assert.same({ 5, 5 }, { p(sk.ones({ 1024 })):min():item(), p(sk.ones({ 1024 })):max():item() })
   end)
 
+  it("records a step's long tensor list, larger than the plan's first block of memory", function()
+    -- cat of 3500 rows: the step keeps 3501 value numbers (14 KB), more than twice the 4 KiB
+    -- first chunk of the plan's pool (an overrun there is what valgrind and ASan would report)
+    local x = sk.randn(3500, 3)
+    local function fn(a)
+      local rows = {}
+      for i = 0, 3499 do rows[i + 1] = a[i] end
+      return sk.cat(rows) * 2
+    end
+    local p = sk.plan(fn, x)
+    assert.equal(2, p:stats().steps)
+    assert.is_true(sk.equal((x * 2):reshape({ 3500 * 3 }), p(x))) -- the rows end to end
+    p:close()
+    for _ = 1, 3 do sk.plan(fn, x):close() end -- plans made again on the freed plans' memory
+  end)
+
   it("replays with no allocation into the caller's outs, one per fresh output otherwise", function()
     local ops = { function(t) return t + 0.5 end, function(t) return t:neg() end, function(t) return t - 0.25 end,
                   function(t) return t * 1.001 end }

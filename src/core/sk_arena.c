@@ -122,8 +122,8 @@ static void insert(Placed *p, size_t off, size_t end, int first, int last) {
     if (p->chunk[p->order[k + 1]].off[0] <= off) k++;
   }
   Chunk *c = &p->chunk[p->order[k]];
-  int i = c->n, tail;
-  while (i > 0 && c->off[i - 1] > off) i--; /* a chunk is short: a linear search */
+  int i = 0, tail;
+  for (int j = 0; j < c->n; j++) i += c->off[j] <= off; /* sorted: the count is the place (no branch to mispredict) */
   tail = c->n - i;
   memmove(c->first + i + 1, c->first + i, (size_t)tail * sizeof *c->first);
   memmove(c->last + i + 1, c->last + i, (size_t)tail * sizeof *c->last);
@@ -140,9 +140,7 @@ static void insert(Placed *p, size_t off, size_t end, int first, int last) {
 typedef struct { size_t size; int first, index; } Order;
 
 static int before(const Order *a, const Order *b) {
-  if (a->size != b->size) return a->size > b->size;
-  if (a->first != b->first) return a->first < b->first;
-  return a->index < b->index;
+  return (a->size > b->size) | ((a->size == b->size) & ((a->first < b->first) | ((a->first == b->first) & (a->index < b->index))));
 }
 
 /* Sorts a[n] into placing order: a bottom-up merge sort through tmp[n] (qsort's calls through a
@@ -156,7 +154,11 @@ static void sort_orders(Order *a, Order *tmp, int n) {
         memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof *src);
         continue;
       }
-      while (i < mid && j < hi) dst[k++] = before(&src[j], &src[i]) ? src[j++] : src[i++];
+      while (i < mid && j < hi) { /* no branch on the comparison: which side wins is a coin flip */
+        int right = before(&src[j], &src[i]);
+        dst[k++] = *(right ? &src[j] : &src[i]);
+        j += right, i += !right;
+      }
       while (i < mid) dst[k++] = src[i++];
       while (j < hi) dst[k++] = src[j++];
     }

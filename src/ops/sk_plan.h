@@ -65,8 +65,8 @@ typedef struct SkPlanStep {
   int temps, ntemps;    /* the values of its kernel's temporaries (consecutive), arena buffers live at it only */
 } SkPlanStep;
 
-/* The plan's pool: what its steps and values own (arguments, copied lists and strings, shapes),
-** bump-allocated from chunks freed with the plan, never one block at a time. */
+/* The plan's pool: its arrays and what its steps and values own (arguments, copied lists and
+** strings, shapes), bump-allocated from chunks freed with the plan, never one block at a time. */
 typedef struct SkPlanChunk {
   struct SkPlanChunk *next;
   size_t used, cap;
@@ -142,5 +142,7 @@ int sk_plan_check_inputs(const SkPlan *p, SkTensor *const *in);
 ** outs[p->nout] when given (else into fresh tensors): res[p->nout] get new references. */
 int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor **res);
 void sk_plan_free(SkPlan *p);
+/* Frees p's pool (its chunks kept for the next plan, up to a bound). */
+void sk_plan_pool_free(SkPlan *p);
 
 #endif

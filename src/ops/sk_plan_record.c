@@ -17,28 +17,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct Slot { const SkStorage *key; int buffer; };
+
 struct SkPlanRecorder {
   SkPlan *p;
   const SkOperator *composite; /* the outermost composite being decomposed, or NULL */
   SkKeySet include;          /* the thread's include set before recording */
-  struct Slot { const SkStorage *key; int buffer; } *hash; /* storage -> buffer, open addressing */
+  struct Slot *hash;         /* storage -> buffer, open addressing */
   int hcap, hn;
 };
 
 static _Thread_local SkPlanRecorder *rec;
 _Thread_local unsigned sk_plan_meta_reads;
 
-/* {==== Buffers and values ==== */
-/* Room for need elements in *a (each caller clears the element it adds). */
-static int grow(void **a, int *cap, int need, size_t elem) {
-  if (need <= *cap) return 0;
-  int c = *cap ? *cap * 2 : 64;
-  while (c < need) c *= 2;
-  void *n = realloc(*a, (size_t)c * elem);
-  if (!n) return sk_error("sk.plan: out of memory");
-  *a = n;
-  *cap = c;
-  return 0;
+/* {==== The pool ==== */
+/* Chunks a freed plan leaves for the next one (SPARE_BYTES at most) and the hash of the last
+** recorder: re-planning at each run takes memory still in the cache, not malloc's large-block
+** path. Plain statics, as sk_tensor.c's free lists: only the thread running Lua plans and frees. */
+enum { SPARE_BYTES = 1 << 20, SPARE_SLOTS = 4096 };
+static SkPlanChunk *spare;
+static size_t spare_bytes;
+static struct Slot *spare_hash;
+static int spare_hcap;
+
+__attribute__((destructor)) static void spares_release(void) {
+  while (spare) {
+    SkPlanChunk *c = spare;
+    spare = c->next;
+    free(c);
+  }
+  free(spare_hash);
+}
+
+/* A chunk of at least cap bytes: a spare one if one is that large. */
+static SkPlanChunk *chunk_get(size_t cap) {
+  for (SkPlanChunk **q = &spare; *q; q = &(*q)->next)
+    if ((*q)->cap >= cap) {
+      SkPlanChunk *d = *q;
+      *q = d->next;
+      spare_bytes -= d->cap;
+      return d;
+    }
+  SkPlanChunk *d = malloc(sizeof *d + cap);
+  if (d) d->cap = cap;
+  return d;
+}
+
+void sk_plan_pool_free(SkPlan *p) {
+  for (SkPlanChunk *c = p->pool, *next; c; c = next) {
+    next = c->next;
+    if (spare_bytes + c->cap <= SPARE_BYTES) {
+      c->next = spare, spare = c;
+      spare_bytes += c->cap;
+    } else free(c);
+  }
+  p->pool = NULL;
 }
 
 /* n bytes from p's pool, aligned for any type (NULL with the error set). Chunks double from
@@ -50,9 +83,9 @@ static void *pool_alloc(SkPlan *p, size_t n) {
   if (!c || c->cap - c->used < n) {
     int own = n > MOST / 4;
     size_t cap = own ? n : !c ? FIRST : c->cap < MOST ? 2 * c->cap + sizeof *c : MOST;
-    SkPlanChunk *d = malloc(sizeof *d + cap);
+    SkPlanChunk *d = chunk_get(cap > n ? cap : n); /* a block up to MOST / 4 may pass a small chunk */
     if (!d) return sk_error("sk.plan: out of memory"), NULL;
-    d->used = 0, d->cap = cap;
+    d->used = 0;
     if (own && c) d->next = c->next, c->next = d;
     else d->next = c, p->pool = d;
     c = d;
@@ -62,6 +95,29 @@ static void *pool_alloc(SkPlan *p, size_t n) {
   return m;
 }
 
+/* n zeroed bytes from p's pool. */
+static void *pool_zero(SkPlan *p, size_t n) {
+  void *m = pool_alloc(p, n);
+  return m ? memset(m, 0, n) : NULL;
+}
+
+/* Room for need elements in the array *a of *cap: a full one moves to a block twice as large in
+** the pool (the old block stays there unused: at most as much again). Each caller clears the
+** element it adds. */
+static int grow(SkPlan *p, void **a, int *cap, int need, size_t elem) {
+  if (need <= *cap) return 0;
+  int c = *cap ? *cap * 2 : 64;
+  while (c < need) c *= 2;
+  void *n = pool_alloc(p, (size_t)c * elem);
+  if (!n) return -1;
+  if (*cap) memcpy(n, *a, (size_t)*cap * elem);
+  *a = n;
+  *cap = c;
+  return 0;
+}
+/* }==== */
+
+/* {==== Buffers and values ==== */
 /* Fibonacci hashing: the product's high bits, which every bit of the address stirs (its low
 ** bits would follow the address's low bits, and storages lie at regular strides). */
 static size_t hash_ptr(const void *p, int cap) {
@@ -80,7 +136,9 @@ static int find_storage(const SkPlanRecorder *r, const SkStorage *s) {
 static int hash_put(SkPlanRecorder *r, const SkStorage *s, int v) {
   if (2 * (r->hn + 1) > r->hcap) {
     int cap = r->hcap ? r->hcap * 2 : 256;
-    struct Slot *h = calloc((size_t)cap, sizeof *h);
+    struct Slot *h;
+    if (!r->hcap && spare_hash) h = spare_hash, cap = spare_hcap, spare_hash = NULL;
+    else h = calloc((size_t)cap, sizeof *h);
     if (!h) return sk_error("sk.plan: out of memory");
     for (int i = 0; i < r->hcap; i++)
       if (r->hash[i].key) {
@@ -101,7 +159,7 @@ static int hash_put(SkPlanRecorder *r, const SkStorage *s, int v) {
 /* A new buffer standing for the meta storage of t (held through t). */
 static int new_storage(SkPlanRecorder *r, int kind, SkTensor *t) {
   SkPlan *p = r->p;
-  if (grow((void **)&p->st, &p->cst, p->nst + 1, sizeof *p->st) || hash_put(r, t->storage, p->nst)) return -1;
+  if (grow(p, (void **)&p->st, &p->cst, p->nst + 1, sizeof *p->st) || hash_put(r, t->storage, p->nst)) return -1;
   SkPlanStorage *b = &p->st[p->nst];
   memset(b, 0, sizeof *b);
   b->kind = kind;
@@ -117,7 +175,7 @@ static int value_on(SkPlan *p, int b, const SkTensor *t) {
   for (int v = p->st[b].values; v >= 0; v = p->val[v].next)
     if (sk_plan_value_is(&p->val[v], t, 0)) return v;
   int64_t *shape = pool_alloc(p, 2 * (size_t)t->ndim * sizeof(int64_t));
-  if (!shape || grow((void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
+  if (!shape || grow(p, (void **)&p->val, &p->cval, p->nval + 1, sizeof *p->val)) return -1;
   SkPlanValue *x = &p->val[p->nval];
   x->t = NULL;
   x->storage = b;
@@ -227,7 +285,7 @@ static int arg_record(SkPlanRecorder *r, SkPlanArg *a, SkValue *v) {
 }
 
 static SkPlanStep *new_step(SkPlan *p, int kind, SkOperator *op, SkOperator *called) {
-  if (grow((void **)&p->step, &p->cstep, p->nstep + 1, sizeof *p->step)) return NULL;
+  if (grow(p, (void **)&p->step, &p->cstep, p->nstep + 1, sizeof *p->step)) return NULL;
   SkPlanStep *st = &p->step[p->nstep++];
   memset(st, 0, sizeof *st);
   st->kind = kind, st->op = op, st->called = called;
@@ -260,6 +318,7 @@ typedef struct OpInfo {
   SkOperator *out;
   int out_index;
   unsigned char view, writer, alloc, scalar_result;
+  uint64_t writes, devices; /* bit i: argument i is written / is a Device (op->tensor_args: holds tensors) */
 } OpInfo;
 static int info_slot = -1;
 
@@ -268,8 +327,17 @@ static OpInfo *op_info(SkOperator *op) {
   if (in && (!in->out || sk_op_at(in->out_index) == in->out)) return in;
   if (!in && !(in = calloc(1, sizeof *in))) return sk_error("sk.plan: out of memory"), NULL;
   const SkSchema *sc = &op->schema;
-  in->writer = 0;
-  for (int i = 0; i < sc->nargs; i++) in->writer |= sc->args[i].is_write;
+  if (sc->nargs > 64) { /* the dispatcher's tensor mask, and these, have a bit per argument */
+    free(in);
+    op->ext[info_slot] = NULL;
+    return sk_error("sk.plan: cannot record '%s': it has more than 64 arguments", op->qualname), NULL;
+  }
+  in->writes = in->devices = 0;
+  for (int i = 0; i < sc->nargs; i++) {
+    in->writes |= (uint64_t)sc->args[i].is_write << i;
+    in->devices |= (uint64_t)(sc->args[i].type == SK_T_DEVICE && !sc->args[i].is_list) << i;
+  }
+  in->writer = in->writes != 0;
   in->view = sc->nrets > 0 && !in->writer;
   for (int i = 0; i < sc->nrets; i++) if (!sc->rets[i].is_alias || sc->rets[i].is_write) in->view = 0;
   /* empty and empty_strided make memory and nothing else: a buffer, no step */
@@ -290,10 +358,12 @@ static OpInfo *op_info(SkOperator *op) {
 ** recording): its step records it as a constant. */
 static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
   int grad = sk_grad_enabled(), others = 0;
-  for (int i = 0; i < op->schema.nargs; i++)
-    others += a[i].tag == SK_VAL_TENSORLIST ||
-              (a[i].tag == SK_VAL_TENSOR && a[i].u.t && !(a[i].u.t->flags & SK_TENSOR_WRAPPED_NUMBER));
-  for (int i = 0; i < op->schema.nargs; i++) {
+  for (uint64_t m = op->tensor_args; m; m &= m - 1) {
+    const SkValue *v = &a[__builtin_ctzll(m)];
+    others += v->tag == SK_VAL_TENSORLIST || (v->tag == SK_VAL_TENSOR && v->u.t && !(v->u.t->flags & SK_TENSOR_WRAPPED_NUMBER));
+  }
+  for (uint64_t m = op->tensor_args; m; m &= m - 1) {
+    int i = __builtin_ctzll(m);
     SkValue *v = &a[i];
     int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
     for (int j = 0; j < n; j++) {
@@ -313,10 +383,9 @@ static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
 /* Device arguments of the plan's device (or None) become meta for the record-time call. A
 ** composite (other than to's family) that copies a tensor to a device with data does so to read
 ** it on the host, which a stand-in cannot give. */
-static int meta_devices(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
-  for (int i = 0; i < op->schema.nargs; i++) {
-    if (op->schema.args[i].type != SK_T_DEVICE || op->schema.args[i].is_list) continue;
-    SkValue *v = &a[i];
+static int meta_devices(SkPlanRecorder *r, SkOperator *op, uint64_t devices, SkValue *a) {
+  for (uint64_t m = devices; m; m &= m - 1) {
+    SkValue *v = &a[__builtin_ctzll(m)];
     const char *c = r->composite ? r->composite->schema.name : NULL;
     if (c && op->tensor_args && v->tag == SK_VAL_DEVICE && v->u.device.type != SK_DEVICE_META && strcmp(c, "to") &&
         strcmp(c, "_to_copy") && strcmp(c, "cpu") && strcmp(c, "cuda"))
@@ -374,16 +443,17 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
     size_t n = (size_t)(nargs + sc->nrets + 1) * sizeof *args;
     if (!(args = pool_alloc(p, n))) return -1;
     memset(args, 0, n);
-    for (int i = 0; i < nargs && !rc; i++) {
-      rc = arg_record(r, &args[i], &s->v[base + i]);
-      /* a composite passes its meta stand-ins' device on: at replay that is the plan's */
-      if (sc->args[i].type == SK_T_DEVICE && args[i].v.tag == SK_VAL_DEVICE && args[i].v.u.device.type == SK_DEVICE_META)
-        args[i].v.u.device = p->device;
+    for (int i = 0; i < nargs && !rc; i++) rc = arg_record(r, &args[i], &s->v[base + i]);
+    /* a composite passes its meta stand-ins' device on: at replay that is the plan's */
+    for (uint64_t m = info->devices; m; m &= m - 1) {
+      SkValue *v = &args[__builtin_ctzll(m)].v;
+      if (v->tag == SK_VAL_DEVICE && v->u.device.type == SK_DEVICE_META) v->u.device = p->device;
     }
   }
-  for (int i = 0; !rc && !view && i < nargs; i++) { /* what a step reads, some step (or the caller) made */
-    int n = args[i].v.tag == SK_VAL_TENSOR ? 1 : args[i].v.tag == SK_VAL_TENSORLIST ? args[i].v.n : 0;
-    for (int j = 0; j < n && !rc && !sc->args[i].is_write; j++) {
+  /* what a step reads, some step (or the caller) made */
+  for (uint64_t m = view ? 0 : op->tensor_args & ~info->writes; m && !rc; m &= m - 1) {
+    int i = __builtin_ctzll(m), n = args[i].v.tag == SK_VAL_TENSOR ? 1 : args[i].v.tag == SK_VAL_TENSORLIST ? args[i].v.n : 0;
+    for (int j = 0; j < n && !rc; j++) {
       int v = args[i].v.tag == SK_VAL_TENSOR ? args[i].value : args[i].values[j];
       if (v >= 0 && !p->st[p->val[v].storage].written)
         rc = sk_error("sk.plan: argument '%s' of '%s' is a tensor no op of the plan made (a meta tensor from outside "
@@ -391,7 +461,7 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
                       sc->args[i].name, op->qualname);
     }
   }
-  if (!rc) rc = meta_devices(r, op, s->v + base);
+  if (!rc && info->devices) rc = meta_devices(r, op, info->devices, s->v + base);
   Temps temps = {r, 0, 0};
   if (!rc) {
     SkIterTemps hook = {note_temp, NULL, &temps};
@@ -405,8 +475,9 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
   }
   int nres = s->n - base;
   if (!rc && writer) /* an out that the call resized would be resized at every replay */
-    for (int i = 0; i < nargs; i++)
-      if (sc->args[i].is_write && args[i].value >= 0) {
+    for (uint64_t m = info->writes; m; m &= m - 1) {
+      int i = __builtin_ctzll(m);
+      if (args[i].value >= 0) {
         const SkPlanValue *x = &p->val[args[i].value];
         for (int rr = 0; rr < nres; rr++) {
           const SkValue *v = &s->v[base + rr];
@@ -418,6 +489,7 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
           }
         }
       }
+    }
   int alloc_only = !rc && !view && op->tensor_args == 0 && info->alloc;
   if (rc || view || alloc_only) { /* args (if any) stay in the pool until the plan goes */
     for (int i = 0; alloc_only && !rc && i < nres; i++)
@@ -437,8 +509,8 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) 
   st->args = args;
   st->nargs = nargs;
   st->temps = temps.first, st->ntemps = temps.n;
-  for (int i = 0; i < nargs; i++)
-    if (sc->args[i].is_write && args[i].value >= 0) mark_written(p, args[i].value);
+  for (uint64_t m = info->writes; m; m &= m - 1)
+    if (args[__builtin_ctzll(m)].value >= 0) mark_written(p, args[__builtin_ctzll(m)].value);
   st->nres = nres < 16 ? nres : 16;
   for (int i = 0; i < st->nres; i++) {
     st->res[i] = -1;
@@ -595,8 +667,9 @@ SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *ex) {
     return sk_error("sk.plan: input %d is on %s, the plan is for %s", p->nin + 1, a, b), NULL;
   }
   SkTensor *m = sk_tensor_empty_strided(ex->ndim, ex->sizes, ex->strides, ex->dtype, SK_META);
-  int *iv = m ? realloc(p->in_value, (size_t)(p->nin + 1) * sizeof *iv) : NULL;
-  if (!iv) { sk_tensor_release(m); return m ? (sk_error("sk.plan: out of memory"), NULL) : NULL; }
+  int *iv = m ? pool_alloc(p, (size_t)(p->nin + 1) * sizeof *iv) : NULL;
+  if (!iv) { sk_tensor_release(m); return NULL; }
+  if (p->nin) memcpy(iv, p->in_value, (size_t)p->nin * sizeof *iv);
   p->in_value = iv;
   int b = new_storage(r, SK_PS_INPUT, m), v = b < 0 ? -1 : value_on(p, b, m);
   if (v < 0) { sk_tensor_release(m); return NULL; }
@@ -609,7 +682,10 @@ SkTensor *sk_plan_record_input(SkPlanRecorder *r, const SkTensor *ex) {
 static void recorder_free(SkPlanRecorder *r) {
   sk_tls_include = r->include;
   rec = NULL;
-  free(r->hash);
+  if (r->hcap && r->hcap <= SPARE_SLOTS && !spare_hash) { /* kept, cleared, for the next recorder */
+    spare_hash = memset(r->hash, 0, (size_t)r->hcap * sizeof *r->hash);
+    spare_hcap = r->hcap;
+  } else free(r->hash);
   free(r);
 }
 
@@ -694,9 +770,10 @@ static int finish(SkPlan *p) {
     if (!x->t) return -1;
     x->t->flags |= x->flags;
   }
-  if (!(p->root = calloc((size_t)p->nst + 1, sizeof *p->root)) || !(p->base = calloc((size_t)p->nst + 1, sizeof *p->base)) ||
-      !(p->cur = calloc((size_t)p->nval + 1, sizeof *p->cur)))
-    return sk_error("sk.plan: out of memory");
+  if (!(p->root = pool_zero(p, ((size_t)p->nst + 1) * sizeof *p->root)) ||
+      !(p->base = pool_zero(p, ((size_t)p->nst + 1) * sizeof *p->base)) ||
+      !(p->cur = pool_zero(p, ((size_t)p->nval + 1) * sizeof *p->cur)))
+    return -1;
   return 0;
 }
 
@@ -704,7 +781,7 @@ SkPlan *sk_plan_record_end(SkPlanRecorder *r, SkTensor *const *outs, int n) {
   SkPlan *p = r->p;
   int rc = 0;
   sk_tls_include = r->include; /* the outputs' values are looked up with the key off */
-  if (!(p->out_value = calloc((size_t)n + 1, sizeof *p->out_value))) rc = sk_error("sk.plan: out of memory");
+  if (!(p->out_value = pool_zero(p, ((size_t)n + 1) * sizeof *p->out_value))) rc = -1;
   int grad = sk_grad_enabled();
   for (int i = 0; i < n && !rc; i++) {
     SkTensor *t = outs[i], *m = NULL;

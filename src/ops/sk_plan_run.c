@@ -249,11 +249,6 @@ void sk_plan_free(SkPlan *p) {
     sk_tensor_release(p->st[b].real);
   }
   sk_tensor_release(p->arena);
-  free(p->step); free(p->val); free(p->st); free(p->in_value); free(p->out_value);
-  free(p->root); free(p->base); free(p->cur);
-  for (SkPlanChunk *c = p->pool, *next; c; c = next) {
-    next = c->next;
-    free(c);
-  }
+  sk_plan_pool_free(p); /* every array of the plan is in its pool */
   free(p);
 }
