@@ -431,11 +431,9 @@ static int note_temp(void *ctx, int ndim, const int64_t *sizes, SkDType dtype) {
 }
 
 /* The call of a leaf op: its Meta kernel with the key off, then its step. */
-static int record_leaf(SkPlanRecorder *r, SkOperator *op, SkStack *s, int base) {
+static int record_leaf(SkPlanRecorder *r, SkOperator *op, const OpInfo *info, SkStack *s, int base) {
   SkPlan *p = r->p;
   const SkSchema *sc = &op->schema;
-  const OpInfo *info = op_info(op);
-  if (!info) return -1;
   int view = info->view, writer = info->writer;
   SkPlanArg *args = NULL;
   int nargs = sc->nargs, rc = 0;
@@ -588,7 +586,7 @@ static int record_composite(SkPlanRecorder *r, SkOperator *op, SkStack *s, int b
   for (int i = 0; i < nargs && !rc; i++) s->v[s->n++] = keep.v[i];
   keep.n = rc ? keep.n : 0;
   sk_stack_free(&keep);
-  return rc ? rc : record_leaf(r, op, s, base);
+  return rc ? rc : record_leaf(r, op, info, s, base);
 }
 
 static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
@@ -604,7 +602,7 @@ static int plan_fallback(SkOperator *op, SkStack *s, void *ctx) {
     return sk_error("sk.plan: cannot record '%s': its result is a value computed from the data, not a tensor (compute it "
                     "outside the plan)", op->qualname);
   int composite = (k->source == SK_SRC_MATH || k->source == SK_SRC_DEFAULT_BACKEND) && !info->writer && op->tensor_args != 0;
-  return composite ? record_composite(r, op, s, base, info) : record_leaf(r, op, s, base);
+  return composite ? record_composite(r, op, s, base, info) : record_leaf(r, op, info, s, base);
 }
 /* }==== */
 
