@@ -231,8 +231,18 @@ memcheck-c: all $(TEST_PROGS)
 # recorder and replay plan_spec runs here: it runs whole in `spec` and the sanitizer build).
 # SK_SPEC_SAMPLE=3 (spec/helper.lua): the conformance targets and gradcheck's rows a third each,
 # the targets' thirds covering every case between them; the CPU reference runs every case.
-memcheck-spec: all $(TEST_PROGS)
-	SK_CONFORMANCE_SKIP=plan SK_SPEC_SAMPLE=3 $(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted --exclude-tags=train spec
+# In three parts of about equal time under valgrind (measured per file), so that make runs them
+# on both cores beside the other steps: one valgrind process is serial, and at 20 minutes or more
+# it was make test's critical path. The last part takes every spec file the first two do not.
+MEMCHECK_SPECS_1 = spec/conformance_spec.lua spec/memory_spec.lua spec/linalg_spec.lua spec/index_spec.lua
+MEMCHECK_SPECS_2 = spec/autograd_gradcheck_spec.lua spec/codegen_emit_spec.lua spec/autograd_spec.lua \
+                   spec/reduce_spec.lua spec/cuda_large_spec.lua spec/cuda_spec.lua spec/nn_spec.lua spec/conv_spec.lua
+MEMCHECK_SPECS_3 = $(filter-out $(MEMCHECK_SPECS_1) $(MEMCHECK_SPECS_2),$(sort $(wildcard spec/*_spec.lua)))
+MEMCHECK_PARTS = memcheck-spec-1 memcheck-spec-2 memcheck-spec-3
+.PHONY: $(MEMCHECK_PARTS)
+memcheck-spec: $(MEMCHECK_PARTS)
+$(MEMCHECK_PARTS): memcheck-spec-%: all $(TEST_PROGS)
+	SK_CONFORMANCE_SKIP=plan SK_SPEC_SAMPLE=3 $(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted --exclude-tags=train $(MEMCHECK_SPECS_$*)
 # The CUDA module's host code (allocator, launches, copies) on the emulation, under valgrind.
 memcheck-cuda-emu: all cuda-emu
 	$(EMU_RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted spec/cuda_spec.lua
@@ -240,9 +250,9 @@ memcheck-cuda-emu: all cuda-emu
 # `make test`: every step, $(TEST_JOBS) jobs at a time (compiles included: a step starts once
 # its build is made), the longest first; --output-sync prints each step's output whole when it
 # ends. make stops at the first failing step (after those running finish). The sanitizer build
-# waits for the plain one (SAN_AFTER), so memcheck-spec, the longest step, runs beside it.
+# waits for the plain one (SAN_AFTER), so memcheck-spec's parts, the longest steps, run beside it.
 TEST_JOBS ?= 2
-TEST_STEPS = memcheck-spec cuda-emu-large fuzz sanitize-spec memcheck-cuda-emu sanitize-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
+TEST_STEPS = $(MEMCHECK_PARTS) cuda-emu-large fuzz sanitize-spec memcheck-cuda-emu sanitize-cuda-emu spec cuda-emu-spec test-c memcheck-c sanitize-c
 test: deps
 	+$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_STEPS) \
 	  FUZZ_ARGS="--calls 300000" SAN_AFTER="all $(TEST_PROGS)"
