@@ -507,8 +507,10 @@ static int record_leaf(SkPlanRecorder *r, SkOperator *op, const OpInfo *info, Sk
   st->args = args;
   st->nargs = nargs;
   st->temps = temps.first, st->ntemps = temps.n;
-  for (uint64_t m = info->writes; m; m &= m - 1)
-    if (args[__builtin_ctzll(m)].value >= 0) mark_written(p, args[__builtin_ctzll(m)].value);
+  for (uint64_t m = info->writes; m; m &= m - 1) {
+    int v = args[__builtin_ctzll(m)].value;
+    if (v >= 0) mark_written(p, v);
+  }
   st->nres = nres < 16 ? nres : 16;
   for (int i = 0; i < st->nres; i++) {
     st->res[i] = -1;
