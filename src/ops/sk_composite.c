@@ -106,10 +106,11 @@ static int matmul_folded(SkTensor **result, const SkTensor *a, const SkTensor *b
   memcpy(out_shape, a->sizes, (size_t)out_nd * sizeof *out_shape);
   if (b->ndim == 2) out_shape[out_nd++] = b->sizes[1];
   SkTensor *a2 = NULL, *v = NULL, *m = NULL;
-  int rc = sk_reshape(&a2, a, (SkIntList){fold, 2});
+  int rc = sk_view(&a2, a, (SkIntList){fold, 2}); /* can_fold(a): the view exists */
   if (!rc && b->ndim == 1) rc = sk_unsqueeze(&v, b, 1);
   if (!rc) rc = sk_mm(&m, a2, v ? v : b);
-  if (!rc) rc = sk_reshape(result, m, (SkIntList){out_shape, out_nd});
+  SkIntList out = {out_shape, out_nd};
+  if (!rc) rc = sk_tensor_is_contiguous(m) ? sk_view(result, m, out) : sk_reshape(result, m, out);
   sk_tensor_release(a2);
   sk_tensor_release(v);
   sk_tensor_release(m);
@@ -122,6 +123,15 @@ static int can_fold(const SkTensor *a) {
   for (int i = 0; i < a->ndim - 2; i++)
     if (a->strides[i] != a->strides[i + 1] * a->sizes[i + 1]) return 0;
   return 1;
+}
+
+/* t expanded to shape[nd]; t itself (no dispatched call) when it has that shape already. */
+static int expand_to(SkTensor **out, const SkTensor *t, const int64_t *shape, int nd) {
+  if (t->ndim == nd && !memcmp(t->sizes, shape, (size_t)nd * sizeof *shape)) {
+    *out = sk_tensor_retain((SkTensor *)t);
+    return 0;
+  }
+  return sk_expand(out, t, (SkIntList){shape, nd}, 0);
 }
 
 /* General case: broadcast the batch dims, expand both to [batch..., rows, cols], flatten the batch, bmm. */
@@ -148,12 +158,12 @@ static int matmul_batched(SkTensor **result, const SkTensor *a, const SkTensor *
   memcpy(shape, batch, (size_t)nbatch * sizeof *shape);
   shape[nbatch] = n, shape[nbatch + 1] = m1;
   flat[0] = nb_total, flat[1] = n, flat[2] = m1;
-  int rc = sk_expand(&ae, a, (SkIntList){shape, nbatch + 2}, 0);
+  int rc = expand_to(&ae, a, shape, nbatch + 2);
   if (!rc) rc = sk_reshape(&a3, ae, (SkIntList){flat, 3});
 
   shape[nbatch] = m2, shape[nbatch + 1] = p;
   flat[1] = m2, flat[2] = p;
-  if (!rc) rc = sk_expand(&be, b, (SkIntList){shape, nbatch + (db > 1 ? 2 : 1)}, 0);
+  if (!rc) rc = expand_to(&be, b, shape, nbatch + (db > 1 ? 2 : 1));
   if (!rc) rc = sk_reshape(&b3, be, (SkIntList){flat, 3});
 
   if (!rc) rc = sk_bmm(&r, a3, b3);
