@@ -405,6 +405,22 @@ describe("matmul's rank cases", function()
     assert.same(ref(a:contiguous():totable(), { 2, 3, 2 }, { 1, -1 }, { 2 }), sk.matmul(a, T({ 1.0, -1.0 }, { dtype = "float64" })):totable())
     assert.matches("both arguments to matmul need to be at least 1D", h.err(sk.matmul, T(1.0), T({ 1.0 })))
   end)
+  it("folds a strided batch through a view, and takes equal batch shapes without an expand", function()
+    -- a's last dim sliced: not contiguous, but its batch dims still fold into rows (a view)
+    local a = make({ 2, 3, 5 }):narrow(2, 1, 3)
+    assert.is_false(a:is_contiguous())
+    local b = make({ 3, 4 })
+    assert.same(ref(a:contiguous():totable(), { 2, 3, 3 }, b:totable(), { 3, 4 }), sk.matmul(a, b):totable())
+    assert.same(ref(a:contiguous():totable(), { 2, 3, 3 }, { 1, 0, -1 }, { 3 }),
+      sk.matmul(a, T({ 1.0, 0.0, -1.0 }, { dtype = "float64" })):totable())
+    -- batch shapes already equal on both sides, operands transposed (copied on the way to bmm)
+    local q, k = make({ 2, 3, 2, 4 }):transpose(1, 2), make({ 2, 2, 3, 4 }):transpose(-2, -1)
+    assert.same(ref(q:contiguous():totable(), { 2, 2, 3, 4 }, k:contiguous():totable(), { 2, 2, 4, 3 }),
+      sk.matmul(q, k):totable())
+    -- nothing to fold: an empty batch keeps its shape
+    local e = sk.matmul(sk.zeros({ 0, 3, 2 }, { dtype = "float64" }), make({ 2, 5 }))
+    assert.same({ 0, 3, 5 }, e:size())
+  end)
 end)
 
 describe("meta tensors", function()
