@@ -242,7 +242,7 @@ MEMCHECK_PARTS = memcheck-spec-1 memcheck-spec-2 memcheck-spec-3
 .PHONY: $(MEMCHECK_PARTS)
 memcheck-spec: $(MEMCHECK_PARTS)
 $(MEMCHECK_PARTS): memcheck-spec-%: all $(TEST_PROGS)
-	SK_CONFORMANCE_SKIP=plan SK_SPEC_SAMPLE=3 $(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted --exclude-tags=train $(MEMCHECK_SPECS_$*)
+	SK_CONFORMANCE_SKIP=plan SK_SPEC_SAMPLE=3 $(RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted --exclude-tags=train,heap $(MEMCHECK_SPECS_$*)
 # The CUDA module's host code (allocator, launches, copies) on the emulation, under valgrind.
 memcheck-cuda-emu: all cuda-emu
 	$(EMU_RUN) $(VALGRIND_LUA) $(LUA) /usr/bin/busted spec/cuda_spec.lua
@@ -295,7 +295,7 @@ sanitize-c: sanitize-build
 	$(SAN_RUN) $(SAN)/test_arena
 	$(SAN_RUN) $(SAN)/test_two_states
 sanitize-spec: sanitize-build
-	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build,rss spec
+	$(SAN_RUN) busted --lua=$(LUA) --exclude-tags=build,rss,heap spec
 # The CUDA module's host code on the emulation under the sanitizer (the emulation tells ASan
 # of each switch between a fiber's stack and the host thread's).
 sanitize-cuda-emu: sanitize-build

@@ -299,6 +299,40 @@ describe("sk.plan's memory", function()
     assert.is_true(p:stats().arena_bytes <= 2 * 4096)
   end)
 
+  -- Not under memcheck (valgrind itself) nor the sanitizer build (its own malloc): #heap.
+  it("replays without calling malloc, lists of ints and of tensors included (valgrind counts) #heap", function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write([[
+      local sk = require "sk"
+      sk.set_num_threads(1)
+      local g, b = sk.ones(16), sk.zeros(16)
+      local function fn(x)
+        local c = sk.cat({ sk.layer_norm(x, { 16 }, g, b), x }, 0)
+        return c:sum({ 0 }) + c:amax({ 1 }):sum()
+      end
+      local x = sk.randn(4, 16)
+      local p = sk.plan(fn, x)
+      local call = { out = { p(x) } }
+      assert(sk.equal(call.out[1], fn(x)))
+      for _ = 1, tonumber(arg[1]) do p(x, call) end
+      print("replayed " .. arg[1])
+    ]])
+    f:close()
+    local function heap_blocks(replays)
+      local env = string.format("OMP_NUM_THREADS=1 LUA_PATH='%s' LUA_CPATH='%s' ", package.path, package.cpath)
+      local pipe = assert(io.popen(env .. "valgrind --leak-check=no lua5.4 " .. script .. " " .. replays .. " 2>&1"))
+      local out = pipe:read("a")
+      pipe:close()
+      local n = out:match("total heap usage: ([%d,]+) allocs")
+      assert(n and out:find("replayed " .. replays, 1, true), out)
+      return tonumber((n:gsub(",", "")))
+    end
+    local n20, n40 = heap_blocks(20), heap_blocks(40)
+    os.remove(script)
+    assert.equal(n20, n40)
+  end)
+
   it("holds the temporaries kernels make (casts to the common dtype) in the arena", function()
     local function mixed(a, i) -- float32 with int64: each op casts i to float32 first
       local t = (a + i) * (i * 0.5):exp()

@@ -145,6 +145,28 @@ int main(void) {
   sk_stack_free(&s);
   /* }==== */
 
+  /* {==== borrowed lists: stack values that own neither their array nor their tensors ==== */
+  {
+    int64_t dims[2] = {1, 0};
+    SkTensor *ts[2] = {a, b};
+    int ra = a->refcount, rb = b->refcount;
+    CHECK(sk_push_list_borrowed(&s, SK_VAL_INTLIST, dims, 2) == 0 && sk_push_list_borrowed(&s, SK_VAL_TENSORLIST, ts, 2) == 0 &&
+          s.v[0].u.ints == dims && s.v[1].u.tensors == ts && s.v[1].n == 2, "borrowed lists point at the caller's arrays");
+    sk_stack_truncate(&s, 0);
+    CHECK(a->refcount == ra && b->refcount == rb && ts[0] == a && dims[0] == 1, "dropping them frees and releases nothing");
+    sk_push_list_borrowed(&s, SK_VAL_TENSORLIST, ts, 2);
+    CHECK(sk_value_own(&s.v[0]) == 0 && s.v[0].u.tensors != ts && s.v[0].u.tensors[1] == b && a->refcount == ra + 1 &&
+          b->refcount == rb + 1, "sk_value_own copies the array and takes a reference per tensor");
+    sk_stack_free(&s);
+    CHECK(a->refcount == ra && b->refcount == rb, "the owned copy is released with the stack");
+    sk_push_list_borrowed(&s, SK_VAL_INTLIST, dims, 2);
+    sk_stack_truncate(&s, 0);
+    sk_push_intlist(&s, dims, 2); /* the slot again: an owned copy, freed with the stack (valgrind sees a leak if not) */
+    CHECK(s.v[0].dev == 0 && s.v[0].u.ints != dims && s.v[0].u.ints[0] == 1, "a push clears the borrowed mark");
+    sk_stack_free(&s);
+  }
+  /* }==== */
+
   /* {==== unboxed call of a boxed kernel (the generated box adapter); override and restore ==== */
   int calls = 0;
   SkKernel k = {NULL, boxed_forty_two, &calls, "test", 0};

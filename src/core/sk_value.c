@@ -8,6 +8,7 @@
 #include <string.h>
 
 void sk_value_release(SkValue *v) {
+  if (v->tag >= SK_VAL_INTLIST && v->dev == SK_VALUE_LIST_BORROWED) return;
   switch (v->tag) {
   case SK_VAL_TENSOR: if (v->n != SK_VALUE_BORROWED) sk_tensor_release(v->u.t); break;
   case SK_VAL_INTLIST: case SK_VAL_BOOLLIST: free(v->u.ints); break;
@@ -72,6 +73,30 @@ int sk_push_tensorlist_owned(SkStack *s, SkTensor **data, int n) {
   }
   v->u.tensors = data;
   v->n = n;
+  return 0;
+}
+
+int sk_push_list_borrowed(SkStack *s, SkValueTag tag, const void *data, int n) {
+  SkValue *v = sk_stack_push(s, tag);
+  if (!v) return -1;
+  v->dev = SK_VALUE_LIST_BORROWED;
+  v->n = n;
+  if (tag == SK_VAL_DOUBLELIST) v->u.doubles = (double *)data;
+  else if (tag == SK_VAL_TENSORLIST) v->u.tensors = (SkTensor **)data;
+  else v->u.ints = (int64_t *)data;
+  return 0;
+}
+
+int sk_value_own(SkValue *v) {
+  if (v->tag < SK_VAL_INTLIST || v->dev != SK_VALUE_LIST_BORROWED) return 0;
+  size_t elem = v->tag == SK_VAL_TENSORLIST ? sizeof(SkTensor *) : 8;
+  void *copy = malloc((size_t)(v->n ? v->n : 1) * elem);
+  if (!copy) return sk_error("out of memory");
+  if (v->n) memcpy(copy, v->u.ints, (size_t)v->n * elem);
+  if (v->tag == SK_VAL_TENSORLIST)
+    for (int i = 0; i < v->n; i++) sk_tensor_retain(((SkTensor **)copy)[i]);
+  v->u.ints = copy; /* the union's pointers share their bits */
+  v->dev = 0;
   return 0;
 }
 

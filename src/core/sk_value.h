@@ -55,6 +55,10 @@ typedef struct SkValue {
 ** generated boxing adapters): no reference is taken or dropped. Whoever keeps
 ** a tensor beyond the call retains it, as always. */
 #define SK_VALUE_BORROWED 1
+/* The dev byte of a list value whose array (and, for a Tensor[], its tensors' references) a C
+** caller keeps for the whole call: nothing is freed or released with the value. Whoever keeps
+** such a list beyond the call copies it (sk_push_copy does). Every push clears dev. */
+#define SK_VALUE_LIST_BORROWED 1
 
 typedef struct SkStack {
   SkValue *v;
@@ -103,6 +107,7 @@ static inline SkValue *sk_stack_push(SkStack *s, SkValueTag tag) {
   if (sk_stack_reserve(s, 1)) return NULL;
   SkValue *v = &s->v[s->n++];
   v->tag = tag;
+  v->dev = 0;
   v->n = 0;
   return v;
 }
@@ -173,6 +178,11 @@ int sk_push_intlist_owned(SkStack *s, int64_t *data, int n);
 int sk_push_boollist_owned(SkStack *s, int64_t *data, int n);
 int sk_push_doublelist_owned(SkStack *s, double *data, int n);
 int sk_push_copy(SkStack *s, const SkValue *v);                   /* a deep copy of v */
+/* A list of tag (int[], bool[], float[] or Tensor[]) borrowed: see SK_VALUE_LIST_BORROWED. */
+int sk_push_list_borrowed(SkStack *s, SkValueTag tag, const void *data, int n);
+/* Makes a borrowed list value own a copy of its array (and references to its tensors), so that
+** its elements can be replaced; any other value is left as it is. */
+int sk_value_own(SkValue *v);
 
 static inline SkIntList sk_value_intlist(const SkValue *v) { SkIntList l = {v->u.ints, v->n}; return l; }
 static inline SkTensorList sk_value_tensorlist(const SkValue *v) { SkTensorList l = {v->u.tensors, v->n}; return l; }

@@ -50,7 +50,8 @@ typedef struct SkPlanValue {
 
 /* One recorded argument: a copy of the value, or the values of its tensors. */
 typedef struct SkPlanArg {
-  SkValue v;            /* its lists and strings are in the plan's pool; tensors are not held here */
+  SkValue v;            /* its lists and strings are in the plan's pool; tensors are not held here (a
+                        ** Tensor[]'s u.tensors: slots replay fills with the bound tensors) */
   int value;            /* SK_VAL_TENSOR: the value */
   int *values;          /* SK_VAL_TENSORLIST: one value per element (-1: None) */
 } SkPlanArg;

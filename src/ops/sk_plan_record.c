@@ -259,9 +259,10 @@ static int arg_record(SkPlanRecorder *r, SkPlanArg *a, SkValue *v) {
   case SK_VAL_TENSOR:
     a->v.u.t = NULL;
     return (a->value = value_of(r, v->u.t)) < 0 ? -1 : 0;
-  case SK_VAL_TENSORLIST:
-    a->v.u.tensors = NULL;
-    if (!(a->values = pool_alloc(r->p, ((size_t)v->n + 1) * sizeof *a->values))) return -1;
+  case SK_VAL_TENSORLIST: /* u.tensors: where replay puts the list's bound tensors */
+    if (!(a->v.u.tensors = pool_alloc(r->p, ((size_t)v->n + 1) * sizeof *a->v.u.tensors)) ||
+        !(a->values = pool_alloc(r->p, ((size_t)v->n + 1) * sizeof *a->values)))
+      return -1;
     for (int j = 0; j < v->n; j++)
       if ((a->values[j] = v->u.tensors[j] ? value_of(r, v->u.tensors[j]) : -1) < 0 && v->u.tensors[j]) return -1;
     return 0;
@@ -366,6 +367,7 @@ static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
     int i = __builtin_ctzll(m);
     SkValue *v = &a[i];
     int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
+    if (n && sk_value_own(v)) return -1; /* its slots may be replaced below */
     for (int j = 0; j < n; j++) {
       SkTensor **slot = v->tag == SK_VAL_TENSOR ? &v->u.t : &v->u.tensors[j];
       if (!*slot) continue;

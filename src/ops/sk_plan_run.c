@@ -65,21 +65,21 @@ static SkTensor *value_tensor(SkPlan *p, int v) {
   return p->cur[v] = sk_tensor_alias_as(root, x->dtype, x->ndim, x->sizes, x->strides, at / isz);
 }
 
+/* Tensors and lists are pushed borrowed: the plan keeps the lists (its pool) and the bound
+** tensors for the whole call, so a replay step mallocs nothing. */
 static int push_arg(SkPlan *p, SkStack *s, const SkPlanArg *a) {
   if (a->v.tag == SK_VAL_TENSOR) {
     SkTensor *t = value_tensor(p, a->value);
     return t ? sk_push_tensor_present(s, t) : -1;
   }
-  if (a->v.tag != SK_VAL_TENSORLIST) return sk_push_copy(s, &a->v);
-  SkTensor **ts = malloc(((size_t)a->v.n + 1) * sizeof *ts);
-  if (!ts) return sk_error("sk.plan: out of memory");
-  for (int j = 0; j < a->v.n; j++) {
-    ts[j] = a->values[j] < 0 ? NULL : value_tensor(p, a->values[j]);
-    if (a->values[j] >= 0 && !ts[j]) { free(ts); return -1; }
+  if (a->v.tag == SK_VAL_TENSORLIST) {
+    SkTensor **ts = a->v.u.tensors; /* the step's own slots, in the plan's pool */
+    for (int j = 0; j < a->v.n; j++)
+      if (!(ts[j] = a->values[j] < 0 ? NULL : value_tensor(p, a->values[j])) && a->values[j] >= 0) return -1;
+    return sk_push_list_borrowed(s, SK_VAL_TENSORLIST, ts, a->v.n);
   }
-  int rc = sk_push_tensorlist(s, ts, a->v.n);
-  free(ts);
-  return rc;
+  if (a->v.tag >= SK_VAL_INTLIST) return sk_push_list_borrowed(s, (SkValueTag)a->v.tag, a->v.u.ints, a->v.n);
+  return sk_push_copy(s, &a->v);
 }
 
 /* The results of an unmanaged step become the roots of the buffers they make. */
