@@ -367,7 +367,7 @@ static int map_tensors(SkPlanRecorder *r, SkOperator *op, SkValue *a) {
     int i = __builtin_ctzll(m);
     SkValue *v = &a[i];
     int n = v->tag == SK_VAL_TENSOR ? 1 : v->tag == SK_VAL_TENSORLIST ? v->n : 0;
-    if (n && sk_value_own(v)) return -1; /* its slots may be replaced below */
+    if (v->tag == SK_VAL_TENSORLIST && sk_value_own(v)) return -1; /* its slots may be replaced below */
     for (int j = 0; j < n; j++) {
       SkTensor **slot = v->tag == SK_VAL_TENSOR ? &v->u.t : &v->u.tensors[j];
       if (!*slot) continue;
