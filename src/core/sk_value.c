@@ -38,21 +38,35 @@ int sk_stack_grow(SkStack *s, int n) {
   return 0;
 }
 
-/* An owned array (any element type) into a new slot of tag; freed on failure. */
+/* A list value's array: one pointer of the union, by its tag. */
+static void put_array(SkValue *v, void *data, int n) {
+  if (v->tag == SK_VAL_DOUBLELIST) v->u.doubles = data;
+  else if (v->tag == SK_VAL_TENSORLIST) v->u.tensors = data;
+  else v->u.ints = data;
+  v->n = n;
+}
+/* A malloc'd copy of n elements of elem bytes (one element's room when n is 0), or NULL. */
+static void *dup_array(const void *data, size_t elem, int n) {
+  void *copy = malloc((size_t)(n ? n : 1) * elem);
+  if (!copy) return sk_error("out of memory"), NULL;
+  if (n) memcpy(copy, data, (size_t)n * elem);
+  return copy;
+}
+static void retain_all(SkTensor **ts, int n) {
+  for (int i = 0; i < n; i++) sk_tensor_retain(ts[i]);
+}
+
+/* An owned array (any element type but tensors) into a new slot of tag; freed on failure. */
 static int push_owned(SkStack *s, SkValueTag tag, void *data, int n) {
   SkValue *v = sk_stack_push(s, tag);
   if (!v) { free(data); return -1; }
-  if (tag == SK_VAL_DOUBLELIST) v->u.doubles = data;
-  else v->u.ints = data;
-  v->n = n;
+  put_array(v, data, n);
   return 0;
 }
 /* A copy of n elements of elem bytes, pushed owned. */
 static int push_copy_of(SkStack *s, SkValueTag tag, const void *data, size_t elem, int n) {
-  void *copy = malloc((size_t)(n ? n : 1) * elem);
-  if (!copy) return sk_error("out of memory");
-  if (n) memcpy(copy, data, (size_t)n * elem);
-  return push_owned(s, tag, copy, n);
+  void *copy = dup_array(data, elem, n);
+  return copy ? push_owned(s, tag, copy, n) : -1;
 }
 
 int sk_push_intlist(SkStack *s, const int64_t *data, int n) { return push_copy_of(s, SK_VAL_INTLIST, data, sizeof *data, n); }
@@ -71,40 +85,35 @@ int sk_push_tensorlist_owned(SkStack *s, SkTensor **data, int n) {
     free(data);
     return -1;
   }
-  v->u.tensors = data;
-  v->n = n;
+  put_array(v, data, n);
   return 0;
+}
+
+int sk_push_tensorlist(SkStack *s, SkTensor *const *data, int n) {
+  SkTensor **copy = dup_array(data, sizeof *copy, n);
+  if (!copy) return -1;
+  retain_all(copy, n);
+  return sk_push_tensorlist_owned(s, copy, n);
 }
 
 int sk_push_list_borrowed(SkStack *s, SkValueTag tag, const void *data, int n) {
   SkValue *v = sk_stack_push(s, tag);
   if (!v) return -1;
   v->dev = SK_VALUE_LIST_BORROWED;
-  v->n = n;
-  if (tag == SK_VAL_DOUBLELIST) v->u.doubles = (double *)data;
-  else if (tag == SK_VAL_TENSORLIST) v->u.tensors = (SkTensor **)data;
-  else v->u.ints = (int64_t *)data;
+  put_array(v, (void *)data, n);
   return 0;
 }
 
 int sk_value_own(SkValue *v) {
   if (v->tag < SK_VAL_INTLIST || v->dev != SK_VALUE_LIST_BORROWED) return 0;
-  size_t elem = v->tag == SK_VAL_TENSORLIST ? sizeof(SkTensor *) : 8;
-  void *copy = malloc((size_t)(v->n ? v->n : 1) * elem);
-  if (!copy) return sk_error("out of memory");
-  if (v->n) memcpy(copy, v->u.ints, (size_t)v->n * elem);
-  if (v->tag == SK_VAL_TENSORLIST)
-    for (int i = 0; i < v->n; i++) sk_tensor_retain(((SkTensor **)copy)[i]);
-  v->u.ints = copy; /* the union's pointers share their bits */
+  int tensors = v->tag == SK_VAL_TENSORLIST;
+  void *copy = dup_array(tensors ? (const void *)v->u.tensors : (const void *)v->u.ints,
+                         tensors ? sizeof(SkTensor *) : sizeof(int64_t), v->n); /* a double is 8 bytes too */
+  if (!copy) return -1;
+  if (tensors) retain_all(copy, v->n);
+  put_array(v, copy, v->n);
   v->dev = 0;
   return 0;
-}
-
-int sk_push_tensorlist(SkStack *s, SkTensor *const *data, int n) {
-  SkTensor **copy = malloc((size_t)(n ? n : 1) * sizeof *copy);
-  if (!copy) return sk_error("out of memory");
-  for (int i = 0; i < n; i++) copy[i] = sk_tensor_retain(data[i]);
-  return sk_push_tensorlist_owned(s, copy, n);
 }
 
 const char *sk_value_tag_name(SkValueTag t) {
