@@ -94,7 +94,7 @@ static SkTensor *mish(SkTape *tp, const SkTensor *x) { return T(sk_mul(&r, x, T(
 static SkTensor *rrelu(SkTape *tp, const SkTensor *x, double lower, double upper, int training) {
   if (!training) return leaky_relu(tp, x, (lower + upper) / 2);
   SkTensor *slope = T(sk_empty_like(&r, x, -1, -1, sk_device(-1, 0), -1, -1));
-  if (slope && sk_uniform_(slope, lower, upper, NULL)) tp->rc = -1;
+  if (slope && sk_uniform_(slope, lower, upper, NULL)) sk_tape_keep(tp, -1, NULL);
   return T(sk_where_self(&r, T(sk_ge_Scalar(&r, x, sk_scalar_int(0))), x, T(sk_mul(&r, x, slope))));
 }
 /* }==== */
@@ -117,7 +117,7 @@ static SkTensor *rrelu(SkTape *tp, const SkTensor *x, double lower, double upper
     SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;                                 \
     const SkTensor *x = T(sk_clone(&r, self, -1));                             \
     SkTensor *y = x ? EXPR : NULL;                                             \
-    if (!tp->rc && sk_copy_(self, y, 0)) tp->rc = -1;                          \
+    if (!tp->rc && sk_copy_(self, y, 0)) sk_tape_keep(tp, -1, NULL);            \
     return sk_tape_free(tp);                                                   \
   }
 #define BOTH(name, params, EXPR) ACTIVATION(name, params, EXPR) ACTIVATION_(name, params, EXPR)

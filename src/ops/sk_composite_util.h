@@ -139,7 +139,11 @@ static inline int sk_list_done(SkTensorList *result, SkTensor **a, int n, int rc
 ** tape. Once a step fails, later steps return NULL without calling anything — except a step
 ** whose operands were being computed when the failure happened (a nested step's caller),
 ** which fails on its NULL operand: the tape keeps the first error's message and raises it
-** again when freed. sk_tape_take hands one result out; sk_tape_free releases the rest. */
+** again when freed. sk_tape_take hands one result out; sk_tape_free releases the rest.
+** Two rules keep a failure from being lost or dereferenced: a helper that reads an operand's
+** fields (sizes, dtype...) checks tp->rc first, since an operand is NULL once a step failed; and
+** a failure reported outside a step is recorded with sk_tape_keep(tp, rc, NULL), never by
+** setting tp->rc, which would leave the message empty. */
 #define SK_TAPE_N 128 /* layer_norm_double_backward keeps about 80 */
 typedef struct SkTape { SkTensor *t[SK_TAPE_N]; int n, rc; char msg[512]; } SkTape;
 static inline SkTensor *sk_tape_keep(SkTape *tp, int rc, SkTensor *r) {

@@ -258,7 +258,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
   /* the positions past the last offset belong to no bag under include_last_offset: dropped */
   int64_t used = !nb ? 0 : include_last_offset ? off[offsets->numel - 1] : n;
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
-  if (rc) tp->rc = -1, snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+  if (rc) sk_tape_keep(tp, -1, NULL);
   SkDevice dev = weight->device;
   SkTensor *out = NULL, *maxi = NULL;
   if (!tp->rc && mode == 2) {
@@ -268,7 +268,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
     ** an empty bag reports). The output is weight gathered at those rows (0 for an empty bag),
     ** so its gradient reaches the chosen row only, as PyTorch's. */
     int64_t k = 0, *kr = malloc(sizeof(int64_t) * (size_t)(used + 1)), *kb = malloc(sizeof(int64_t) * (size_t)(used + 1));
-    if (!kr || !kb) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+    if (!kr || !kb) sk_tape_keep(tp, sk_error("%s: out of memory", op), NULL);
     for (int64_t i = 0; !tp->rc && i < used; i++)
       if (idx[i] != pad) kr[k] = idx[i], kb[k++] = bag[i];
     int64_t bd[2] = {nb, dim}, kd[2] = {k, dim}, kn = k, flat = -1;
@@ -308,7 +308,7 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
     out = T(sk_scatter_add(&r, T(sk_new_zeros(&r, weight, ((SkIntList){bd, 2}), -1, -1, sk_device(-1, 0), -1)), 0, where, g));
     if (mode == 1) {
       double *inv = malloc(sizeof(double) * (size_t)(nb + 1));
-      if (!inv) tp->rc = sk_error("%s: out of memory", op), snprintf(tp->msg, sizeof tp->msg, "%s", sk_error_message());
+      if (!inv) sk_tape_keep(tp, sk_error("%s: out of memory", op), NULL);
       for (int64_t b = 0; inv && b < nb; b++) inv[b] = cnt[b] ? 1.0 / (double)cnt[b] : 0;
       if (inv && !tp->rc) {
         SkTensor *s = sk_tape_host_tensor(tp, inv, nb, SK_DTYPE_FLOAT64, weight->dtype, dev);

@@ -67,26 +67,32 @@ static void taps(int mode, int64_t o, int64_t in, double scale, int align_corner
   for (int t = 0; t < 4; t++) idx[t] = clamp_index((int64_t)f - 1 + t, in);
 }
 
-/* x resampled along dim d to `out` positions */
-static SkTensor *resample_dim(SkTape *tp, const SkTensor *x, int d, int64_t out, SkOptDouble s, int mode, int align_corners) {
-  int64_t in = x->sizes[d], nt = taps_of[mode];
+/* A 1-d CPU tensor of n elements on the tape: host arrays go through the CPU allocator, so a
+** huge size is its out-of-memory error (and SK_CPU_MAX_ALLOC holds) */
+static SkTensor *host_array(SkTape *tp, int64_t n, SkDType dtype) {
   if (tp->rc) return NULL;
+  SkTensor *a = sk_tensor_empty(1, &n, dtype, SK_CPU);
+  return sk_tape_keep(tp, a ? 0 : -1, a);
+}
+
+/* x resampled along dim d to `out` positions; x is NULL once an earlier pass failed (the tape's rc) */
+static SkTensor *resample_dim(SkTape *tp, const SkTensor *x, int d, int64_t out, SkOptDouble s, int mode, int align_corners) {
+  if (tp->rc) return NULL;
+  int64_t in = x->sizes[d], nt = taps_of[mode];
   /* the identity: at scale 1 every mode maps o to o with weight 1 (cubic's other taps weigh 0);
   ** PyTorch's linear kernels copy a dim of equal sizes whatever the scale */
   if (in == out && (mode == UP_LINEAR || align_corners || !(s.has && s.v > 0 && s.v != 1))) return (SkTensor *)x;
-  int64_t *idx = malloc(sizeof(int64_t) * (size_t)(nt * out + 1));
-  double *w = malloc(sizeof(double) * (size_t)(nt * out + 1));
-  if (!idx || !w) {
-    free(idx), free(w);
-    sk_tape_keep(tp, sk_error("upsample: out of memory"), NULL);
-    return NULL;
-  }
+  /* tap t's indices and weights are elements [t·out, (t + 1)·out) */
+  SkTensor *ti = host_array(tp, nt * out, SK_DTYPE_INT64), *tw = host_array(tp, nt * out, SK_DTYPE_FLOAT64);
+  if (tp->rc) return NULL;
+  int64_t *idx = sk_tensor_data(ti);
+  double *w = sk_tensor_data(tw);
   double scale = scale_of(s, in, out, mode, align_corners);
   for (int64_t o = 0; o < out; o++) {
-    int64_t ti[4];
-    double tw[4];
-    taps(mode, o, in, scale, align_corners, ti, tw);
-    for (int t = 0; t < nt; t++) idx[t * out + o] = ti[t], w[t * out + o] = tw[t];
+    int64_t oi[4];
+    double ow[4];
+    taps(mode, o, in, scale, align_corners, oi, ow);
+    for (int t = 0; t < nt; t++) idx[t * out + o] = oi[t], w[t * out + o] = ow[t];
   }
   /* the weights broadcast along the dims after d */
   int64_t wshape[SK_MAX_DIMS];
@@ -95,15 +101,14 @@ static SkTensor *resample_dim(SkTape *tp, const SkTensor *x, int d, int64_t out,
   for (int k = 1; k < wn; k++) wshape[k] = 1;
   SkTensor *y = NULL;
   for (int t = 0; t < nt && !tp->rc; t++) {
-    SkTensor *g = T(sk_index_select(&r, x, d, sk_tape_host_tensor(tp, idx + t * out, out, SK_DTYPE_INT64, -1, x->device)));
+    SkTensor *it = T(sk_to_device(&r, T(sk_narrow(&r, ti, 0, t * out, out)), x->device, -1, 0, 0, -1));
+    SkTensor *g = T(sk_index_select(&r, x, d, it));
     if (mode >= UP_LINEAR) {
-      SkTensor *wt = T(sk_reshape(&r, sk_tape_host_tensor(tp, w + t * out, out, SK_DTYPE_FLOAT64, x->dtype, x->device),
-                                  ((SkIntList){wshape, wn})));
-      g = T(sk_mul(&r, g, wt));
+      SkTensor *wt = T(sk_to_device(&r, T(sk_narrow(&r, tw, 0, t * out, out)), x->device, (int)x->dtype, 0, 0, -1));
+      g = T(sk_mul(&r, g, T(sk_reshape(&r, wt, ((SkIntList){wshape, wn})))));
     }
     y = y ? T(sk_add(&r, y, g, sk_scalar_int(1))) : g;
   }
-  free(idx), free(w);
   return y;
 }
 
