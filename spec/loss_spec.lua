@@ -412,7 +412,7 @@ describe("ctc_loss", function()
       { "Expected tensor to have size 6 at dimension 0, but got size 5 for argument #2 'targets'", sk.tensor({ 1, 2, 2, 3, 1 }), IL, { 3, 3, 0 } },
       { "input_lengths must be of size batch_size", tg, { 5, 4 }, { 3, 2, 0 } },
       { "target_lengths must be of size batch_size", tg, IL, { 3, 2 } },
-      { "lengths must be non-negative", tg, IL, { 3, -1, 0 } },
+      { "ctc_loss: argument 'target_lengths' must be non-negative, got -1 for batch entry 1", tg, IL, { 3, -1, 0 } },
       { "target 7 of batch entry 1 is out of range for 4 classes", sk.tensor({ { 1, 2, 2 }, { 3, 7, 0 }, { 0, 0, 0 } }), IL, { 3, 2, 0 } },
     }
     for _, c in ipairs(cases) do
@@ -566,6 +566,52 @@ describe("loss modules", function()
     assert.same({ 1, 2, 1e-6, false, "mean" }, { m.margin, m.p, m.eps, m.swap, m.reduction })
     assert.equal(-100, nn.CrossEntropyLoss().ignore_index)
     assert.same({ 0, false }, { nn.CTCLoss().blank, nn.CTCLoss().zero_infinity })
+  end)
+end)
+-- }====
+
+-- {==== Lengths and counts at the int64 limits: an error naming the argument, never a wrapped sum ====
+describe("ctc_loss and pdist at the int64 limits", function()
+  local MAX, MIN = math.maxinteger, math.mininteger
+  local lp = sk.log_softmax(sk.zeros({ 5, 2, 3 }), 2)
+  local padded, flat = sk.tensor({ { 1, 2 }, { 1, 1 } }), sk.tensor({ 1, 2, 1 })
+
+  it("checks every length against its bounds before adding it to anything", function()
+    local cases = {
+      -- the concatenated targets' offsets are the running sum of target_lengths: MAX + 1 wrapped to
+      -- MIN (PyTorch 1.13's message then reads "Expected tensor to have size -9223372036854775808")
+      { "ctc_loss: argument 'target_lengths' sums past the int64 range at batch entry 1 (1), but 'targets' has 3 elements",
+        flat, { 5, 5 }, { MAX, 1 } },
+      { "ctc_loss: argument 'target_lengths' sums past the int64 range at batch entry 1 (4611686018427387904)",
+        flat, { 5, 5 }, { 1 << 62, 1 << 62 } },
+      { "Expected tensor to have size at least 9223372036854775807 at dimension 1, but got size 2 for argument #2 'targets'",
+        padded, { 5, 5 }, { MAX, 1 } },
+      { "Expected input_lengths to have value at most 5, but got value 9223372036854775807", padded, { MAX, 5 }, { 1, 1 } },
+      { "ctc_loss: argument 'input_lengths' must be non-negative, got -9223372036854775808 for batch entry 0",
+        padded, { MIN, 5 }, { 1, 1 } },
+      { "ctc_loss: argument 'target_lengths' must be non-negative, got -9223372036854775808 for batch entry 1",
+        flat, { 5, 5 }, { 1, MIN } },
+    }
+    for _, c in ipairs(cases) do
+      assert.matches(c[1], h.err(sk.ctc_loss, lp, c[2], c[3], c[4]), 1, true)
+    end
+    -- the longest target sizes log_alpha [N, T, 2·max + 1]: an expanded Meta targets reaches MAX
+    local tg = sk.empty({ 1, 1 }, { device = "meta", dtype = "int64" }):expand(1, MAX)
+    local mlp = sk.empty({ 5, 1, 3 }, { device = "meta" })
+    assert.matches("ctc_loss: argument 'target_lengths': the longest target (9223372036854775807) is too long for log_alpha",
+                   h.err(sk._ctc_loss, mlp, tg, { 5 }, { MAX }), 1, true)
+    local _, alpha = sk._ctc_loss(mlp, tg, { 5 }, { 1 << 40 })
+    assert.same({ 1, 5, (1 << 41) + 1 }, alpha:shape())
+  end)
+
+  it("pdist counts the pairs of an expanded input in checked arithmetic", function()
+    -- n·(n - 1)/2 for n = 2^62 rows is past int64: it was computed wrapped and the index
+    -- arrays written past a short allocation
+    for _, n in ipairs({ 1 << 33, 1 << 62, MAX }) do
+      assert.matches("pdist: the pairs of " .. n .. " rows are more than memory can hold",
+                     h.err(sk.pdist, sk.ones(1, 1):expand(n, 1)), 1, true)
+    end
+    h.assert_close({ 5, 10, 5 }, sk.pdist(f64({ { 0, 0 }, { 3, 4 }, { 6, 8 } })):totable(), 1e-6)
   end)
 end)
 -- }====

@@ -15,6 +15,7 @@
 #include "sk_plan.h"
 #include "sk_kernels.h"
 #include "sk_composite_util.h"
+#include "sk_checked.h"
 #include "sk_dispatch.h"
 
 #include <math.h>
@@ -502,8 +503,13 @@ int sk_math_pdist(SkTensor **result, const SkTensor *self, double p) {
   if (!sk_dtype_is_floating(self->dtype)) return sk_error("pdist only supports floating-point dtypes");
   if (!(p >= 0)) return sk_error("pdist only supports non-negative p values");
   if (need_floating(self, "pdist")) return -1;
-  int64_t n = self->sizes[0], np = n > 1 ? n * (n - 1) / 2 : 0, k = 0;
-  int64_t *ij = malloc((size_t)(2 * np + 1) * sizeof *ij);
+  /* n·(n - 1)/2 pairs of two int64 indices, counted in checked arithmetic (an expanded self may
+  ** have 2^62 rows): a count past int64 is more memory than exists */
+  int64_t n = self->sizes[0], np = 0, bytes = 0, k = 0;
+  if (n > 1 && (sk_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n - 1) / 2 : n - 1, &np) ||
+                sk_mul_overflow(np, 2 * (int64_t)sizeof(int64_t), &bytes)))
+    return sk_error("pdist: the pairs of %lld rows are more than memory can hold", (long long)n);
+  int64_t *ij = malloc((size_t)bytes + sizeof *ij);
   if (!ij) return sk_error("pdist: out of memory for %lld pairs", (long long)np);
   for (int64_t i = 0; i < n; i++)
     for (int64_t j = i + 1; j < n; j++) ij[k] = i, ij[np + k] = j, k++;
@@ -580,7 +586,9 @@ int sk_math_cdist(SkTensor **result, const SkTensor *x1, const SkTensor *x2, dou
 
 /* {==== ctc_loss ==== */
 /* ATen's ctc_loss_cpu checks (with its messages), and what PyTorch leaves unchecked: lengths
-** are non-negative. *max_target gets the longest target. */
+** are non-negative, and the sum of the target lengths fits int64 (PyTorch's wraps). Every length
+** is checked against its bounds before it takes part in any arithmetic. *max_target gets the
+** longest target, at most the targets' length. */
 static int ctc_check(const SkTensor *log_probs, const SkTensor *targets, SkIntList il, SkIntList tl, int64_t blank,
                      int64_t *max_target) {
   if (log_probs->ndim != 3)
@@ -596,10 +604,13 @@ static int ctc_check(const SkTensor *log_probs, const SkTensor *targets, SkIntLi
   if (tl.n != n) return sk_error("target_lengths must be of size batch_size");
   int64_t total = 0, mx = 0;
   for (int b = 0; b < n; b++) {
+    const char *arg = il.data[b] < 0 ? "input_lengths" : "target_lengths";
     if (il.data[b] < 0 || tl.data[b] < 0)
-      return sk_error("ctc_loss: lengths must be non-negative, got %s %lld for batch entry %d",
-                      il.data[b] < 0 ? "input_length" : "target_length", (long long)(il.data[b] < 0 ? il.data[b] : tl.data[b]), b);
-    total += tl.data[b];
+      return sk_error("ctc_loss: argument '%s' must be non-negative, got %lld for batch entry %d", arg,
+                      (long long)(il.data[b] < 0 ? il.data[b] : tl.data[b]), b);
+    if (targets->ndim == 1 && sk_add_overflow(total, tl.data[b], &total))
+      return sk_error("ctc_loss: argument 'target_lengths' sums past the int64 range at batch entry %d (%lld), "
+                      "but 'targets' has %lld elements", b, (long long)tl.data[b], (long long)targets->sizes[0]);
     if (tl.data[b] > mx) mx = tl.data[b];
   }
   const char *c = "(while checking arguments for ctc_loss_cpu)";
@@ -620,13 +631,22 @@ static int ctc_check(const SkTensor *log_probs, const SkTensor *targets, SkIntLi
   return 0;
 }
 
+/* log_alpha's sizes [N, T, 2·max_target + 1]; the last overflows only for a Meta targets of more
+** than 2^62 columns */
+static int ctc_alpha_sizes(const SkTensor *log_probs, int64_t mx, int64_t la[3]) {
+  la[0] = log_probs->sizes[1], la[1] = log_probs->sizes[0];
+  if (sk_mul_overflow(mx, 2, &la[2]) || sk_add_overflow(la[2], 1, &la[2]))
+    return sk_error("ctc_loss: argument 'target_lengths': the longest target (%lld) is too long for log_alpha", (long long)mx);
+  return 0;
+}
+
 /* neg_log_likelihood [N] and log_alpha [N, T, 2·max_target + 1], log_probs' dtype */
 int sk_meta_kernel__ctc_loss(SkTensor **result1, SkTensor **result2, const SkTensor *log_probs, const SkTensor *targets,
                              SkIntList input_lengths, SkIntList target_lengths, int64_t blank, int zero_infinity) {
   (void)zero_infinity;
   int64_t mx = 0;
-  if (ctc_check(log_probs, targets, input_lengths, target_lengths, blank, &mx)) return -1;
-  int64_t n = log_probs->sizes[1], la[3] = {n, log_probs->sizes[0], 2 * mx + 1};
+  int64_t n = log_probs->sizes[1], la[3];
+  if (ctc_check(log_probs, targets, input_lengths, target_lengths, blank, &mx) || ctc_alpha_sizes(log_probs, mx, la)) return -1;
   SkTensor *a = sk_tensor_empty(1, &n, log_probs->dtype, SK_META), *b = sk_tensor_empty(3, la, log_probs->dtype, SK_META);
   if (!a || !b) {
     sk_tensor_release(a);
@@ -645,8 +665,8 @@ int sk_meta_kernel__ctc_loss_backward(SkTensor **result, const SkTensor *grad, c
   (void)zero_infinity;
   int64_t mx = 0;
   char a[128];
-  if (ctc_check(log_probs, targets, input_lengths, target_lengths, blank, &mx)) return -1;
-  int64_t n = log_probs->sizes[1], la[3] = {n, log_probs->sizes[0], 2 * mx + 1};
+  int64_t n = log_probs->sizes[1], la[3];
+  if (ctc_check(log_probs, targets, input_lengths, target_lengths, blank, &mx) || ctc_alpha_sizes(log_probs, mx, la)) return -1;
   if (grad->numel != n || neg_log_likelihood->numel != n)
     return sk_error("_ctc_loss_backward: expected grad and neg_log_likelihood of %lld elements, got %lld and %lld",
                     (long long)n, (long long)grad->numel, (long long)neg_log_likelihood->numel);
