@@ -241,6 +241,35 @@ describe("sk.plan refuses", function()
     local r = { five(x, { out = os }) }
     for k = 1, 5 do assert.is_true(r[k] == os[k] and sk.equal(os[k], x + k)) end
   end)
+
+  it("outs that share memory with an input, a captured tensor or another out, before writing anything", function()
+    -- out 1 written first, then read by output 2's step: eager's a * 2 is {2, 4, 6}, a replay
+    -- into x gave {4, 6, 8}; sk refuses rather than orders the writes (docs/planning.md)
+    local two = sk.plan(function(a) return a + 1, a * 2 end, sk.zeros({ 3 }))
+    local a, o = T({ 1.0, 2.0, 3.0 }), sk.zeros({ 3 })
+    assert.matches("sk.plan: out 1 overlaps the memory of argument 1; an out may share no memory with the plan's inputs",
+                   h.err(two, a, { out = { a, o } }), 1, true)
+    assert.matches("sk.plan: out 2 overlaps the memory of argument 1", h.err(two, a, { out = { o, a:view({ 3 }) } }), 1, true)
+    assert.matches("sk.plan: out 2 overlaps the memory of out 1; each out needs memory of its own",
+                   h.err(two, a, { out = { o, o } }), 1, true)
+    assert.same({ 1, 2, 3 }, a:totable())
+    assert.same({ 0, 0, 0 }, o:totable())
+    -- disjoint parts of one buffer are separate memory
+    local buf = sk.zeros({ 2, 3 })
+    two(a, { out = { buf:select(0, 0), buf:select(0, 1) } })
+    assert.same({ { 2, 3, 4 }, { 2, 4, 6 } }, buf:totable())
+    -- a captured weight (the steps read it at each replay), or a view that meets what they read
+    local big = T({ 1.0, 1.0, 1.0, 5.0, 5.0, 5.0 })
+    local w = big:narrow(0, 0, 3)
+    local pw = sk.plan(function(x) return x + w end, sk.zeros({ 3 }))
+    assert.matches("sk.plan: out 1 overlaps the memory of a tensor the plan captured (a constant)",
+                   h.err(pw, a, { out = { w } }), 1, true)
+    assert.matches("sk.plan: out 1 overlaps the memory of a tensor the plan captured (a constant)",
+                   h.err(pw, a, { out = { big:narrow(0, 2, 3) } }), 1, true)
+    assert.same({ 1, 1, 1, 5, 5, 5 }, big:totable())
+    pw(a, { out = { big:narrow(0, 3, 3) } })
+    assert.same({ 1, 1, 1, 2, 3, 4 }, big:totable())
+  end)
 end)
 
 describe("sk.plan's memory", function()

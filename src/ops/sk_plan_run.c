@@ -160,6 +160,28 @@ static int bind_outputs(SkPlan *p, SkTensor *const *outs) {
   return 0;
 }
 
+/* The caller's outs share no memory with an input, a captured tensor or each other: a step writes
+** an out while a later step may still read what it overlaps (the replay does not order writes
+** around reads; sk refuses, as PyTorch does for an out= overlapping a non-elementwise op's input).
+** The constants are checked as the views the steps read (made once, p->val[v].t). */
+static int check_outs_overlap(const SkPlan *p, SkTensor *const *in, SkTensor *const *outs) {
+  for (int i = 0; i < p->nout; i++) {
+    const SkTensor *o = outs[i];
+    for (int j = 0; j < p->nin; j++)
+      if (sk_tensor_may_overlap(o, in[j]))
+        return sk_error("sk.plan: out %d overlaps the memory of argument %d; an out may share no memory with the "
+                        "plan's inputs", i + 1, j + 1);
+    for (int v = 0; v < p->nval; v++)
+      if (p->st[p->val[v].storage].kind == SK_PS_CONST && sk_tensor_may_overlap(o, p->val[v].t))
+        return sk_error("sk.plan: out %d overlaps the memory of a tensor the plan captured (a constant); an out may "
+                        "share no memory with the plan's constants", i + 1);
+    for (int j = 0; j < i; j++)
+      if (sk_tensor_may_overlap(o, outs[j]))
+        return sk_error("sk.plan: out %d overlaps the memory of out %d; each out needs memory of its own", i + 1, j + 1);
+  }
+  return 0;
+}
+
 static void unbind(SkPlan *p) {
   for (int v = 0; v < p->nval; v++) {
     sk_tensor_release(p->cur[v]);
@@ -206,6 +228,7 @@ int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor 
       p->base[b] = in[p->st[b].index]->offset * (int64_t)sk_dtype_size(in[p->st[b].index]->dtype);
     }
   int rc = bind_outputs(p, outs);
+  if (!rc && outs) rc = check_outs_overlap(p, in, outs);
   SkKeySet exclude = sk_tls_exclude;
   sk_tls_exclude |= SK_KEYSET(SK_KEY_AUTOGRAD);
   p->running = 1;
