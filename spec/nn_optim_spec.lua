@@ -177,6 +177,102 @@ describe("sk.optim", function()
   end)
 end)
 
+describe("sk.optim checks its arguments", function()
+  local function leaf() return f64({ 1 }):requires_grad_() end
+  -- the message of optimizer(params, opts) raised at this file's line
+  local function fails(msg, make, params, opts)
+    local e = h.err(function() local o = make(params, opts) return o end)
+    assert.matches("nn_optim_spec.lua:%d+: " .. msg:gsub("[%(%)%.%[%]%-%+%*%?]", "%%%0"), e)
+  end
+  local nan = 0 / 0
+
+  it("every option against its range, in PyTorch's words, NaN included", function()
+    -- a table of each optimizer's options: a bad value of each, the message
+    local bad = {
+      SGD = { { { lr = nan }, "Invalid learning rate: nan" }, { { lr = -0.5 }, "Invalid learning rate: -0.5" },
+              { { momentum = -1 }, "Invalid momentum value: -1" }, { { momentum = nan }, "Invalid momentum value: nan" },
+              { { weight_decay = -1.5 }, "Invalid weight_decay value: -1.5" },
+              { { weight_decay = nan }, "Invalid weight_decay value: nan" },
+              { { dampening = nan }, "Invalid dampening value: nan" },
+              { { nesterov = 1 }, "option 'nesterov' must be a boolean, got number" },
+              { { maximize = "yes" }, "option 'maximize' must be a boolean, got string" },
+              { { lr = "0.1" }, "option 'lr' must be a number, got string" } },
+      Adam = { { { lr = nan }, "Invalid learning rate: nan" }, { { eps = nan }, "Invalid epsilon value: nan" },
+               { { eps = -1e-8 }, "Invalid epsilon value: -1e-08" },
+               { { betas = { 1.0, 0.999 } }, "Invalid beta parameter at index 0: 1.0" },
+               { { betas = { -0.1, 0.999 } }, "Invalid beta parameter at index 0: -0.1" },
+               { { betas = { 0.9, nan } }, "Invalid beta parameter at index 1: nan" },
+               { { betas = 0.9 }, "option 'betas' must be a list of two numbers, got number" },
+               { { weight_decay = -1 }, "Invalid weight_decay value: -1" },
+               { { amsgrad = 0 }, "option 'amsgrad' must be a boolean, got number" } },
+    }
+    bad.AdamW = bad.Adam
+    for name, cases in pairs(bad) do
+      for _, c in ipairs(cases) do fails("sk.optim." .. name .. ": " .. c[2], optim[name], { leaf() }, c[1]) end
+    end
+    -- the edges that are allowed: 0 everywhere, a beta just under 1
+    local p = leaf()
+    optim.Adam({ p }, { lr = 0, eps = 0, betas = { 0, 0.9999999 }, weight_decay = 0 })
+    optim.SGD({ p }, { lr = 0, momentum = 0, dampening = -1, weight_decay = 0 })
+    -- a group's own options are checked as the optimizer's are
+    fails("sk.optim.SGD: Invalid learning rate: nan (parameter group 2)", optim.SGD,
+          { { params = { leaf() } }, { params = { leaf() }, lr = nan } }, { lr = 0.1 })
+    fails("sk.optim.Adam: unexpected option 'foo' (parameter group 1)", optim.Adam, { { params = { leaf() }, foo = 1 } })
+  end)
+
+  it("params: a list of leaf tensors or of groups, each parameter once", function()
+    local p = leaf()
+    fails("sk.optim.SGD: can't optimize a non-leaf Tensor", optim.SGD, { p * 2 })
+    fails("sk.optim.SGD: optimizer contains a parameter group with duplicate parameters (params 1 and 3 of group 1)",
+          optim.SGD, { p, leaf(), p })
+    fails("sk.optim.Adam: some parameters appear in more than one parameter group", optim.Adam,
+          { { params = { p } }, { params = { leaf(), p } } })
+    fails("sk.optim.SGD: params[2] must be a tensor or a parameter group table, got number", optim.SGD, { p, 5 })
+    fails("sk.optim.SGD: params[2] is a parameter group but params[1] is a tensor", optim.SGD, { p, { params = { leaf() } } })
+    fails("sk.optim.SGD: argument 'params' must be a list of tensors or of parameter groups, got number", optim.SGD, 5)
+    fails("sk.optim.SGD: argument 'options' must be a table, got number", optim.SGD, { p }, 0.1)
+    fails("sk.optim.SGD: params[1] (a parameter group) must have a 'params' list of tensors, got nil", optim.SGD, { { lr = 1 } })
+    fails("sk.optim.AdamW: params[1].params[2] must be a tensor, got string", optim.AdamW, { { params = { p, "w" } } })
+    -- a group's params may be one tensor, as PyTorch's
+    local o = optim.SGD({ { params = p }, { params = { leaf() }, lr = 0.5 } }, { lr = 0.1 })
+    assert.same({ 0.1, 0.5, 1 }, { o.param_groups[1].lr, o.param_groups[2].lr, #o.param_groups[1].params })
+  end)
+
+  it("load_state_dict: PyTorch's messages, and a bad state dict leaves the optimizer as it was", function()
+    local o = optim.SGD({ { params = { leaf() } }, { params = { leaf(), leaf() }, lr = 0.5 } }, { lr = 0.1 })
+    local function load(sd) return h.err(function() o:load_state_dict(sd) end) end
+    local pre = "nn_optim_spec.lua:%d+: sk%.optim%.SGD:load_state_dict: "
+    assert.matches(pre .. "argument 'state_dict' must be a table, got number", load(5))
+    assert.matches(pre .. "the state dict has no 'state' table %(got nil%)", load({}))
+    assert.matches(pre .. "the state dict has no 'param_groups' list %(got nil%)", load({ state = {} }))
+    assert.matches(pre .. "loaded state dict has a different number of parameter groups",
+                   load({ state = {}, param_groups = { { params = { 0 } } } }))
+    assert.matches(pre .. "loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+                   load({ state = {}, param_groups = { { params = { 0 } }, { params = { 1 } } } }))
+    assert.matches(pre .. "Invalid learning rate: nan %(loaded parameter group 2%)",
+                   load({ state = {}, param_groups = { { params = { 0 }, lr = 1 }, { params = { 1, 2 }, lr = nan } } }))
+    assert.matches(pre .. "state%[1%] must be a table, got number",
+                   load({ state = { [1] = 5 }, param_groups = { { params = { 0 }, lr = 1 }, { params = { 1, 2 } } } }))
+    assert.same({ 0.1, 0.5 }, { o.param_groups[1].lr, o.param_groups[2].lr })
+    o:load_state_dict({ state = {}, param_groups = { { params = { 0 }, lr = 1 }, { params = { 1, 2 }, lr = 2 } } })
+    assert.same({ 1, 2 }, { o.param_groups[1].lr, o.param_groups[2].lr })
+  end)
+end)
+
+describe("Module:load_state_dict checks its arguments", function()
+  it("names the argument, and a bad entry leaves the module as it was", function()
+    local m = nn.Linear(2, 2)
+    local w = m.weight:clone()
+    local function load(...) local a = table.pack(...) return h.err(function() m:load_state_dict(table.unpack(a, 1, a.n)) end) end
+    assert.matches("nn_optim_spec.lua:%d+: Module:load_state_dict: argument 'state_dict' must be a table, got number", load(5))
+    assert.matches("Module:load_state_dict: argument 'strict' must be a boolean, got number", load({}, 1), 1, true)
+    assert.matches("Module:load_state_dict: state_dict['bias'] must be a tensor, got number",
+                   load({ weight = sk.zeros({ 2, 2 }), bias = 5 }), 1, true)
+    assert.matches("size mismatch for bias", load({ weight = sk.zeros({ 2, 2 }), bias = sk.zeros({ 3 }) }), 1, true)
+    assert.is_true(sk.equal(m.weight, w))
+  end)
+end)
+
 describe("training examples #train", function()
   setup(function() sk.set_num_threads(1) end)
   teardown(function() sk.set_num_threads(2) end)

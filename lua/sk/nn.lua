@@ -91,6 +91,12 @@ return function(sk, core)
     return out
   end
   function methods:load_state_dict(sd, strict)
+    if type(sd) ~= "table" or is_tensor(sd) then
+      raise("Module:load_state_dict: argument 'state_dict' must be a table, got " .. (is_tensor(sd) and "tensor" or type(sd)))
+    end
+    if strict ~= nil and type(strict) ~= "boolean" then
+      raise("Module:load_state_dict: argument 'strict' must be a boolean, got " .. (is_tensor(strict) and "tensor" or type(strict)))
+    end
     if strict == nil then strict = true end
     local own = self:state_dict()
     local missing, unexpected = {}, {}
@@ -102,18 +108,23 @@ return function(sk, core)
       raise(string.format("Error(s) in loading state_dict for %s: missing keys [%s], unexpected keys [%s]", self._name,
         table.concat(missing, ", "), table.concat(unexpected, ", ")))
     end
+    -- every entry checked before any is copied: a bad state dict leaves the module as it was
     for k, t in pairs(own) do
       local v = sd[k]
       if v ~= nil then
-        if not is_tensor(v) then raise("load_state_dict: '" .. k .. "' is not a tensor") end
+        if not is_tensor(v) then
+          raise(string.format("Module:load_state_dict: state_dict['%s'] must be a tensor, got %s", k, type(v)))
+        end
         local a, b = table.concat(t:shape(), ", "), table.concat(v:shape(), ", ")
         if a ~= b then
           raise(string.format("Error(s) in loading state_dict for %s: size mismatch for %s: copying a param with shape [%s] from checkpoint, the shape in current model is [%s].",
             self._name, k, b, a))
         end
-        sk.no_grad(function() t:copy_(v) end)
       end
     end
+    sk.no_grad(function()
+      for k, t in pairs(own) do if sd[k] ~= nil then t:copy_(sd[k]) end end
+    end)
     return self
   end
   function methods:forward() raise(self._name .. ": forward is not implemented") end

@@ -8,25 +8,126 @@ return function(sk, core)
   local Optimizer = {}
   Optimizer.__index = Optimizer
 
-  local function new(name, defaults, params, opts, known, step)
-    opts = opts or {}
-    for k in pairs(opts) do
-      if known[k] == nil then raise(string.format("sk.optim.%s: unexpected option '%s'", name, tostring(k))) end
+  local function is_tensor(v) return getmetatable(v) == core.metatable end
+  local function typename(v) return is_tensor(v) and "tensor" or type(v) end
+  -- a number as Python prints it in PyTorch's messages (Lua's 0/0 prints "-nan")
+  local function num(v) return v ~= v and "nan" or tostring(v) end
+
+  -- {==== Options: each one's rule, shared by every optimizer that has it ====
+  -- A rule returns the message for a bad value (PyTorch's text where it has one), else nil.
+  -- PyTorch's SGD tests `v < 0`, which lets NaN through; sk's tests refuse NaN everywhere.
+  local function at_least_zero(what)
+    return function(v, k)
+      if type(v) ~= "number" then return string.format("option '%s' must be a number, got %s", k, typename(v)) end
+      if not (v >= 0) then return string.format("Invalid %s: %s", what, num(v)) end
     end
+  end
+  local function boolean(v, k)
+    if type(v) ~= "boolean" then return string.format("option '%s' must be a boolean, got %s", k, typename(v)) end
+  end
+  local RULES = {
+    lr = at_least_zero("learning rate"),
+    momentum = at_least_zero("momentum value"),
+    weight_decay = at_least_zero("weight_decay value"),
+    eps = at_least_zero("epsilon value"),
+    dampening = function(v, k) -- any number for PyTorch; NaN would make every parameter NaN
+      if type(v) ~= "number" then return string.format("option '%s' must be a number, got %s", k, typename(v)) end
+      if v ~= v then return "Invalid dampening value: nan" end
+    end,
+    betas = function(v, k)
+      if type(v) ~= "table" or is_tensor(v) or #v ~= 2 or type(v[1]) ~= "number" or type(v[2]) ~= "number" then
+        return string.format("option '%s' must be a list of two numbers, got %s", k, typename(v))
+      end
+      for i = 1, 2 do
+        if not (v[i] >= 0 and v[i] < 1) then return string.format("Invalid beta parameter at index %d: %s", i - 1, num(v[i])) end
+      end
+    end,
+    nesterov = boolean, amsgrad = boolean, maximize = boolean,
+  }
+  -- opts' options for optimizer `name` whose options are the keys of `defaults`; `where` names
+  -- a parameter group in the message
+  local function check_options(name, defaults, opts, where)
+    for k, v in pairs(opts) do
+      if k ~= "params" or not where then
+        if defaults[k] == nil then raise(string.format("sk.optim.%s: unexpected option '%s'%s", name, tostring(k), where or "")) end
+        local bad = RULES[k](v, k)
+        if bad then raise(string.format("sk.optim.%s: %s%s", name, bad, where or "")) end
+      end
+    end
+  end
+  -- }====
+
+  -- {==== Parameters: a list of tensors (one group) or of groups {params = ..., option = ...} ====
+  local function group_params(name, v, gi)
+    local ps = is_tensor(v.params) and { v.params } or v.params
+    if type(ps) ~= "table" or is_tensor(ps) then
+      raise(string.format("sk.optim.%s: params[%d] (a parameter group) must have a 'params' list of tensors, got %s", name,
+        gi, typename(v.params)))
+    end
+    for i, p in ipairs(ps) do
+      if not is_tensor(p) then
+        raise(string.format("sk.optim.%s: params[%d].params[%d] must be a tensor, got %s", name, gi, i, typename(p)))
+      end
+    end
+    return ps
+  end
+
+  -- The groups of params, each a list of tensors (checked: leaves that require grad, each in one
+  -- group once; PyTorch only warns about a parameter twice in one group, sk refuses it too).
+  local function param_groups(name, params)
+    if type(params) ~= "table" or is_tensor(params) then
+      raise(string.format("sk.optim.%s: argument 'params' must be a list of tensors or of parameter groups, got %s", name,
+        typename(params)))
+    end
+    if #params == 0 then raise("sk.optim." .. name .. ": optimizer got an empty parameter list") end
+    local groups, loose = {}, is_tensor(params[1])
+    for i, v in ipairs(params) do
+      if not is_tensor(v) and (type(v) ~= "table" or getmetatable(v) ~= nil) then
+        raise(string.format("sk.optim.%s: params[%d] must be a tensor or a parameter group table, got %s", name, i, typename(v)))
+      end
+      if is_tensor(v) ~= loose then
+        raise(string.format("sk.optim.%s: params[%d] is a %s but params[1] is a %s: give a list of tensors or a list of "
+          .. "parameter groups", name, i, loose and "parameter group" or "tensor", loose and "tensor" or "parameter group"))
+      end
+    end
+    if loose then groups[1] = { params = params }
+    else for gi, v in ipairs(params) do groups[gi] = v end end
+    local seen = {}
+    for gi, g in ipairs(groups) do
+      local here = {}
+      for i, p in ipairs(loose and g.params or group_params(name, g, gi)) do
+        if not p:requires_grad() then raise("sk.optim." .. name .. ": can't optimize a tensor that does not require grad") end
+        if not p:is_leaf() then raise("sk.optim." .. name .. ": can't optimize a non-leaf Tensor") end
+        if here[p] then
+          raise(string.format("sk.optim.%s: optimizer contains a parameter group with duplicate parameters (params %d and %d "
+            .. "of group %d)", name, here[p], i, gi))
+        end
+        if seen[p] then raise("sk.optim." .. name .. ": some parameters appear in more than one parameter group") end
+        here[p] = i
+      end
+      for p in pairs(here) do seen[p] = true end
+    end
+    return groups, loose
+  end
+  -- }====
+
+  local function new(name, defaults, params, opts, step)
+    if opts ~= nil and (type(opts) ~= "table" or is_tensor(opts)) then
+      raise(string.format("sk.optim.%s: argument 'options' must be a table, got %s", name, typename(opts)))
+    end
+    opts = opts or {}
+    check_options(name, defaults, opts)
     local d = {}
     for k, v in pairs(defaults) do d[k] = opts[k] == nil and v or opts[k] end
-    if type(d.lr) ~= "number" or d.lr < 0 then raise(string.format("sk.optim.%s: Invalid learning rate: %s", name, tostring(d.lr))) end
-    if type(params) ~= "table" or #params == 0 then raise("sk.optim." .. name .. ": optimizer got an empty parameter list") end
+    local given, loose = param_groups(name, params)
     local groups = {}
-    if getmetatable(params[1]) == core.metatable then params = { { params = params } } end
-    for _, g in ipairs(params) do
+    for gi, g in ipairs(given) do
+      if not loose then check_options(name, defaults, g, string.format(" (parameter group %d)", gi)) end
       local grp = {}
       for k, v in pairs(d) do grp[k] = v end
       for k, v in pairs(g) do grp[k] = v end
-      for _, p in ipairs(grp.params) do
-        if not p:requires_grad() then raise("sk.optim." .. name .. ": can't optimize a tensor that does not require grad") end
-      end
-      groups[#groups + 1] = grp
+      if is_tensor(grp.params) then grp.params = { grp.params } end
+      groups[gi] = grp
     end
     return setmetatable({ name = name, param_groups = groups, defaults = d, state = {}, _step = step }, Optimizer)
   end
@@ -73,7 +174,7 @@ return function(sk, core)
         local st = self.state[p]
         if st then
           local c = {}
-          for k, v in pairs(st) do c[k] = getmetatable(v) == core.metatable and v:clone() or v end
+          for k, v in pairs(st) do c[k] = is_tensor(v) and v:clone() or v end
           state[i] = c
         end
         i = i + 1
@@ -84,19 +185,37 @@ return function(sk, core)
     return { state = state, param_groups = groups }
   end
 
+  -- Everything checked before anything is written: a bad state dict leaves the optimizer as it was.
   function Optimizer:load_state_dict(sd)
+    local pre = "sk.optim." .. self.name .. ":load_state_dict: "
+    if type(sd) ~= "table" or is_tensor(sd) then raise(pre .. "argument 'state_dict' must be a table, got " .. typename(sd)) end
+    if type(sd.state) ~= "table" then raise(pre .. "the state dict has no 'state' table (got " .. typename(sd.state) .. ")") end
+    if type(sd.param_groups) ~= "table" then
+      raise(pre .. "the state dict has no 'param_groups' list (got " .. typename(sd.param_groups) .. ")")
+    end
+    if #sd.param_groups ~= #self.param_groups then raise(pre .. "loaded state dict has a different number of parameter groups") end
     local i = 0
     for gi, g in ipairs(self.param_groups) do
       local sg = sd.param_groups[gi]
-      if not sg or #sg.params ~= #g.params then
-        raise("loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
+      if type(sg) ~= "table" or type(sg.params) ~= "table" or #sg.params ~= #g.params then
+        raise(pre .. "loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
       end
-      for k, v in pairs(sg) do if k ~= "params" then g[k] = v end end
+      check_options(self.name .. ":load_state_dict", self.defaults, sg, string.format(" (loaded parameter group %d)", gi))
+      for _ in ipairs(g.params) do
+        if sd.state[i] ~= nil and type(sd.state[i]) ~= "table" then
+          raise(string.format("%sstate[%d] must be a table, got %s", pre, i, typename(sd.state[i])))
+        end
+        i = i + 1
+      end
+    end
+    i = 0
+    for gi, g in ipairs(self.param_groups) do
+      for k, v in pairs(sd.param_groups[gi]) do if k ~= "params" then g[k] = v end end
       for _, p in ipairs(g.params) do
         local st = sd.state[i]
         if st then
           local c = {}
-          for k, v in pairs(st) do c[k] = getmetatable(v) == core.metatable and v:clone() or v end
+          for k, v in pairs(st) do c[k] = is_tensor(v) and v:clone() or v end
           self.state[p] = c
         end
         i = i + 1
@@ -107,7 +226,7 @@ return function(sk, core)
   -- {==== SGD ====
   local SGD = { lr = 1e-3, momentum = 0, dampening = 0, nesterov = false, weight_decay = 0, maximize = false }
   function optim.SGD(params, opts)
-    local o = new("SGD", SGD, params, opts, SGD, function(p, grad, st, g)
+    local o = new("SGD", SGD, params, opts, function(p, grad, st, g)
       local d = g.maximize and -grad or grad
       if g.weight_decay ~= 0 then d = d:add(p, { alpha = g.weight_decay }) end
       if g.momentum ~= 0 then
@@ -160,8 +279,8 @@ return function(sk, core)
       p:addcdiv_(st.exp_avg, denom, { value = -g.lr / bc1 })
     end
   end
-  function optim.Adam(params, opts) return new("Adam", ADAM, params, opts, ADAM, adam_step(false)) end
-  function optim.AdamW(params, opts) return new("AdamW", ADAMW, params, opts, ADAMW, adam_step(true)) end
+  function optim.Adam(params, opts) return new("Adam", ADAM, params, opts, adam_step(false)) end
+  function optim.AdamW(params, opts) return new("AdamW", ADAMW, params, opts, adam_step(true)) end
   -- }====
 
   return optim
