@@ -310,3 +310,25 @@ describe("convolution_backward", function()
       return sk.autograd.grad(sk.conv2d(xx:detach(), a):sin():sum(), { a }, { create_graph = true })[1] end, { ww }))
   end)
 end)
+
+describe("sizes past int64 in convolution and pooling messages", function()
+  -- the window arithmetic is 128-bit, so these sizes are known exactly; they used to be cast to
+  -- long long for the message ("Kernel size: (-1 x -1)"). Values by hand, M = 2^63 - 1:
+  local M = math.maxinteger
+  it("are printed exactly", function()
+    -- dilated extent M·(3 - 1) + 1 = 2^64 - 1
+    assert.matches("sk.conv2d: Calculated padded input size per channel: (4 x 4). Kernel size: (18446744073709551615 x "
+                   .. "18446744073709551615). Kernel size can't be greater than actual input size",
+                   h.err(sk.conv2d, sk.ones({ 1, 1, 4, 4 }), sk.ones({ 1, 1, 3, 3 }), nil, 1, 0, M), 1, true)
+    -- (4 + 2M - 3) / 1 + 1 = 2^64
+    assert.matches("sk.conv2d: the output size 18446744073709551616 x 18446744073709551616 overflows",
+                   h.err(sk.conv2d, sk.ones({ 1, 1, 4, 4 }), sk.ones({ 1, 1, 3, 3 }), nil, 1, M), 1, true)
+    -- (4 - 1)·M + (2M + 1) = 5M + 1 = 5·2^63 - 4
+    assert.matches("sk.conv_transpose2d: the output size 46116860184273879036 x 46116860184273879036 overflows",
+                   h.err(sk.conv_transpose2d, sk.ones({ 1, 1, 4, 4 }), sk.ones({ 1, 1, 3, 3 }), nil, M, 0, 0, 1, M), 1, true)
+    -- floor((4 + 2 - 2M - 1) / 1) + 1 = 8 - 2^64
+    assert.matches("sk.max_pool2d: Given input size: (1x4x4). Calculated output size: (1x-18446744073709551608x"
+                   .. "-18446744073709551608). Output size is too small",
+                   h.err(sk.max_pool2d, sk.ones({ 1, 1, 4, 4 }), 3, 1, 1, M), 1, true)
+  end)
+end)

@@ -17,4 +17,21 @@ static inline int sk_sub_overflow(int64_t a, int64_t b, int64_t *out) { return _
 /* ceil(a / b) for a >= 0, b > 0, without forming a + b - 1 (b may be huge). */
 static inline int64_t sk_ceil_div(int64_t a, int64_t b) { return a == 0 ? 0 : (a - 1) / b + 1; }
 
+#ifdef __SIZEOF_INT128__
+/* v in decimal: a size computed in 128-bit arithmetic (to know when it overflows) is printed as
+** it is in an error, never cast to long long (which shows a wrapped value). buf holds
+** SK_I128_CHARS: 39 digits, a sign and the NUL. */
+#define SK_I128_CHARS 41
+static inline const char *sk_i128_str(__int128 v, char *buf) {
+  char t[SK_I128_CHARS];
+  int n = 0, k = 0;
+  unsigned __int128 u = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+  do t[n++] = (char)('0' + (int)(u % 10)); while ((u /= 10) != 0);
+  if (v < 0) buf[k++] = '-';
+  while (n) buf[k++] = t[--n];
+  buf[k] = 0;
+  return buf;
+}
+#endif
+
 #endif

@@ -9,6 +9,7 @@
 #include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
+#include "sk_checked.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,12 +36,13 @@ static int any_below(const int64_t *v, int n, int64_t lo) {
   return 0;
 }
 
-/* "5 x 5": PyTorch's per-channel size lists. */
+/* "5 x 5": PyTorch's per-channel size lists, each exact (they may pass int64). */
 static const char *by_str(int n, const __int128 *v, char *buf, size_t len) {
+  char d[SK_I128_CHARS];
   size_t at = 0;
   buf[0] = 0;
   for (int i = 0; i < n && at < len; i++)
-    at += (size_t)snprintf(buf + at, len - at, "%s%lld", i ? " x " : "", (long long)v[i]);
+    at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? " x " : "", sk_i128_str(v[i], d));
   return buf;
 }
 

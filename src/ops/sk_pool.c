@@ -10,6 +10,7 @@
 #include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
+#include "sk_checked.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -68,10 +69,11 @@ static void fill_planes(SkPoolGeom *g, const SkTensor *self, int nsp) {
   }
 }
 
-/* "(3x1x1)": the channels, then the spatial sizes. */
+/* "(3x1x1)": the channels, then the spatial sizes, each exact (they may pass int64). */
 static const char *by_str(int64_t c, int n, const __int128 *v, char *buf, size_t len) {
+  char d[SK_I128_CHARS];
   size_t at = (size_t)snprintf(buf, len, "%lld", (long long)c);
-  for (int i = 0; i < n && at < len; i++) at += (size_t)snprintf(buf + at, len - at, "x%lld", (long long)v[i]);
+  for (int i = 0; i < n && at < len; i++) at += (size_t)snprintf(buf + at, len - at, "x%s", sk_i128_str(v[i], d));
   return buf;
 }
 
