@@ -286,6 +286,8 @@ local function dim_value()
 end
 local ARGNAME_INT = { -- int arguments by name: dims are small or edge, sizes follow ctx.real
   dim = dim_value, dim0 = dim_value, dim1 = dim_value, start_dim = dim_value, end_dim = dim_value,
+  -- ctc_loss's lengths are summed and compared: small, or at the int64 limits
+  input_lengths = dim_value, target_lengths = dim_value,
 }
 local GEN = {
   Tensor = function() return a_tensor("t") end,
@@ -909,6 +911,7 @@ local function case_plan()
     local _ = p(x), p:stats(), p:graph()
     p(x)
     if dynamic then p(a_tensor("x")) end
+    if chance(0.2) then p(x, { out = { x } }) end -- an out that is the input: refused, never replayed
   end
 end
 
