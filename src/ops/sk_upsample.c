@@ -11,7 +11,6 @@
 #include "sk_composite_util.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define T(call) SK_TAPE_STEP(tp, call)
