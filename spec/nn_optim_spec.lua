@@ -217,7 +217,9 @@ describe("sk.optim checks its arguments", function()
     -- a group's own options are checked as the optimizer's are
     fails("sk.optim.SGD: Invalid learning rate: nan (parameter group 2)", optim.SGD,
           { { params = { leaf() } }, { params = { leaf() }, lr = nan } }, { lr = 0.1 })
-    fails("sk.optim.Adam: unexpected option 'foo' (parameter group 1)", optim.Adam, { { params = { leaf() }, foo = 1 } })
+    -- a group may carry keys that are not options, as PyTorch's do; they are kept as given
+    local named = optim.Adam({ { params = { leaf() }, name = "encoder" } })
+    assert.equal("encoder", named.param_groups[1].name)
   end)
 
   it("params: a list of leaf tensors or of groups, each parameter once", function()

@@ -48,10 +48,12 @@ return function(sk, core)
   -- a parameter group in the message
   local function check_options(name, defaults, opts, where)
     for k, v in pairs(opts) do
-      if k ~= "params" or not where then
-        if defaults[k] == nil then raise(string.format("sk.optim.%s: unexpected option '%s'%s", name, tostring(k), where or "")) end
+      -- a group keeps keys that are not options (PyTorch's groups carry e.g. a 'name')
+      if defaults[k] ~= nil then
         local bad = RULES[k](v, k)
         if bad then raise(string.format("sk.optim.%s: %s%s", name, bad, where or "")) end
+      elseif not where then
+        raise(string.format("sk.optim.%s: unexpected option '%s'", name, tostring(k)))
       end
     end
   end
