@@ -425,6 +425,19 @@ describe("special functions", function()
                    h.err(sk.special_chebyshev_polynomial_t, T{ 0.5 }:half(), T{ 1.0 }:half()), 1, true)
   end)
 
+  it("orthogonal polynomials: the degree is n cast to int64 (toward zero; NaN, ±inf, |n| >= 2^63 negative)", function()
+    -- PyTorch 1.13 (static_cast<int64_t>(n) on x86): n in (-1, 0) is degree 0, so every polynomial
+    -- is 1 there, even at x = NaN; n <= -1, NaN, ±inf, ±1e19 and 9.3e18 (past 2^63) give 0
+    for name in pairs(POLY) do
+      close(sk["special_" .. name](F64{ 0.3, nan, 1, -1, 0.3 }, F64{ -0.5, -0.5, -0.99, -0.99, 0.5 }), { 1, 1, 1, 1, 1 }, 0)
+      close(sk["special_" .. name](F64{ 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3 }, F64{ -1, -1.5, nan, inf, -inf, 1e19, 9.3e18 }),
+            { 0, 0, 0, 0, 0, 0, 0 }, 0)
+      close(sk["special_" .. name](F64{ 0.3, nan }, F64{ -1.7, 1.7 }), { 0, nan }, 0)
+      close(sk["special_" .. name](F64{ 0.3 }, F64{ -0.5 }):float(), { 1 }, 0)
+    end
+    close(sk.special.chebyshev_polynomial_t(T{ 0.3 }, T(-0.5)), { 1 }, 0)
+  end)
+
   it("sk.special holds every special_* op under its short name; the aliases call the main ops", function()
     for name, fn in pairs(sk) do
       local short = type(name) == "string" and name:match("^special_(.+)$")
