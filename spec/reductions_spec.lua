@@ -164,6 +164,16 @@ describe("aminmax", function()
     assert.same({ 1, 1 }, lo:shape())
   end)
 
+  it("keeps a 0-d input's shape [] with dim and keepdim (PyTorch 1.13 gives [1] for keepdim)", function()
+    for _, keep in ipairs { false, true } do
+      local lo, hi = sk.aminmax(T(3.5), { dim = 0, keepdim = keep })
+      assert.same({}, lo:shape()); assert.same({}, hi:shape())
+      assert.equal(3.5, lo:item()); assert.equal(3.5, hi:item())
+    end
+    local lo = sk.aminmax(T(-2), { dim = -1, keepdim = true })
+    assert.same({}, lo:shape())
+  end)
+
   it("writes both outs and refuses empty reductions with PyTorch's texts", function()
     local a, b = sk.empty({ 2 }), sk.empty({ 2 })
     sk.aminmax(T({ { 1, 5 }, { -2, 0 } }), { dim = 1, min = a, max = b })

@@ -110,8 +110,11 @@ static double sf_digamma(double x) {
   return result + log(x) - 0.5 / x - y;
 }
 
+/* At 0 and the negative integers, a double pole: +inf from both sides (PyTorch's reflection
+** 1/sin²(πx) gives a large finite value there, 6.6e32 at -1). */
 static double sf_trigamma(double x) {
   double sign = 1, result = 0;
+  if (x <= 0 && x == trunc(x)) return INFINITY;
   if (x < 0.5) {
     sign = -1;
     double s = sin(PI * x);
