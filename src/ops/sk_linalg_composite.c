@@ -141,10 +141,7 @@ int sk_math_linalg_vector_norm(SkTensor **result, const SkTensor *self, SkScalar
     for (int d = 0; d < self->ndim; d++) all[d] = d;
     dims = (SkIntList){all, self->ndim};
   }
-  if (!rc) {
-    if (self->ndim == 0) rc = sk_abs(result, x);
-    else rc = sk_norm_ScalarOpt_dim(result, x, ord, dims, keepdim);
-  }
+  if (!rc) rc = sk_norm_ScalarOpt_dim(result, x, ord, dims, keepdim); /* a 0-d x too: ord 0 counts, not |x| */
   sk_tensor_release(x);
   return rc;
 }
