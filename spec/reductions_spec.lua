@@ -220,6 +220,15 @@ describe("diff", function()
     assert.same({ { -1, 1, 1, 4 }, { -5, -2, -2, 7 } }, sk.diff(m, 1, 1, T({ { 2 }, { 10 } }), T({ { 3, 7 }, { 1, 8 } })):totable())
   end)
 
+  it("n = 0 returns the input unchanged, without prepend and append (PyTorch, NumPy)", function()
+    local x = T({ 1, 2, 4 })
+    assert.same({ 1, 2, 4 }, sk.diff(x, 0, 0, T({ 9 }), T({ 7 })):totable())
+    assert.same({ true, false }, sk.diff(T({ true, false }), 0, 0, T({ true })):totable())
+    local r = sk.diff(T({ { 1, 2 } }), 0, 1, T({ { 5 } }))
+    assert.same({ { 1, 2 } }, r:totable())
+    assert.matches("diff expects prepend or append to be the same dimension as input", h.err(sk.diff, x, 0, 0, T({ { 9 } })))
+  end)
+
   it("uses logical_xor for bool and keeps every numeric dtype", function()
     assert.same({ true, false, true }, sk.diff(T({ true, false, false, true })):totable())
     for _, dt in ipairs(NUM) do
