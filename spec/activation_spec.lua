@@ -58,6 +58,43 @@ describe("activations", function()
     end)
   end
 
+  it("hardtanh is min(max(x, min_val), max_val): max_val wins when min_val > max_val; relu6 is hardtanh(0, 6)", function()
+    -- PyTorch 1.13: hardtanh(x, 2, 1) is 1 everywhere (NaN stays NaN); its gradient is 0 there
+    local x = sk.tensor({ -3, 0.5, 1, 5, 0 / 0 }, { dtype = "float64" })
+    local y = sk.hardtanh(x, 2, 1):totable()
+    assert.same({ 1, 1, 1, 1 }, { y[1], y[2], y[3], y[4] }); assert.is_true(y[5] ~= y[5])
+    local z = x:clone(); z:hardtanh_(2, 1)
+    assert.same({ 1, 1, 1, 1 }, { table.unpack(z:totable(), 1, 4) })
+    local g = sk.tensor({ -3, 0.5, 1, 5 }, { requires_grad = true })
+    sk.hardtanh(g, 2, 1):sum():backward()
+    assert.same({ 0, 0, 0, 0 }, g.grad:totable())
+    g = sk.tensor({ -3, 0.5, 1, 5 }, { requires_grad = true })
+    sk.hardtanh(g, -1, 1):sum():backward()
+    assert.same({ 0, 1, 0, 0 }, g.grad:totable()) -- 0 at the bound itself, as hardtanh_backward
+    assert.same({ 0, 6, 2 }, sk.relu6(sk.tensor({ -3, 7, 2 })):totable())
+  end)
+
+  it("hardtanh keeps an integer dtype (bounds truncate, as PyTorch's clamp into it); refuses bool and uint8 below 0", function()
+    -- PyTorch 1.13 values
+    for _, dt in ipairs { "int8", "int16", "int32", "int64" } do
+      local x = sk.tensor({ -3, 0, 1, 5 }, { dtype = dt })
+      local y = sk.hardtanh(x)
+      assert.equal(dt, y:dtype())
+      assert.same({ -1, 0, 1, 1 }, y:totable())
+      assert.same({ -1, 0, 1, 2 }, sk.hardtanh(x, -1.5, 2.5):totable())
+      assert.same({ 1, 1, 1, 1 }, sk.hardtanh(x, 2, 1):totable())
+      local z = x:clone(); z:hardtanh_(-1, 1)
+      assert.same({ -1, 0, 1, 1 }, z:totable())
+      assert.equal(dt, sk.relu6(x):dtype())
+    end
+    local u = sk.tensor({ 0, 3, 9 }, { dtype = "uint8" })
+    assert.same({ 1, 1, 1 }, sk.hardtanh(u, 2, 1):totable())
+    assert.same({ 0, 3, 6 }, sk.relu6(u):totable())
+    assert.equal("uint8", sk.relu6(u):dtype())
+    assert.matches("cannot do hardtanh on an unsigned type with negative limits", h.err(sk.hardtanh, u), 1, true)
+    assert.matches("Bool inputs not supported for hardtanh", h.err(sk.hardtanh, sk.tensor({ true })), 1, true)
+  end)
+
   it("keeps gradients finite where a discarded branch would overflow", function()
     local x = sk.tensor({ -200, 200, 0, 100 }, { dtype = "float32", requires_grad = true })
     for _, f in ipairs({ sk.elu, sk.selu, sk.mish, sk.log_sigmoid, sk.softplus }) do

@@ -1206,6 +1206,50 @@ describe("pinv and matrix_rank's tolerance overloads", function()
     close({ { 0.25, 1, 0 }, { 0.5, 2, 0 } }, diag(sk.pinverse(A, 0.2)))
   end)
 
+  it("hermitian = true reads the lower triangle only (eigh): |λ| against the tolerance, 1/λ kept signed", function()
+    -- A's lower triangle makes S = [[2, 1, 0.5], [1, 3, -1], [0.5, -1, -4]], invertible: pinv(A) = S⁻¹
+    local a = { { 2, 7, -3 }, { 1, 3, 5 }, { 0.5, -1, -4 } }
+    local s = { { 2, 1, 0.5 }, { 1, 3, -1 }, { 0.5, -1, -4 } }
+    for _, call in ipairs { function(x) return sk.linalg.pinv(x, { hermitian = true }) end,
+                            function(x) return sk.linalg.pinv(x, 1e-15, true) end,
+                            function(x) return sk.linalg.pinv(x, T(1e-15), true) end,
+                            function(x) return sk.linalg.pinv(x, { rtol = T(1e-15), hermitian = true }) end } do
+      local p = call(T(a)):totable()
+      assert.is_true(maxdiff(matmul(p, s), eye(3)) <= 1e-14)
+    end
+    assert.equal(3, sk.linalg.matrix_rank(T(a), { hermitian = true }):item())
+    -- the lower triangle of [[1, 9], [1, 1]] is the rank-1 [[1, 1], [1, 1]]
+    assert.equal(1, sk.linalg.matrix_rank(T { { 1, 9 }, { 1, 1 } }, { hermitian = true }):item())
+    assert.equal(1, sk.linalg.matrix_rank(T { { 1, 9 }, { 1, 1 } }, 1e-10, true):item())
+    assert.equal(2, sk.linalg.matrix_rank(T { { 1, 9 }, { 1, 1 } }):item())
+    -- the tolerance compares |λ| with rtol·max|λ|: a negative eigenvalue -1e-3 of [[4, 0], [0, -1e-3]]
+    local c = T { { 4, 0 }, { 0, -1e-3 } }
+    close({ { 0.25, 0 }, { 0, 0 } }, sk.linalg.pinv(c, { rtol = 1e-2, hermitian = true }):totable())
+    close({ { 0.25, 0 }, { 0, -1000 } }, sk.linalg.pinv(c, { rtol = 1e-4, hermitian = true }):totable())
+    close({ { 0.25, 0 }, { 0, -1000 } }, sk.linalg.pinv(c, { atol = 1e-4, hermitian = true }):totable())
+    assert.equal(1, sk.linalg.matrix_rank(c, { rtol = 1e-2, hermitian = true }):item())
+    assert.matches("linalg.eigh: A must be batches of square matrices, but they are 2 by 3 matrices",
+                   h.err(sk.linalg.pinv, sk.ones({ 2, 3 }, { dtype = "float64" }), { hermitian = true }), 1, true)
+  end)
+
+  it("hermitian pinv's gradient (through eigh) is PyTorch's for a symmetric input", function()
+    -- PyTorch 1.13: d sum(pinv(S, hermitian=True)) / dS, the same as the SVD pinv's there
+    local want = { { -0.2552908587257622, -0.047867036011080236, 0.10637119113573407 },
+                   { -0.04786703601108024, -0.008975069252077545, 0.01994459833795012 },
+                   { 0.10637119113573403, 0.01994459833795013, -0.04432132963988918 } }
+    local x = T { { 2, 1, 0.5 }, { 1, 3, -1 }, { 0.5, -1, -4 } }:requires_grad_()
+    sk.linalg.pinv(x, { hermitian = true }):sum():backward()
+    assert.is_true(maxdiff(x.grad:totable(), want) <= 1e-13)
+    -- eigh's own gradient is symmetric (PyTorch's skew projection of Vᵀ·gV): of sum(V³), PyTorch 1.13
+    local y = T { { 2, 1, 0.5 }, { 1, 3, -1 }, { 0.5, -1, -4 } }:requires_grad_()
+    local _, V = sk.linalg.eigh(y)
+    V:pow(3):sum():backward()
+    local g = { { 0.4354047343717371, 0.248642442832274, -0.028543618348309548 },
+                { 0.248642442832274, -0.41149509570420095, 0.10035200180862716 },
+                { -0.028543618348309548, 0.10035200180862718, -0.023909638667536065 } }
+    assert.is_true(maxdiff(y.grad:totable(), g) <= 1e-13)
+  end)
+
   it("has out= variants of every overload", function()
     local o = sk.empty({ 0 }, { dtype = "int64" })
     sk.linalg.matrix_rank(A, { atol = T { 0.005, 0.4 }, out = o })

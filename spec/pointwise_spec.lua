@@ -212,6 +212,37 @@ describe("unary math ops", function()
     assert.matches("\"lgamma_vml_cpu\" not implemented for 'Half'", h.err(sk.lgamma, T{ 1.0 }:half()), 1, true)
   end)
 
+  it("polygamma at its poles 0, -1, -2: trigamma is +inf (a double pole), the others PyTorch's", function()
+    -- PyTorch 1.13: digamma -inf at 0, +inf at -0, NaN at the negative integers; n = 2, 4 give
+    -- -inf and n = 3 +inf; its trigamma is finite at the negative integers (6.6e32 at -1 in
+    -- float64, 1.3e15 in float32) where sk gives +inf (docs/pytorch_differences.md)
+    for _, dt in ipairs { "float64", "float32" } do
+      local x = T({ 0, -0.0, -1, -2 }, { dtype = dt })
+      local d = vals(sk.polygamma(0, x))
+      assert.equal(-inf, d[1]); assert.equal(inf, d[2]); assert.is_true(d[3] ~= d[3] and d[4] ~= d[4])
+      close(sk.polygamma(1, x), { inf, inf, inf, inf }, 0)
+      close(sk.polygamma(2, x), { -inf, -inf, -inf, -inf }, 0)
+      close(sk.polygamma(3, x), { inf, inf, inf, inf }, 0)
+      close(sk.polygamma(4, x), { -inf, -inf, -inf, -inf }, 0)
+    end
+    close(sk.polygamma(1, F64{ -1.5 }), { pi ^ 2 / 2 + 4 + 4 / 9 }, 1e-8) -- off the poles, unchanged
+  end)
+
+  it("float64 Bessel j0, j1, y0, y1 are libm's: near their zeros within 1e-16 (absolute) of the exact values", function()
+    -- exact values from mpmath (30 digits); PyTorch 1.13 is off by 1.3e-4 relative at j0(5.5237),
+    -- 2.9e-4 at y1(5.4339) and 1.5e-14 absolute at y1's first zero (docs/pytorch_differences.md)
+    local cases = {
+      { "j0", 5.523674558186062, 0.0012233435369695644862 }, { "j1", 7.019173057685895, 0.0010760542165061462512 },
+      { "y0", 7.078992997665888, -0.0021191457399994722401 }, { "y1", 5.433944648216071, -0.0014504089119607061112 },
+      { "j0", 2.404825557695773, -6.1087652597367303971e-17 }, { "j1", 3.8317059702075125, -6.1498073569949060914e-17 },
+      { "y0", 0.8935769662791675, -2.3389279284062103119e-17 }, { "y1", 2.197141326031017, 2.5133066789221220687e-17 },
+    }
+    for _, c in ipairs(cases) do
+      local got = vals(sk["special_bessel_" .. c[1]](F64{ c[2] }))[1]
+      assert.is_true(abs(got - c[3]) <= 1e-15 * math.max(abs(c[3]), 0.1), c[1] .. "(" .. c[2] .. ") = " .. got)
+    end
+  end)
+
   it("mvlgamma: sum of lgamma(x - i/2) plus p(p-1)/4 log(pi)", function()
     close(sk.mvlgamma(F64{ 2.5, 3 }, 3), {
       vals(sk.lgamma(F64{ 2.5 }))[1] + vals(sk.lgamma(F64{ 2 }))[1] + vals(sk.lgamma(F64{ 1.5 }))[1] + 1.5 * log(pi),
@@ -423,6 +454,19 @@ describe("special functions", function()
     assert.is_true(vals(sk.special_hermite_polynomial_h(F64{ 0.5 }, F64{ 600 }))[1] ~= vals(sk.special_hermite_polynomial_h(F64{ 0.5 }, F64{ 600 }))[1])
     assert.matches("\"chebyshev_polynomial_t_cpu\" not implemented for 'Half'",
                    h.err(sk.special_chebyshev_polynomial_t, T{ 0.5 }:half(), T{ 1.0 }:half()), 1, true)
+  end)
+
+  it("orthogonal polynomials: the degree is n cast to int64 (toward zero; NaN, ±inf, |n| >= 2^63 negative)", function()
+    -- PyTorch 1.13 (static_cast<int64_t>(n) on x86): n in (-1, 0) is degree 0, so every polynomial
+    -- is 1 there, even at x = NaN; n <= -1, NaN, ±inf, ±1e19 and 9.3e18 (past 2^63) give 0
+    for name in pairs(POLY) do
+      close(sk["special_" .. name](F64{ 0.3, nan, 1, -1, 0.3 }, F64{ -0.5, -0.5, -0.99, -0.99, 0.5 }), { 1, 1, 1, 1, 1 }, 0)
+      close(sk["special_" .. name](F64{ 0.3, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3 }, F64{ -1, -1.5, nan, inf, -inf, 1e19, 9.3e18 }),
+            { 0, 0, 0, 0, 0, 0, 0 }, 0)
+      close(sk["special_" .. name](F64{ 0.3, nan }, F64{ -1.7, 1.7 }), { 0, nan }, 0)
+      close(sk["special_" .. name](F64{ 0.3 }, F64{ -0.5 }):float(), { 1 }, 0)
+    end
+    close(sk.special.chebyshev_polynomial_t(T{ 0.3 }, T(-0.5)), { 1 }, 0)
   end)
 
   it("sk.special holds every special_* op under its short name; the aliases call the main ops", function()

@@ -275,6 +275,17 @@ describe("norm", function()
     assert.same({0}, sk.zeros({2, 0}):norm(-1, 0):shape())
     assert.equal(0, sk.zeros({0}):norm():item())
   end)
+  it("linalg.vector_norm of a 0-d tensor is the norm of its one element for every ord (ord 0 counts)", function()
+    -- PyTorch 1.13: ord 0 of -2.5 is 1 (a nonzero), of 0 is 0; every other ord is |x|
+    for _, o in ipairs({ inf, -inf, 0, 1, 2, 3.5, -1 }) do
+      local want = o == 0 and 1 or 2.5
+      assert.equal(want, sk.linalg.vector_norm(T(-2.5), o):item(), tostring(o))
+      assert.equal(0, sk.linalg.vector_norm(T(0.0), o):item(), tostring(o))
+      local k = sk.linalg.vector_norm(T(-2.5), o, { 0 }, true)
+      assert.same({}, k:shape()); assert.equal(want, k:item())
+    end
+    assert.equal("float64", sk.linalg.vector_norm(T(3.0), 0, nil, false, { dtype = "float64" }):dtype())
+  end)
   it("reads non-contiguous inputs, writes out, runs on Meta", function()
     h.assert_close(x:t():norm(1, 0):totable(), ref_reduce(rows, {3, 4}, {1}, fnorm(1)), 1e-12)
     local out = sk.empty({0}, {dtype = "float64"})

@@ -164,6 +164,16 @@ describe("aminmax", function()
     assert.same({ 1, 1 }, lo:shape())
   end)
 
+  it("keeps a 0-d input's shape [] with dim and keepdim (PyTorch 1.13 gives [1] for keepdim)", function()
+    for _, keep in ipairs { false, true } do
+      local lo, hi = sk.aminmax(T(3.5), { dim = 0, keepdim = keep })
+      assert.same({}, lo:shape()); assert.same({}, hi:shape())
+      assert.equal(3.5, lo:item()); assert.equal(3.5, hi:item())
+    end
+    local lo = sk.aminmax(T(-2), { dim = -1, keepdim = true })
+    assert.same({}, lo:shape())
+  end)
+
   it("writes both outs and refuses empty reductions with PyTorch's texts", function()
     local a, b = sk.empty({ 2 }), sk.empty({ 2 })
     sk.aminmax(T({ { 1, 5 }, { -2, 0 } }), { dim = 1, min = a, max = b })
@@ -208,6 +218,15 @@ describe("diff", function()
     local m = T({ { 1, 2 }, { 5, 3 } })
     assert.same({ { 4, 1 } }, sk.diff(m, 1, 0):totable())
     assert.same({ { -1, 1, 1, 4 }, { -5, -2, -2, 7 } }, sk.diff(m, 1, 1, T({ { 2 }, { 10 } }), T({ { 3, 7 }, { 1, 8 } })):totable())
+  end)
+
+  it("n = 0 returns the input unchanged, without prepend and append (PyTorch, NumPy)", function()
+    local x = T({ 1, 2, 4 })
+    assert.same({ 1, 2, 4 }, sk.diff(x, 0, 0, T({ 9 }), T({ 7 })):totable())
+    assert.same({ true, false }, sk.diff(T({ true, false }), 0, 0, T({ true })):totable())
+    local r = sk.diff(T({ { 1, 2 } }), 0, 1, T({ { 5 } }))
+    assert.same({ { 1, 2 } }, r:totable())
+    assert.matches("diff expects prepend or append to be the same dimension as input", h.err(sk.diff, x, 0, 0, T({ { 9 } })))
   end)
 
   it("uses logical_xor for bool and keeps every numeric dtype", function()

@@ -279,6 +279,26 @@ describe("products", function()
                    h.err(sk.inner, sk.zeros { 2, 3 }, sk.zeros { 4 }))
   end)
 
+  it("addr on bool is logical, (beta && self) || (alpha && vec1 ⊗ vec2), and stays bool", function()
+    -- PyTorch 1.13 values
+    local s, v1, v2 = T({ { true, false }, { false, true } }), T { true, false }, T { true, true }
+    local cases = { { 1, 1, { { true, true }, { false, true } } }, { true, true, { { true, true }, { false, true } } },
+                    { false, true, { { true, false }, { false, true } } }, { true, false, { { true, true }, { false, false } } },
+                    { 0, 0, { { false, false }, { false, false } } }, { 2, 3, { { true, true }, { false, true } } } }
+    for _, c in ipairs(cases) do
+      local r = sk.addr(s, v1, v2, { alpha = c[1], beta = c[2] })
+      assert.equal("bool", r:dtype())
+      assert.same(c[3], vals(r))
+    end
+    local y = s:clone()
+    y:addr_(v1, v2, { beta = false })
+    assert.same({ { true, true }, { false, false } }, vals(y))
+    assert.matches("For integral input tensors, argument alpha must not be a floating point number.",
+                   h.err(sk.addr, s, v1, v2, { alpha = 1.5 }))
+    assert.matches("For integral input tensors, argument beta must not be a floating point number.",
+                   h.err(sk.addr, s, v1, v2, { beta = 0.5 }))
+  end)
+
   it("addbmm sums the batch of products; addr adds an outer product; vdot is dot", function()
     local s = T({ { 1, 1 }, { 1, 1 } }, "float64")
     local b1 = range(12):view { 3, 2, 2 }

@@ -110,8 +110,11 @@ static double sf_digamma(double x) {
   return result + log(x) - 0.5 / x - y;
 }
 
+/* At 0 and the negative integers, a double pole: +inf from both sides (PyTorch's reflection
+** 1/sin²(πx) gives a large finite value there, 6.6e32 at -1). */
 static double sf_trigamma(double x) {
   double sign = 1, result = 0;
+  if (x <= 0 && x == trunc(x)) return INFINITY;
   if (x < 0.5) {
     sign = -1;
     double s = sin(PI * x);
@@ -622,9 +625,11 @@ static double sf_airy_ai(double x) {
   return 0.355028053887817239260 * f - 0.258819403792806798405 * g;
 }
 
-/* The orthogonal polynomials of PyTorch (x, n): n is truncated toward zero; a negative or non-finite
-** n gives 0. The recurrences stop once a value is NaN (it stays NaN). */
-static int64_t poly_n(double n) { return n >= 0 && n < 9.2e18 ? (int64_t)n : -1; }
+/* The orthogonal polynomials of PyTorch (x, n): the degree is n cast to int64 as every float to
+** integer cast is (sk_elem.h: truncation toward zero, so n in (-1, 0) is degree 0; NaN, ±inf and
+** |n| >= 2^63 give INT64_MIN); a negative degree gives 0. Every polynomial takes its degree here.
+** The recurrences stop once a value is NaN (it stays NaN). */
+static int64_t poly_n(double n) { return sk_double_to_int64(n); }
 /* Laguerre and Legendre stay bounded, so their recurrences would run to any n: past this degree
 ** they are NaN (sk's limit; PyTorch would loop n times). */
 #define POLY_MAX_DEGREE ((int64_t)1 << 24)

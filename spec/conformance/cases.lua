@@ -577,6 +577,10 @@ for _, a in ipairs(ACTS) do
   for _, v in ipairs(a[2]) do nc[#nc + 1] = v end
   row { op = a[1], args = nc, dtypes = F32 }
 end
+row { op = "hardtanh", args = { T{2, 3}, 0.5, -0.5 }, dtypes = FLOATS, variants = { "functional", "inplace" } } -- max wins
+row { op = "hardtanh", args = { T({2, 3}, { lo = -3, hi = 3 }), -1.5, 2.5 }, dtypes = { "int8", "int16", "int32", "int64" } }
+row { op = "hardtanh", args = { T{2, 3} }, dtypes = { "uint8" }, raises = "unsigned type with negative limits" }
+row { op = "hardtanh", args = { T{2, 3} }, dtypes = { "bool" }, raises = "Bool inputs not supported for hardtanh" }
 row { op = "glu", args = { T{2, 4} }, dtypes = FLOATS }
 row { op = "glu", args = { T{4, 3}, 0 }, dtypes = F32 }
 row { op = "glu", args = { T{2, 3} }, dtypes = F32, raises = "Halving dimension must be even" }
@@ -1066,7 +1070,8 @@ local SI = {
   { "addbmm", ALL4, { T{2, 4}, T{3, 2, 5}, T{3, 5, 4} }, { T{4}, T{2, 2, 3}, T{2, 3, 4}, kw = { beta = 0.5, alpha = 2 } },
     { T{2, 4}, T{3, 2, 5}, T{2, 5, 4}, raises = "same number of batches" }, { T{2, 4}, T{2, 5}, T{3, 5, 4}, raises = "3D tensor" } },
   { "addr", ALL4, { T{2, 3}, T{2}, T{3} }, { T{3}, T{2}, T{3}, kw = { beta = 2, alpha = 0.5 } }, { T{2, 3}, T{2}, T{3}, kw = { beta = 0 } },
-    { T{2, 3}, T{2, 1}, T{3}, raises = "1-D argument vec1" } },
+    { T{2, 3}, T{2, 1}, T{3}, raises = "1-D argument vec1" },
+    { T({2, 3}, { dtype = "bool" }), T({2}, { dtype = "bool" }), T({3}, { dtype = "bool" }), kw = { beta = false } } },
   { "vdot", FN_M_OUT, { T{3}, T{3} }, { T{2, 2}, T{2, 2}, raises = "1D tensors expected" } },
   { "cross", FN_M_OUT, { T{2, 3}, T{2, 3} }, { T{3, 2}, T{3, 2}, 0 }, { T{3, 2, layout = "transposed"}, T{3, 1} },
     { T{2, 4}, T{2, 4}, raises = "no dimension of size 3" } },
@@ -1074,7 +1079,8 @@ local SI = {
     { T{2, 3}, T{3}, raises = "same number of dimensions" }, { T{3, 2}, T{3, 2}, raises = "must have length 3" } },
   { "einsum", nil, { "ij,jk->ik", L{ T{2, 3}, T{3, 4} } }, { "bhqd,bhkd->bhqk", L{ T{2, 2, 3, 4}, T{2, 2, 5, 4} } },
     { "ii->i", L{ T{3, 3} } }, { "...ij,jk", L{ T{2, 2, 3}, T{3, 1} } }, { "ij,jk,kl->il", L{ T{2, 3}, T{3, 4}, T{4, 2} }, kw = { path = { 1, 2, 0, 1 } } },
-    { "ij,jk->ik", L{ T{2, 3}, T{4, 5} }, raises = "does not broadcast" }, { "ij", L{ T{2, 3}, T{2} }, raises = "more operands" } },
+    { "ij,jk->ik", L{ T{2, 3}, T{4, 5} }, raises = "does not broadcast" }, { "ij", L{ T{2, 3}, T{2} }, raises = "more operands" },
+    { "ij->i", L{ T({2, 1}, { dtype = "int32" }) } } },
   { "block_diag", nil, { L{ T{}, T{2}, T{2, 1} } }, { L{ T{2, 3}, T({1, 2}, { dtype = "int32" }) } }, { L{ T{2, 2, 2} }, raises = "2 or fewer" } },
   { "max", FN_M, { T{2, 3}, T{3} } },
   { "min", FN_M, { T{2, 3}, T{2, 1} } },
@@ -1195,7 +1201,7 @@ local RD = {
     { T({2, 3}, { dtype = "int32" }), raises = "std_mean only support floating point" } },
   { "diff", ALL, FN_M_OUT, { T{2, 4} }, { T{2, 4}, 2, 0 }, { T{2, 4}, 1, 1, T{2, 1}, T{2, 2} }, { T{3}, 5 },
     { T{}, raises = "at least one-dimensional" }, { T{3}, -1, raises = "order must be non-negative" },
-    { T{2, 3}, 1, 1, T{3}, raises = "same dimension as input" } },
+    { T{2, 3}, 1, 1, T{3}, raises = "same dimension as input" }, { T{3}, 0, 0, T{1}, T{2} } },
   { "trace", NUM, FN_M, { T{3, 4} }, { T{0, 2} }, { T{3}, raises = "expected a matrix" },
     { T({2, 2}, { dtype = "bool" }), raises = "not implemented for 'Bool'" } },
   { "dist", FLOATS, FN_M, { T{2, 3}, T{2, 3} }, { T{2, 3}, T{3}, 1 }, { T{2, 3}, T{2, 3}, 0 }, { T{2, 3}, T{2, 3}, math.huge } },
@@ -1341,6 +1347,8 @@ do
     row { op = "special_" .. p, args = { UNIT, DEGREES }, dtypes = ALL, variants = FN_OUT }
     row { op = "special_" .. p, args = { 0.5, DEGREES }, dtypes = { "float64" } }
     row { op = "special_" .. p, args = { UNIT, 3 }, dtypes = { "float64" }, variants = FN_OUT }
+    -- degree edges: (-1, 0) is degree 0; NaN, inf and past 2^63 are negative degrees
+    row { op = "special_" .. p, args = { UNIT, T({2, 3}, { values = { -0.5, -0.99, -1, 0 / 0, 1 / 0, 1e19 } }) }, dtypes = { "float64" } }
   end
   row { op = "heaviside", args = { T({2, 3}, { values = { -1, 0, 2, 0, 3, -4 } }), T{2, 3} }, dtypes = ALL, variants = ALL4 }
   row { op = "heaviside", args = { T{2, 3}, T({2, 3}, { dtype = "float64" }) }, dtypes = F32, raises = "different dtypes" }
@@ -1475,8 +1483,10 @@ local LINALG = {
   { "linalg_matrix_power", FN_OUT, { T{3, 3}, 3 }, { T{2, 3, 3}, 0 }, { T{3, 3}, -1 }, { T{2, 3}, 2, raises = "square matrices" } },
   { "linalg_multi_dot", FN_OUT, { L{ T{2, 3}, T{3, 4}, T{4, 2} } }, { L{ T{3}, T{3, 2}, T{2} } }, { L{ T{2, 3} }, raises = "at least 2 tensors" } },
   { "linalg_vecdot", FN_OUT, { T{2, 3}, T{3} }, { T{3, 2}, T{3, 2}, kw = { dim = 0 } } },
-  { "linalg_vector_norm", FN_OUT, { T{2, 3} }, { T{2, 3}, 1, { 1 }, true }, { T{2, 3}, math.huge }, { T{2, 3}, 2, kw = { dtype = "float64" } } },
-  { "linalg_pinv", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { rtol = 0.1 } }, { T{4, 3}, 0.1 }, { T{2, 4, 3}, T{2} } },
+  { "linalg_vector_norm", FN_OUT, { T{2, 3} }, { T{2, 3}, 1, { 1 }, true }, { T{2, 3}, math.huge }, { T{2, 3}, 2, kw = { dtype = "float64" } },
+    { T{}, 0 }, { T{}, -1, { 0 }, true } },
+  { "linalg_pinv", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { rtol = 0.1 } }, { T{4, 3}, 0.1 }, { T{2, 4, 3}, T{2} },
+    { T{2, 3, 3}, kw = { hermitian = true } } },
   { "pinverse", nil, { T{4, 3} }, { T{3, 4}, 0.1 } },
   { "linalg_matrix_rank", FN_OUT, { T{4, 3} }, { T{2, 3, 4}, kw = { atol = 0.5 } }, { T{4, 3}, 0.5 }, { T{2, 4, 3}, T{2} } },
   { "cholesky_solve", FN_M_OUT, { T{3, 2}, T({3, 3}, { values = SPD3 }) }, { T{3, 2}, T({3, 3}, { values = SPD3 }), true } },

@@ -278,15 +278,17 @@ int sk_grad_householder_product_backward(SkTensorList *out, const SkTensor *grad
 
 /* {==== Spectral ==== */
 /* eig / eigh (PyTorch's linalg_eig_backward, real eigenvalues): with E[i][j] = λj - λi,
-** gA = V⁻ᵀ·(diag(gλ) + offdiag(Vᵀ·gV - Vᵀ·V·diag(Vᵀ·gV)) / E)·Vᵀ; V⁻ᵀ = V for eigh, where the
-** correction for the normalization of the eigenvectors vanishes. */
+** gA = V⁻ᵀ·(diag(gλ) + offdiag(Vᵀ·gV - Vᵀ·V·diag(Vᵀ·gV)) / E)·Vᵀ; V⁻ᵀ = V for eigh, where
+** Vᵀ·gV is projected onto the skew-symmetric matrices instead, (M - Mᵀ)/2 (the tangent space
+** of the orthogonal group): divided by the antisymmetric E it is symmetric, so gA is too. */
 int sk_grad_linalg_eig_backward(SkTensor **out, const SkTensor *gL, const SkTensor *gV, const SkTensor *L,
                                 const SkTensor *V, int is_hermitian) {
   if (V->ndim < 2 || V->sizes[V->ndim - 1] != L->sizes[L->ndim - 1])
     return sk_error("linalg.eigh: the derivative of the eigenvalues needs the eigenvectors, which were not computed");
   SkTape tape = TAPE_INIT, *tp = &tape;
   SkTensor *Vt = mT(tp, V), *VhgV = mm(tp, Vt, gV);
-  if (!is_hermitian) VhgV = t_sub(tp, VhgV, mm(tp, Vt, t_mul(tp, V, row(tp, diag(tp, VhgV)))));
+  if (is_hermitian) VhgV = t_scale(tp, t_sub(tp, VhgV, mT(tp, VhgV)), 0.5);
+  else VhgV = t_sub(tp, VhgV, mm(tp, Vt, t_mul(tp, V, row(tp, diag(tp, VhgV)))));
   SkTensor *ret = set_diag(tp, t_div(tp, VhgV, gaps(tp, L)), gL);
   SkTensor *gA = is_hermitian ? mm(tp, V, mm(tp, ret, Vt)) : T_(sk_linalg_solve(&r, Vt, mm(tp, ret, Vt), 1));
   return sk_tape_result(tp, gA, out);

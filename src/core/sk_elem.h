@@ -1,19 +1,23 @@
 /*
 ** sk_elem.h — one element of any dtype, read and written through a pointer
 ** Host code and CUDA device code both include these, so a conversion gives the
-** same value on either side. Integer stores of floating values truncate as C
-** casts do, but saturate out of range and map NaN to 0 (no undefined cast).
+** same value on either side. Integer stores of floating values truncate toward
+** zero as C casts do; NaN, ±inf and values outside the target's range (int64 for
+** int64, int32 for the narrower dtypes, which then keep the low bits) give the
+** type's minimum, x86's "integer indefinite" (cvttsd2si), which is what PyTorch
+** gives on x86 — defined here on every machine, never C's undefined cast.
 */
 #ifndef SK_ELEM_H
 #define SK_ELEM_H
 
 #include "sk_dtype.h"
 
+/* The comparisons are false for NaN; the bounds are exact doubles (±2^63, ±2^31). */
 SK_HD static inline int64_t sk_double_to_int64(double v) {
-  if (v != v) return 0;
-  if (v >= 9223372036854775807.0) return INT64_MAX;
-  if (v <= -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)v;
+  return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? (int64_t)v : INT64_MIN;
+}
+SK_HD static inline int32_t sk_double_to_int32(double v) {
+  return v > -2147483649.0 && v < 2147483648.0 ? (int32_t)v : INT32_MIN;
 }
 
 /* Bool and integer dtypes only. */
@@ -65,7 +69,8 @@ SK_HD static inline int64_t sk_elem_load_int64(const void *p, SkDType t) {
 SK_HD static inline void sk_elem_store_double(void *p, SkDType t, double v) {
   if (sk_dtype_is_floating(t)) sk_elem_store_floating(p, t, v);
   else if (t == SK_DTYPE_BOOL) *(uint8_t *)p = v != 0;
-  else sk_elem_store_integral(p, t, sk_double_to_int64(v));
+  else if (t == SK_DTYPE_INT64) *(int64_t *)p = sk_double_to_int64(v);
+  else sk_elem_store_integral(p, t, sk_double_to_int32(v));
 }
 SK_HD static inline void sk_elem_store_int64(void *p, SkDType t, int64_t v) {
   if (sk_dtype_is_floating(t)) sk_elem_store_floating(p, t, (double)v);

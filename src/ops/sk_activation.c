@@ -34,11 +34,19 @@ static SkTensor *elu(SkTape *tp, const SkTensor *x, double alpha, double scale, 
   return T(sk_where_self(&r, T(sk_le_Scalar(&r, x, sk_scalar_int(0))), neg, T(sk_mul_Scalar(&r, x, sk_scalar_float(scale)))));
 }
 
-/* x <= lo ? lo : x >= hi ? hi : x — constants at the bounds, so the gradient there is 0 (PyTorch's
-** hardtanh_backward), and NaN stays NaN */
+/* min(max(x, lo), hi), PyTorch's clamp: hi wins when lo > hi. y = x <= lo ? lo : x, then
+** y >= hi ? hi : y — constants at the bounds, so the gradient there is 0 (PyTorch's
+** hardtanh_backward), and NaN stays NaN. The result keeps x's dtype (an integer x: the bounds
+** truncate, as PyTorch's clamp into an integer tensor); bool, and uint8 with a negative bound,
+** are refused as PyTorch refuses them. */
 static SkTensor *hardtanh(SkTape *tp, const SkTensor *x, SkScalar lo, SkScalar hi) {
-  SkTensor *upper = T(sk_where_self(&r, T(sk_ge_Scalar(&r, x, hi)), sk_tape_number(tp, hi), x));
-  return T(sk_where_self(&r, T(sk_le_Scalar(&r, x, lo)), sk_tape_number(tp, lo), upper));
+  if (tp->rc) return NULL;
+  if (x->dtype == SK_DTYPE_BOOL) return sk_tape_keep(tp, sk_error("Bool inputs not supported for hardtanh"), NULL);
+  if (x->dtype == SK_DTYPE_UINT8 && (dbl(lo) < 0 || dbl(hi) < 0))
+    return sk_tape_keep(tp, sk_error("cannot do hardtanh on an unsigned type with negative limits"), NULL);
+  SkTensor *lower = T(sk_where_self(&r, T(sk_le_Scalar(&r, x, lo)), sk_tape_number(tp, lo), x));
+  SkTensor *y = T(sk_where_self(&r, T(sk_ge_Scalar(&r, lower, hi)), sk_tape_number(tp, hi), lower));
+  return y && y->dtype != x->dtype ? T(sk_to_dtype(&r, y, x->dtype, 0, 0, -1)) : y;
 }
 
 /* relu6(x + 3) / 6 */

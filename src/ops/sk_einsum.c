@@ -200,15 +200,20 @@ static uint32_t dims_in(const SkTensor *t) {
   return m;
 }
 
-/* sum the summable dims of *t that `others` (a mask) lacks */
-static int sum_lonely(SkTensor **t, uint32_t others, uint32_t summable) {
+/* sum the dims of *t in mask m (kept, size 1) by sum, so with sum's dtype rule (integers and
+** bool give int64) */
+static int sum_dims(SkTensor **t, uint32_t m) {
   int64_t d[SK_MAX_DIMS];
   int n = 0;
-  uint32_t m = dims_in(*t) & summable & ~others;
   for (int g = 0; g < (*t)->ndim; g++)
     if (m >> g & 1) d[n++] = g;
   if (n) STEP(t, sk_sum_dim_IntList(&r, *t, (SkIntList){d, n}, 1, -1));
   return 0;
+}
+
+/* sum the summable dims of *t that `others` (a mask) lacks */
+static int sum_lonely(SkTensor **t, uint32_t others, uint32_t summable) {
+  return sum_dims(t, dims_in(*t) & summable & ~others);
 }
 
 /* a times b (both in the layout, lonely dims summed), summing `sum` (dims in both) */
@@ -393,7 +398,9 @@ int sk_math_einsum(SkTensor **result, const char *equation, SkTensorList tensors
     order[0] = 0, order[1] = 1;
   }
   int left = n;
-  if (left == 1 && sum_lonely(&ops[0], 0, summable)) goto done;
+  /* one operand: every summed subscript is summed by sum, size 1 too, as PyTorch's einsum does
+  ** (an integer operand gives int64 whenever a subscript is summed away) */
+  if (left == 1 && sum_dims(&ops[0], summable)) goto done;
   for (int s = 0; s < np; s += 2) {
     int64_t i = order[s], j = order[s + 1];
     if (j < i) { int64_t x = i; i = j, j = x; }

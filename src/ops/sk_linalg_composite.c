@@ -141,20 +141,18 @@ int sk_math_linalg_vector_norm(SkTensor **result, const SkTensor *self, SkScalar
     for (int d = 0; d < self->ndim; d++) all[d] = d;
     dims = (SkIntList){all, self->ndim};
   }
-  if (!rc) {
-    if (self->ndim == 0) rc = sk_abs(result, x);
-    else rc = sk_norm_ScalarOpt_dim(result, x, ord, dims, keepdim);
-  }
+  if (!rc) rc = sk_norm_ScalarOpt_dim(result, x, ord, dims, keepdim); /* a 0-d x too: ord 0 counts, not |x| */
   sk_tensor_release(x);
   return rc;
 }
 /* }==== */
 
-/* {==== pinv, matrix_rank, pinverse (over the SVD) ====
+/* {==== pinv, matrix_rank, pinverse (over the SVD, or eigh for hermitian) ====
 ** PyTorch's tolerance (get_atol_rtol): max(atol, rtol·σ_max) per matrix, atol and rtol float64
 ** tensors broadcast against the batch; atol absent is 0; rtol absent is eps·max(m, n), or 0 where
 ** atol > 0 when atol is given. The float overloads, rcond (rtol, atol 0) and tol (atol, rtol 0)
-** are 0-d tensors of these. */
+** are 0-d tensors of these. hermitian = true reads the lower triangle only, as PyTorch: the
+** eigendecomposition A = V·diag(w)·Vᵀ (eigh, UPLO 'L'), whose |w| are the singular values. */
 static int tol_of(SkTape *tp, const SkTensor *S, const SkTensor *A, const SkTensor *atol, const SkTensor *rtol,
                   SkTensor **tol) {
   double eps = A->dtype == SK_DTYPE_FLOAT64 ? DBL_EPSILON : FLT_EPSILON;
@@ -176,8 +174,26 @@ static int tol_of(SkTape *tp, const SkTensor *S, const SkTensor *A, const SkTens
   return tp->rc;
 }
 
-static int pinv_core(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol) {
+/* V·diag(1/w where |w| > tol, else 0)·Vᵀ, PyTorch's hermitian pinv */
+static int pinv_hermitian(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol) {
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  SkTensor *w = NULL, *V = NULL, *tol = NULL;
+#define T_(call) SK_TAPE_STEP(tp, call)
+  if (sk_linalg_eigh(&w, &V, self, "L")) return -1;
+  sk_tape_keep(tp, 0, w), sk_tape_keep(tp, 0, V);
+  SkTensor *S = T_(sk_abs(&r, w));
+  if (!S || tol_of(tp, S, self, atol, rtol, &tol)) return sk_tape_free(tp);
+  SkTensor *zero = T_(sk_zeros_like(&r, w, -1, 0, w->device, -1, 0));
+  SkTensor *winv = T_(sk_where_self(&r, T_(sk_gt(&r, S, tol)), T_(sk_reciprocal(&r, w)), zero));
+  SkTensor *scaled = T_(sk_mul(&r, V, T_(sk_unsqueeze(&r, winv, -2))));
+  SkTensor *out = T_(sk_matmul(&r, scaled, T_(sk_transpose_int(&r, V, -2, -1))));
+#undef T_
+  return sk_tape_result(tp, out, result);
+}
+
+static int pinv_core(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol, int hermitian) {
   if (self->ndim < 2) return sk_error("linalg.pinv: The input tensor A must have at least 2 dimensions.");
+  if (hermitian) return pinv_hermitian(result, self, atol, rtol);
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   SkTensor *U = NULL, *S = NULL, *Vh = NULL, *tol = NULL;
 #define T_(call) SK_TAPE_STEP(tp, call)
@@ -193,60 +209,59 @@ static int pinv_core(SkTensor **result, const SkTensor *self, const SkTensor *at
   return sk_tape_result(tp, out, result);
 }
 
-/* The count of σ > tol, int64. */
-static int rank_core(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol) {
+/* The count of σ > tol, int64 (hermitian: σ = |eigvalsh of the lower triangle|). */
+static int rank_core(SkTensor **result, const SkTensor *self, const SkTensor *atol, const SkTensor *rtol, int hermitian) {
   if (self->ndim < 2) return sk_error("linalg.matrix_rank: The input tensor A must have at least 2 dimensions.");
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   SkTensor *S = NULL, *tol = NULL;
   int64_t last = -1;
-  if (sk_linalg_svdvals(&S, self, NULL)) return -1;
+  if (hermitian ? sk_linalg_eigvalsh(&S, self, "L") : sk_linalg_svdvals(&S, self, NULL)) return -1;
   sk_tape_keep(tp, 0, S);
+  if (hermitian) S = SK_TAPE_STEP(tp, sk_abs(&r, S));
+  if (!S) return sk_tape_free(tp);
   if (tol_of(tp, S, self, atol, rtol, &tol)) return sk_tape_free(tp);
   SkTensor *keep = SK_TAPE_STEP(tp, sk_gt(&r, S, tol));
   return sk_tape_result(tp, SK_TAPE_STEP(tp, sk_count_nonzero_dim_IntList(&r, keep, (SkIntList){&last, 1})), result);
 }
 
 /* The float tolerances as the 0-d float64 tensors of the Tensor overloads (NULL: absent). */
-typedef int (*TolCore)(SkTensor **, const SkTensor *, const SkTensor *, const SkTensor *);
-static int with_float_tols(TolCore core, SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol) {
+typedef int (*TolCore)(SkTensor **, const SkTensor *, const SkTensor *, const SkTensor *, int);
+static int with_float_tols(TolCore core, SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol,
+                           int hermitian) {
   SkTensor *a = NULL, *rt = NULL;
   SkIntList scalar = {NULL, 0};
   int rc = 0;
   if (atol.has) rc = sk_full(&a, scalar, sk_scalar_float(atol.v), SK_DTYPE_FLOAT64, 0, self->device, -1);
   if (!rc && rtol.has) rc = sk_full(&rt, scalar, sk_scalar_float(rtol.v), SK_DTYPE_FLOAT64, 0, self->device, -1);
-  if (!rc) rc = core(result, self, a, rt);
+  if (!rc) rc = core(result, self, a, rt, hermitian);
   drop(&a, &rt, NULL);
   return rc;
 }
 static const SkOptDouble ZERO = {1, 0.0};
 /* One Tensor tolerance t (atol when t_is_atol, else rtol), the other 0. */
-static int with_zero_other(TolCore core, SkTensor **result, const SkTensor *self, const SkTensor *t, int t_is_atol) {
+static int with_zero_other(TolCore core, SkTensor **result, const SkTensor *self, const SkTensor *t, int t_is_atol,
+                           int hermitian) {
   SkTensor *zero = NULL;
   int rc = sk_zeros_like(&zero, t, SK_DTYPE_FLOAT64, 0, t->device, -1, 0);
-  if (!rc) rc = t_is_atol ? core(result, self, t, zero) : core(result, self, zero, t);
+  if (!rc) rc = t_is_atol ? core(result, self, t, zero, hermitian) : core(result, self, zero, t, hermitian);
   sk_tensor_release(zero);
   return rc;
 }
 
-/* hermitian is accepted and ignored: the SVD serves symmetric input too. */
 int sk_math_linalg_pinv_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol, SkOptDouble rtol,
                                         int hermitian) {
-  (void)hermitian;
-  return with_float_tols(pinv_core, result, self, atol, rtol);
+  return with_float_tols(pinv_core, result, self, atol, rtol, hermitian);
 }
 int sk_math_linalg_pinv_atol_rtol_tensor(SkTensor **result, const SkTensor *self, const SkTensor *atol,
                                          const SkTensor *rtol, int hermitian) {
-  (void)hermitian;
-  return pinv_core(result, self, atol, rtol);
+  return pinv_core(result, self, atol, rtol, hermitian);
 }
 /* rcond (NumPy's name) is rtol, with atol 0 */
 int sk_math_linalg_pinv(SkTensor **result, const SkTensor *self, double rcond, int hermitian) {
-  (void)hermitian;
-  return with_float_tols(pinv_core, result, self, ZERO, (SkOptDouble){1, rcond});
+  return with_float_tols(pinv_core, result, self, ZERO, (SkOptDouble){1, rcond}, hermitian);
 }
 int sk_math_linalg_pinv_rcond_tensor(SkTensor **result, const SkTensor *self, const SkTensor *rcond, int hermitian) {
-  (void)hermitian;
-  return with_zero_other(pinv_core, result, self, rcond, 0);
+  return with_zero_other(pinv_core, result, self, rcond, 0, hermitian);
 }
 int sk_math_pinverse(SkTensor **result, const SkTensor *self, double rcond) {
   return sk_math_linalg_pinv(result, self, rcond, 0);
@@ -254,22 +269,18 @@ int sk_math_pinverse(SkTensor **result, const SkTensor *self, double rcond) {
 
 int sk_math_linalg_matrix_rank_atol_rtol_float(SkTensor **result, const SkTensor *self, SkOptDouble atol,
                                                SkOptDouble rtol, int hermitian) {
-  (void)hermitian;
-  return with_float_tols(rank_core, result, self, atol, rtol);
+  return with_float_tols(rank_core, result, self, atol, rtol, hermitian);
 }
 int sk_math_linalg_matrix_rank_atol_rtol_tensor(SkTensor **result, const SkTensor *input, const SkTensor *atol,
                                                 const SkTensor *rtol, int hermitian) {
-  (void)hermitian;
-  return rank_core(result, input, atol, rtol);
+  return rank_core(result, input, atol, rtol, hermitian);
 }
 /* tol is atol, with rtol 0 */
 int sk_math_linalg_matrix_rank(SkTensor **result, const SkTensor *self, double tol, int hermitian) {
-  (void)hermitian;
-  return with_float_tols(rank_core, result, self, (SkOptDouble){1, tol}, ZERO);
+  return with_float_tols(rank_core, result, self, (SkOptDouble){1, tol}, ZERO, hermitian);
 }
 int sk_math_linalg_matrix_rank_tol_tensor(SkTensor **result, const SkTensor *input, const SkTensor *tol, int hermitian) {
-  (void)hermitian;
-  return with_zero_other(rank_core, result, input, tol, 1);
+  return with_zero_other(rank_core, result, input, tol, 1, hermitian);
 }
 /* }==== */
 

@@ -148,21 +148,26 @@ int sk_math_addbmm_out(const SkTensor *self, const SkTensor *batch1, const SkTen
 static int is_one(SkScalar s) { return sk_scalar_to_double(s) == 1.0; }
 static int is_zero(SkScalar s) { return sk_scalar_to_double(s) == 0.0; }
 
-/* beta·self + alpha·outer(vec1, vec2), self broadcast to [n, m]; beta 0 ignores self (its NaNs too) */
+/* beta·self + alpha·outer(vec1, vec2), self broadcast to [n, m]; beta 0 ignores self (its NaNs too).
+** All bool: PyTorch's logical form, (beta && self) || (alpha && vec1[i] && vec2[j]), a bool result. */
 int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta,
                  SkScalar alpha) {
   if (vec1->ndim != 1) return sk_error("addr: Expected 1-D argument vec1, but got %d-D", vec1->ndim);
   if (vec2->ndim != 1) return sk_error("addr: Expected 1-D argument vec2, but got %d-D", vec2->ndim);
   const SkTensor *ts[3] = {self, vec1, vec2};
   SkDType dt = sk_result_type(3, ts);
-  if (!sk_dtype_is_floating(dt) && dt != SK_DTYPE_BOOL &&
-      (alpha.kind == SK_SCALAR_FLOAT || beta.kind == SK_SCALAR_FLOAT))
+  if (!sk_dtype_is_floating(dt) && (alpha.kind == SK_SCALAR_FLOAT || beta.kind == SK_SCALAR_FLOAT))
     return sk_error("For integral input tensors, argument %s must not be a floating point number.",
                     beta.kind == SK_SCALAR_FLOAT ? "beta" : "alpha");
   int64_t shape[2] = {vec1->sizes[0], vec2->sizes[0]};
   SkTape t = {0}, *tp = &t;
   SkTensor *o = T(sk_outer(&r, vec1, vec2));
   SkTensor *e = T(sk_expand(&r, self, (SkIntList){shape, 2}, 0));
+  if (dt == SK_DTYPE_BOOL) {
+    SkTensor *b = T(sk_mul_Scalar(&r, e, sk_scalar_bool(!is_zero(beta))));
+    SkTensor *a = T(sk_mul_Scalar(&r, o, sk_scalar_bool(!is_zero(alpha))));
+    return sk_tape_result(tp, T(sk_logical_or(&r, b, a)), result);
+  }
   if (!is_one(alpha)) o = T(sk_mul_Scalar(&r, o, alpha));
   if (is_zero(beta)) return sk_tape_result(tp, T(sk_to_dtype(&r, o, dt, 0, 0, -1)), result);
   if (!is_one(beta)) e = T(sk_mul_Scalar(&r, e, beta));

@@ -125,7 +125,8 @@ int sk_math_std_mean_correction(SkTensor **r1, SkTensor **r2, const SkTensor *se
 /* }==== */
 
 /* {==== diff, trace, dist, renorm ==== */
-/* n rounds of x[1:] - x[:-1] along dim (logical_xor for bool), after cat(prepend, self, append). */
+/* n rounds of x[1:] - x[:-1] along dim (logical_xor for bool), after cat(prepend, self, append);
+** n = 0 is self unchanged, prepend and append not added (PyTorch and NumPy). */
 int sk_math_diff(SkTensor **result, const SkTensor *self, int64_t n, int64_t dim, const SkTensor *prepend,
                  const SkTensor *append) {
   if (self->ndim < 1) return sk_error("diff expects input to be at least one-dimensional");
@@ -136,7 +137,7 @@ int sk_math_diff(SkTensor **result, const SkTensor *self, int64_t n, int64_t dim
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   SkTape tp = {0};
   const SkTensor *x = self;
-  if (prepend || append) {
+  if (n > 0 && (prepend || append)) {
     const SkTensor *parts[3];
     int np = 0;
     if (prepend) parts[np++] = prepend;
