@@ -55,8 +55,10 @@ static SkTensor *softplus(SkTape *tp, const SkTensor *x, double beta, double thr
   return T(sk_where_self(&r, T(sk_gt_Scalar(&r, bx, sk_scalar_float(threshold))), x, soft));
 }
 
-/* x > l ? x - l : x < -l ? x + l : 0 (NaN: 0, as PyTorch's) */
+/* x > l ? x - l : x < -l ? x + l : 0 (NaN: 0, as PyTorch's); l >= 0 (a NaN l is refused too) */
 static SkTensor *softshrink(SkTape *tp, const SkTensor *x, double l) {
+  if (!(l >= 0)) /* a NaN prints as PyTorch's "nan", whatever its sign bit */
+    return sk_tape_keep(tp, sk_error("lambda must be greater or equal to 0, but found to be %g.", isnan(l) ? NAN : l), NULL);
   SkTensor *zero = NUM(0);
   SkTensor *lower = T(sk_where_self(&r, T(sk_lt_Scalar(&r, x, sk_scalar_float(-l))),
                                     T(sk_add_Scalar(&r, x, sk_scalar_float(l), S1)), zero));
@@ -90,8 +92,9 @@ static SkTensor *log_sigmoid(SkTape *tp, const SkTensor *x) { return T(sk_neg(&r
 static SkTensor *mish(SkTape *tp, const SkTensor *x) { return T(sk_mul(&r, x, T(sk_tanh(&r, softplus1(tp, x))))); }
 
 /* training: a slope drawn uniformly in [lower, upper] for each element (sk's generator);
-** eval: the mean slope */
+** eval: the mean slope. lower <= upper in both (PyTorch's check; a NaN bound is refused too). */
 static SkTensor *rrelu(SkTape *tp, const SkTensor *x, double lower, double upper, int training) {
+  if (!(lower <= upper)) return sk_tape_keep(tp, sk_error("Lower bound should be less than or equal to the upper bound"), NULL);
   if (!training) return leaky_relu(tp, x, (lower + upper) / 2);
   SkTensor *slope = T(sk_empty_like(&r, x, -1, -1, sk_device(-1, 0), -1, -1));
   if (slope && sk_uniform_(slope, lower, upper, NULL)) tp->rc = -1;
@@ -159,12 +162,16 @@ int sk_math_glu(SkTensor **result, const SkTensor *self, int64_t dim) {
   return sk_tape_free(tp);
 }
 
-/* x > 0 ? x : w·x, w one slope or one per channel (dim 1) */
+/* x > 0 ? x : w·x, w one slope or one per channel (dim 1): a scalar or 1-d weight, PyTorch's checks
+** in PyTorch's order */
 int sk_math_prelu(SkTensor **result, const SkTensor *self, const SkTensor *weight) {
   int64_t c = self->ndim >= 2 ? self->sizes[1] : 1;
+  if (weight->numel != 1 && self->ndim == 0) return sk_error("Not allow zero-dim input tensor.");
   if (weight->numel != 1 && weight->numel != c)
     return sk_error("Mismatch of parameter numbers and input channel size. Found parameter numbers = %lld and channel "
                     "size = %lld.", (long long)weight->numel, (long long)c);
+  if (weight->ndim > 1)
+    return sk_error("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = %d", weight->ndim);
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int64_t shape[SK_MAX_DIMS];
   for (int i = 0; i < self->ndim; i++) shape[i] = i == 1 ? weight->numel : 1;
