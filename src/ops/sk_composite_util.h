@@ -194,4 +194,22 @@ static inline SkTensor *sk_tape_host_tensor(SkTape *tp, const void *data, int64_
 }
 /* }==== */
 
+/* {==== Opmath: the accumulation rule of float16/bfloat16 composites ====
+** A composite that chains several rounding steps computes in its opmath type (PyTorch's
+** at::opmath_type: float32 for float16 and bfloat16, the dtype itself otherwise) and rounds once
+** at the end. dt is the dtype of the composite's result: sk_tape_opmath gives an input of dtype dt
+** as a float32 copy when dt is a half type, and any other input as it is (integer indices, a mixed
+** call whose dt is float32 already: no copy, so float32 and float64 keep their path and their
+** dtype checks); sk_tape_round casts the result back to dt. */
+static inline int sk_dtype_is_half(SkDType dt) { return dt == SK_DTYPE_FLOAT16 || dt == SK_DTYPE_BFLOAT16; }
+static inline SkTensor *sk_tape_opmath(SkTape *tp, const SkTensor *t, SkDType dt) {
+  if (!t || !sk_dtype_is_half(dt) || t->dtype != dt) return (SkTensor *)t;
+  return SK_TAPE_STEP(tp, sk_to_dtype(&r, t, SK_DTYPE_FLOAT32, 0, 0, -1));
+}
+static inline SkTensor *sk_tape_round(SkTape *tp, SkTensor *y, SkDType dt) {
+  if (!y || y->dtype == dt || !sk_dtype_is_half(dt)) return y;
+  return SK_TAPE_STEP(tp, sk_to_dtype(&r, y, dt, 0, 0, -1));
+}
+/* }==== */
+
 #endif

@@ -139,7 +139,7 @@ int sk_math_binary_cross_entropy_backward(SkTensor **result, const SkTensor *gra
   FINISH(g);
 }
 
-/* (1 - t)·x + lw·(log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), lw = (pos_weight - 1)·t + 1 */
+/* (1 - t)·x + lw·(log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), lw = (pos_weight - 1)·t + 1; in opmath */
 int sk_math_binary_cross_entropy_with_logits(SkTensor **result, const SkTensor *self, const SkTensor *target,
                                              const SkTensor *weight, const SkTensor *pos_weight, const char *reduction) {
   int64_t red = 0;
@@ -150,17 +150,21 @@ int sk_math_binary_cross_entropy_with_logits(SkTensor **result, const SkTensor *
                     sk_shape_str(self->ndim, self->sizes, b, sizeof b));
   if (!sk_dtype_is_floating(self->dtype))
     return sk_error("result type Float can't be cast to the desired output type %s", sk_dtype_torch_name(self->dtype));
+  const SkTensor *ts[4] = {self, target, weight, pos_weight};
+  SkDType dt = sk_result_type(2 + (weight != NULL) + (pos_weight != NULL), ts);
   TAPE;
-  SkTensor *m = T(sk_clamp_min(&r, T(sk_neg(&r, self)), sk_scalar_int(0)));
+  const SkTensor *x = sk_tape_opmath(tp, self, dt), *t = sk_tape_opmath(tp, target, dt);
+  SkTensor *m = T(sk_clamp_min(&r, T(sk_neg(&r, x)), sk_scalar_int(0)));
   SkTensor *lse = T(sk_add(&r, T(sk_log(&r, T(sk_add(&r, T(sk_exp(&r, T(sk_neg(&r, m)))),
-                                                      T(sk_exp(&r, T(sk_sub(&r, T(sk_neg(&r, self)), m, S1)))), S1)))), m, S1));
+                                                      T(sk_exp(&r, T(sk_sub(&r, T(sk_neg(&r, x)), m, S1)))), S1)))), m, S1));
   if (pos_weight) {
-    SkTensor *lw = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_sub_Scalar(&r, pos_weight, S1, S1)), target)), S1, S1));
+    SkTensor *pw = sk_tape_opmath(tp, pos_weight, dt);
+    SkTensor *lw = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_sub_Scalar(&r, pw, S1, S1)), t)), S1, S1));
     lse = T(sk_mul(&r, lw, lse));
   }
-  SkTensor *loss = T(sk_add(&r, T(sk_mul(&r, rsub(tp, target, S1), self)), lse, S1));
-  if (weight) loss = T(sk_mul(&r, loss, weight));
-  FINISH(reduced(tp, loss, red));
+  SkTensor *loss = T(sk_add(&r, T(sk_mul(&r, rsub(tp, t, S1), x)), lse, S1));
+  if (weight) loss = T(sk_mul(&r, loss, sk_tape_opmath(tp, weight, dt)));
+  FINISH(sk_tape_round(tp, reduced(tp, loss, red), dt));
 }
 /* }==== */
 

@@ -148,7 +148,8 @@ int sk_math_addbmm_out(const SkTensor *self, const SkTensor *batch1, const SkTen
 static int is_one(SkScalar s) { return sk_scalar_to_double(s) == 1.0; }
 static int is_zero(SkScalar s) { return sk_scalar_to_double(s) == 0.0; }
 
-/* beta·self + alpha·outer(vec1, vec2), self broadcast to [n, m]; beta 0 ignores self (its NaNs too) */
+/* beta·self + alpha·outer(vec1, vec2), self broadcast to [n, m]; beta 0 ignores self (its NaNs too).
+** In opmath (sk_tape_opmath): a half-type addr rounds once. */
 int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta,
                  SkScalar alpha) {
   if (vec1->ndim != 1) return sk_error("addr: Expected 1-D argument vec1, but got %d-D", vec1->ndim);
@@ -161,12 +162,12 @@ int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, 
                     beta.kind == SK_SCALAR_FLOAT ? "beta" : "alpha");
   int64_t shape[2] = {vec1->sizes[0], vec2->sizes[0]};
   SkTape t = {0}, *tp = &t;
-  SkTensor *o = T(sk_outer(&r, vec1, vec2));
-  SkTensor *e = T(sk_expand(&r, self, (SkIntList){shape, 2}, 0));
+  SkTensor *o = T(sk_outer(&r, sk_tape_opmath(tp, vec1, dt), sk_tape_opmath(tp, vec2, dt)));
+  SkTensor *e = T(sk_expand(&r, sk_tape_opmath(tp, self, dt), (SkIntList){shape, 2}, 0));
   if (!is_one(alpha)) o = T(sk_mul_Scalar(&r, o, alpha));
   if (is_zero(beta)) return sk_tape_result(tp, T(sk_to_dtype(&r, o, dt, 0, 0, -1)), result);
   if (!is_one(beta)) e = T(sk_mul_Scalar(&r, e, beta));
-  return sk_tape_result(tp, T(sk_add(&r, e, o, sk_scalar_int(1))), result);
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_add(&r, e, o, sk_scalar_int(1))), dt), result);
 }
 
 int sk_math_addr_(SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha) {
