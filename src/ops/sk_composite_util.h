@@ -202,6 +202,7 @@ static inline SkTensor *sk_tape_host_tensor(SkTape *tp, const void *data, int64_
 ** call whose dt is float32 already: no copy, so float32 and float64 keep their path and their
 ** dtype checks); sk_tape_round casts the result back to dt. */
 static inline int sk_dtype_is_half(SkDType dt) { return dt == SK_DTYPE_FLOAT16 || dt == SK_DTYPE_BFLOAT16; }
+static inline SkDType sk_opmath_dtype(SkDType dt) { return sk_dtype_is_half(dt) ? SK_DTYPE_FLOAT32 : dt; }
 static inline SkTensor *sk_tape_opmath(SkTape *tp, const SkTensor *t, SkDType dt) {
   if (!t || !sk_dtype_is_half(dt) || t->dtype != dt) return (SkTensor *)t;
   return SK_TAPE_STEP(tp, sk_to_dtype(&r, t, SK_DTYPE_FLOAT32, 0, 0, -1));
