@@ -34,7 +34,7 @@ int sk_math_kron(SkTensor **result, const SkTensor *self, const SkTensor *other)
   return sk_tape_result(tp, T(sk_reshape(&r, p, (SkIntList){rs, nd})), result);
 }
 
-int sk_math_kron_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_kron(&r, self, other), out); }
+int sk_math_kron_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_kron(&r, self, other), out, SK_READS(self, other)); }
 /* }==== */
 
 /* {==== tensordot, inner, vdot ==== */
@@ -87,7 +87,7 @@ int sk_math_tensordot(SkTensor **result, const SkTensor *self, const SkTensor *o
 }
 
 int sk_math_tensordot_out(const SkTensor *self, const SkTensor *other, SkIntList dims_self, SkIntList dims_other, SkTensor *out) {
-  SK_OUT_FROM(sk_tensordot(&r, self, other, dims_self, dims_other), out);
+  SK_OUT_FROM(sk_tensordot(&r, self, other, dims_self, dims_other), out, SK_READS(self, other));
 }
 
 int sk_math_inner(SkTensor **result, const SkTensor *self, const SkTensor *other) {
@@ -100,7 +100,7 @@ int sk_math_inner(SkTensor **result, const SkTensor *self, const SkTensor *other
   return sk_tensordot(result, self, other, (SkIntList){&last, 1}, (SkIntList){&last, 1});
 }
 
-int sk_math_inner_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_inner(&r, self, other), out); }
+int sk_math_inner_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_inner(&r, self, other), out, SK_READS(self, other)); }
 
 /* real dtypes only in sk: vdot is dot (no conjugate to take) */
 int sk_math_vdot(SkTensor **result, const SkTensor *self, const SkTensor *other) {
@@ -109,7 +109,7 @@ int sk_math_vdot(SkTensor **result, const SkTensor *self, const SkTensor *other)
   return sk_dot(result, self, other);
 }
 
-int sk_math_vdot_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_vdot(&r, self, other), out); }
+int sk_math_vdot_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_vdot(&r, self, other), out, SK_READS(self, other)); }
 /* }==== */
 
 /* {==== addbmm, addr ==== */
@@ -142,7 +142,7 @@ int sk_math_addbmm_(SkTensor *self, const SkTensor *batch1, const SkTensor *batc
 
 int sk_math_addbmm_out(const SkTensor *self, const SkTensor *batch1, const SkTensor *batch2, SkScalar beta, SkScalar alpha,
                        SkTensor *out) {
-  SK_OUT_FROM(sk_addbmm(&r, self, batch1, batch2, beta, alpha), out);
+  SK_OUT_FROM(sk_addbmm(&r, self, batch1, batch2, beta, alpha), out, SK_READS(self, batch1, batch2));
 }
 
 static int is_one(SkScalar s) { return sk_scalar_to_double(s) == 1.0; }
@@ -180,7 +180,7 @@ int sk_math_addr_(SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, Sk
 
 int sk_math_addr_out(const SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha,
                      SkTensor *out) {
-  SK_OUT_FROM(sk_addr(&r, self, vec1, vec2, beta, alpha), out);
+  SK_OUT_FROM(sk_addr(&r, self, vec1, vec2, beta, alpha), out, SK_READS(self, vec1, vec2));
 }
 /* }==== */
 
@@ -206,7 +206,7 @@ int sk_math_linalg_cross(SkTensor **result, const SkTensor *self, const SkTensor
 }
 
 int sk_math_linalg_cross_out(const SkTensor *self, const SkTensor *other, int64_t dim, SkTensor *out) {
-  SK_OUT_FROM(sk_linalg_cross(&r, self, other, dim), out);
+  SK_OUT_FROM(sk_linalg_cross(&r, self, other, dim), out, SK_READS(self, other));
 }
 
 /* dim None: PyTorch 1.13 takes self's first dim of size 3 (and warns that this is deprecated;
@@ -219,7 +219,7 @@ int sk_math_cross(SkTensor **result, const SkTensor *self, const SkTensor *other
 }
 
 int sk_math_cross_out(const SkTensor *self, const SkTensor *other, SkOptInt dim, SkTensor *out) {
-  SK_OUT_FROM(sk_cross(&r, self, other, dim), out);
+  SK_OUT_FROM(sk_cross(&r, self, other, dim), out, SK_READS(self, other));
 }
 /* }==== */
 

@@ -28,7 +28,7 @@ int sk_math_nansum(SkTensor **result, const SkTensor *self, SkIntList dim, int k
 }
 
 int sk_math_nansum_out(const SkTensor *self, SkIntList dim, int keepdim, int dtype, SkTensor *out) {
-  SK_OUT_FROM(sk_math_nansum(&r, self, dim, keepdim, dtype), out);
+  SK_OUT_FROM(sk_math_nansum(&r, self, dim, keepdim, dtype), out, SK_READS(self));
 }
 
 /* nansum / the count of non-NaN elements (PyTorch's composite). */
@@ -45,7 +45,7 @@ int sk_math_nanmean(SkTensor **result, const SkTensor *self, SkIntList dim, int 
 }
 
 int sk_math_nanmean_out(const SkTensor *self, SkIntList dim, int keepdim, int dtype, SkTensor *out) {
-  SK_OUT_FROM(sk_math_nanmean(&r, self, dim, keepdim, dtype), out);
+  SK_OUT_FROM(sk_math_nanmean(&r, self, dim, keepdim, dtype), out, SK_READS(self));
 }
 
 /* The count of non-zero elements (int64) over dim; [] counts over every dim. */
@@ -83,7 +83,7 @@ int sk_math_aminmax(SkTensor **min, SkTensor **max, const SkTensor *self, SkOptI
 int sk_math_aminmax_out(const SkTensor *self, SkOptInt dim, int keepdim, SkTensor *min, SkTensor *max) {
   SkTensor *r[2] = {NULL, NULL}, *outs[2] = {min, max};
   int rc = sk_math_aminmax(&r[0], &r[1], self, dim, keepdim);
-  return sk_composite_write_outs(rc, 2, r, outs, (const char *const[]){"min", "max"});
+  return sk_composite_write_outs(rc, 2, r, outs, (const char *const[]){"min", "max"}, SK_READS(self));
 }
 /* }==== */
 
@@ -161,7 +161,7 @@ int sk_math_diff(SkTensor **result, const SkTensor *self, int64_t n, int64_t dim
 
 int sk_math_diff_out(const SkTensor *self, int64_t n, int64_t dim, const SkTensor *prepend, const SkTensor *append,
                      SkTensor *out) {
-  SK_OUT_FROM(sk_math_diff(&r, self, n, dim, prepend, append), out);
+  SK_OUT_FROM(sk_math_diff(&r, self, n, dim, prepend, append), out, SK_READS(self, prepend, append));
 }
 
 /* The sum of the main diagonal of a matrix (int64 for integers, as sum). */
@@ -217,7 +217,7 @@ int sk_math_renorm_(SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm) {
 }
 
 int sk_math_renorm_out(const SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm, SkTensor *out) {
-  SK_OUT_FROM(sk_math_renorm(&r, self, p, dim, maxnorm), out);
+  SK_OUT_FROM(sk_math_renorm(&r, self, p, dim, maxnorm), out, SK_READS(self));
 }
 /* }==== */
 
@@ -458,19 +458,19 @@ int sk_math_nanquantile_scalar(SkTensor **result, const SkTensor *self, double q
 
 int sk_math_quantile_out(const SkTensor *self, const SkTensor *q, SkOptInt dim, int keepdim, const char *interpolation,
                          SkTensor *out) {
-  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 0), out);
+  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 0), out, SK_READS(self, q));
 }
 int sk_math_nanquantile_out(const SkTensor *self, const SkTensor *q, SkOptInt dim, int keepdim, const char *interpolation,
                             SkTensor *out) {
-  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 1), out);
+  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 1), out, SK_READS(self, q));
 }
 int sk_math_quantile_scalar_out(const SkTensor *self, double q, SkOptInt dim, int keepdim, const char *interpolation,
                                 SkTensor *out) {
-  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 0), out);
+  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 0), out, SK_READS(self));
 }
 int sk_math_nanquantile_scalar_out(const SkTensor *self, double q, SkOptInt dim, int keepdim, const char *interpolation,
                                    SkTensor *out) {
-  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 1), out);
+  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 1), out, SK_READS(self));
 }
 /* }==== */
 

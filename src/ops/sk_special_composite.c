@@ -193,7 +193,7 @@ int sk_math_mvlgamma(SkTensor **result, const SkTensor *self, int64_t p) {
   return sk_tape_free(&tp);
 }
 
-int sk_math_mvlgamma_out(const SkTensor *self, int64_t p, SkTensor *out) { SK_OUT_FROM(sk_math_mvlgamma(&r, self, p), out); }
+int sk_math_mvlgamma_out(const SkTensor *self, int64_t p, SkTensor *out) { SK_OUT_FROM(sk_math_mvlgamma(&r, self, p), out, SK_READS_POINTWISE(self)); }
 int sk_math_mvlgamma_(SkTensor *self, int64_t p) { INPLACE_FROM(sk_mvlgamma(&r, self, p), self); }
 int sk_math_polygamma_(SkTensor *self, int64_t n) { INPLACE_FROM(sk_polygamma(&r, n, self), self); }
 
@@ -301,5 +301,5 @@ int sk_math_special_ndtr(SkTensor **result, const SkTensor *self) {
   if (!tp.rc) *result = sk_tape_take(&tp, h);
   return sk_tape_free(&tp);
 }
-int sk_math_special_ndtr_out(const SkTensor *self, SkTensor *out) { SK_OUT_FROM(sk_math_special_ndtr(&r, self), out); }
+int sk_math_special_ndtr_out(const SkTensor *self, SkTensor *out) { SK_OUT_FROM(sk_math_special_ndtr(&r, self), out, SK_READS_POINTWISE(self)); }
 /* }==== */
