@@ -76,6 +76,15 @@ local CASES = {
     function(a, b) return sk.cosine_similarity(a, b) end },
   { "triplet_margin_loss", function(dt) return { randn(dt, 16, 16), randn(dt, 16, 16), randn(dt, 16, 16) } end,
     function(a, p, n) return sk.triplet_margin_loss(a, p, n, 1, 2, 1e-6, true, "none") end },
+  { "mse_loss", function(dt) return { randn(dt, 256), randn(dt, 256) } end, function(x, t) return sk.mse_loss(x, t, "none") end },
+  -- products, norms, special functions
+  { "linear (3-d input, bias)", function(dt) return { randn(dt, 2, 4, 16), randn(dt, 3, 16), randn(dt, 3) } end,
+    function(x, w, b) return sk.linear(x, w, b) end },
+  { "linalg_cross", function(dt) return { randn(dt, 32, 3), randn(dt, 32, 3) } end, function(a, b) return sk.linalg_cross(a, b) end },
+  { "linalg_vecdot", function(dt) return { randn(dt, 16, 32), randn(dt, 16, 32) } end,
+    function(a, b) return sk.linalg_vecdot(a, b) end },
+  { "normalize", function(dt) return { randn(dt, 16, 16) } end, function(x) return sk.normalize(x) end },
+  { "special_ndtr", function(dt) return { randn(dt, 256) * 2 } end, function(x) return sk.special_ndtr(x) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
@@ -92,6 +101,12 @@ describe("float16/bfloat16 composites compute in float32 and round once", functi
       end)
     end
   end
+
+  -- float32: within the error of rounding x/√2 to float32 (2e-6 at -6); PyTorch 1.13 gives 0 for both
+  it("special_ndtr keeps its lower tail: erfc(-x/√2)/2, where 1 + erf(x/√2) cancels", function()
+    local y, want = sk.special_ndtr(sk.tensor({ -6.0, -10 })):totable(), { 9.865876450377012e-10, 7.619853024160593e-24 }
+    for i = 1, 2 do assert.is_true(math.abs(y[i] / want[i] - 1) < 1e-5, "ndtr: " .. y[i]) end
+  end)
 
   it("float32 and float64 calls keep their dtype and path", function()
     local m, a, b = sk.ones({ 2, 2 }), sk.tensor({ 1.5, 2 }), sk.tensor({ 3, 0.25 })

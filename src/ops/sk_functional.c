@@ -23,14 +23,18 @@
 #define LIST(...) ((SkIntList){(const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
 
 /* {==== linear and bilinear ==== */
-/* y = input·weightᵀ + bias; a 2-d input with a bias is one addmm, as PyTorch's */
+/* y = input·weightᵀ + bias; a 2-d input with a bias is one addmm, as PyTorch's. Another input with a
+** bias is a matmul and an add, in opmath (a half type rounds once). */
 int sk_math_linear(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias) {
   TAPE_BEGIN;
   SkTensor *wt = weight->ndim == 2 ? T(sk_t(&r, weight)) : (SkTensor *)weight;
   if (input->ndim == 2 && bias && wt)
     TAPE_END(T(sk_addmm(&r, bias, input, wt, sk_scalar_int(1), sk_scalar_int(1))));
-  SkTensor *y = T(sk_matmul(&r, input, wt));
-  TAPE_END(bias ? T(sk_add(&r, y, bias, sk_scalar_int(1))) : y);
+  if (!bias) TAPE_END(T(sk_matmul(&r, input, wt)));
+  const SkTensor *ts[3] = {input, weight, bias};
+  SkDType dt = sk_result_type(3, ts);
+  SkTensor *y = T(sk_matmul(&r, sk_tape_opmath(tp, input, dt), sk_tape_opmath(tp, wt, dt)));
+  TAPE_END(sk_tape_round(tp, T(sk_add(&r, y, sk_tape_opmath(tp, bias, dt), sk_scalar_int(1))), dt));
 }
 
 /* y[..., k] = Σ_ij x1[..., i]·weight[k, i, j]·x2[..., j] + bias[k]: the batch dims flattened to B,

@@ -119,12 +119,14 @@ int sk_math_linalg_multi_dot(SkTensor **result, SkTensorList tensors) {
 }
 
 /* Σ x·y over dim (real dtypes: no conjugate). */
+/* Σ x·y over dim, in opmath: half-type products are summed unrounded, and the sum rounds once */
 int sk_math_linalg_vecdot(SkTensor **result, const SkTensor *x, const SkTensor *y, int64_t dim) {
-  SkTensor *p = NULL;
-  int rc = sk_mul(&p, x, y);
-  if (!rc) rc = sk_sum_dim_IntList(result, p, (SkIntList){&dim, 1}, 0, -1);
-  sk_tensor_release(p);
-  return rc;
+  const SkTensor *ts[2] = {x, y};
+  SkDType dt = sk_result_type(2, ts);
+  SkTape t = {{NULL}, 0, 0, {0}}, *tp = &t;
+  SkTensor *p = SK_TAPE_STEP(tp, sk_mul(&r, sk_tape_opmath(tp, x, dt), sk_tape_opmath(tp, y, dt)));
+  SkTensor *s = SK_TAPE_STEP(tp, sk_sum_dim_IntList(&r, p, (SkIntList){&dim, 1}, 0, -1));
+  return sk_tape_result(tp, sk_tape_round(tp, s, dt), result);
 }
 
 /* norm over dim, or over every dim (dim None), after the cast to dtype. */

@@ -141,8 +141,9 @@ int sk_math_local_response_norm(SkTensor **result, const SkTensor *input, int64_
 
 /* {==== normalize: x / max(‖x‖_p over dim, eps) ==== */
 int sk_math_normalize(SkTensor **result, const SkTensor *input, double p, int64_t dim, double eps) {
-  SkTape t = {0}, *tp = &t;
-  SkTensor *n = T(sk_clamp_min(&r, T(sk_norm_ScalarOpt_dim(&r, input, sk_scalar_float(p), (SkIntList){&dim, 1}, 1)), sk_scalar_float(eps)));
-  return sk_tape_result(tp, T(sk_div(&r, input, n)), result);
+  SkTape t = {0}, *tp = &t; /* in opmath: a half type rounds once, not at the norm too */
+  SkTensor *x = sk_tape_opmath(tp, input, input->dtype);
+  SkTensor *n = T(sk_clamp_min(&r, T(sk_norm_ScalarOpt_dim(&r, x, sk_scalar_float(p), (SkIntList){&dim, 1}, 1)), sk_scalar_float(eps)));
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_div(&r, x, n)), input->dtype), result);
 }
 /* }==== */

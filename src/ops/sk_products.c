@@ -199,10 +199,11 @@ int sk_math_linalg_cross(SkTensor **result, const SkTensor *self, const SkTensor
                     (long long)nb);
   int64_t m1 = -1, m2 = -2;
   SkIntList s1 = {&m1, 1}, s2 = {&m2, 1}, dl = {&d, 1};
-  SkTape t = {0}, *tp = &t;
-  SkTensor *p = T(sk_mul(&r, T(sk_roll(&r, self, s1, dl)), T(sk_roll(&r, other, s2, dl))));
-  SkTensor *q = T(sk_mul(&r, T(sk_roll(&r, self, s2, dl)), T(sk_roll(&r, other, s1, dl))));
-  return sk_tape_result(tp, T(sk_sub(&r, p, q, sk_scalar_int(1))), result);
+  SkTape t = {0}, *tp = &t; /* in opmath: a half-type a·b - c·d rounds once */
+  SkTensor *a = sk_tape_opmath(tp, self, self->dtype), *b = sk_tape_opmath(tp, other, self->dtype);
+  SkTensor *p = T(sk_mul(&r, T(sk_roll(&r, a, s1, dl)), T(sk_roll(&r, b, s2, dl))));
+  SkTensor *q = T(sk_mul(&r, T(sk_roll(&r, a, s2, dl)), T(sk_roll(&r, b, s1, dl))));
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_sub(&r, p, q, sk_scalar_int(1))), self->dtype), result);
 }
 
 int sk_math_linalg_cross_out(const SkTensor *self, const SkTensor *other, int64_t dim, SkTensor *out) {
