@@ -85,6 +85,12 @@ local CASES = {
     function(a, b) return sk.linalg_vecdot(a, b) end },
   { "normalize", function(dt) return { randn(dt, 16, 16) } end, function(x) return sk.normalize(x) end },
   { "special_ndtr", function(dt) return { randn(dt, 256) * 2 } end, function(x) return sk.special_ndtr(x) end },
+  { "renorm", function(dt) return { randn(dt, 16, 16) } end, function(x) return sk.renorm(x, 2, 0, 1.0) end },
+  { "local_response_norm", function(dt) return { randn(dt, 2, 6, 16) } end, function(x) return sk.local_response_norm(x, 3) end },
+  { "cumulative_trapezoid (x)", function(dt) return { randn(dt, 128), sk.rand({ 128 }):cumsum(0):to(dt) } end,
+    function(y, x) return sk.cumulative_trapezoid(y, x) end },
+  { "cumulative_trapezoid (dx)", function(dt) return { randn(dt, 128) } end,
+    function(y) return sk.cumulative_trapezoid(y, { dx = 0.3 }) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
