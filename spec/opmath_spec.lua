@@ -91,6 +91,9 @@ local CASES = {
     function(y, x) return sk.cumulative_trapezoid(y, x) end },
   { "cumulative_trapezoid (dx)", function(dt) return { randn(dt, 128) } end,
     function(y) return sk.cumulative_trapezoid(y, { dx = 0.3 }) end },
+  { "linalg_multi_dot", function(dt) return { randn(dt, 6, 16), randn(dt, 16, 16), randn(dt, 16, 4) } end,
+    function(a, b, c) return sk.linalg_multi_dot({ a, b, c }) end },
+  { "lp_pool1d", function(dt) return { randn(dt, 4, 3, 32) } end, function(x) return sk.lp_pool1d(x, 2, 2) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
