@@ -153,3 +153,37 @@ describe("activations", function()
     h.assert_close(nn.Softmin(1)(sk.tensor({ { 0, math.log(3) } })):totable(), { { 0.75, 0.25 } }, 1e-6)
   end)
 end)
+
+describe("activation argument checks (PyTorch raises, sk did not)", function()
+  it("prelu refuses a weight of more than one dim, after PyTorch's count checks", function()
+    assert.equal("sk.prelu: prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = 2",
+      h.err(sk.prelu, sk.ones({ 2, 4 }), sk.ones({ 4, 1 })))
+    assert.equal("sk.prelu: prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = 3",
+      h.err(sk.prelu, sk.ones({ 2, 4 }), sk.ones({ 1, 1, 1 })))
+    assert.equal("sk.prelu: Not allow zero-dim input tensor.", h.err(sk.prelu, sk.tensor(1.0), sk.ones({ 3 })))
+    assert.equal("sk.prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = 5 and " ..
+      "channel size = 4.", h.err(sk.prelu, sk.ones({ 2, 4 }), sk.ones({ 5, 1 })))
+    assert.same({ -0.5, 1 }, sk.prelu(sk.tensor({ -1.0, 1.0 }), sk.tensor(0.5)):totable())
+  end)
+
+  it("rrelu refuses lower > upper (or a NaN bound) in training and eval, in place too", function()
+    local msg = "Lower bound should be less than or equal to the upper bound"
+    assert.equal("sk.rrelu: " .. msg, h.err(sk.rrelu, sk.ones({ 2 }), 0.5, 0.1, true))
+    assert.equal("sk.rrelu: " .. msg, h.err(sk.rrelu, sk.ones({ 2 }), 0.5, 0.1, false))
+    assert.equal("sk.rrelu: " .. msg, h.err(sk.rrelu, sk.ones({ 2 }), 0 / 0, 0.1, false))
+    local x = sk.tensor({ -1.0, 2.0 })
+    assert.equal("sk.rrelu_: " .. msg, h.err(sk.rrelu_, x, 0.5, 0.1, false))
+    assert.same({ -1, 2 }, x:totable())
+    assert.same({ -0.25, 2 }, sk.rrelu(x, 0.25, 0.25, false):totable())
+  end)
+
+  it("softshrink refuses a negative or NaN lambd", function()
+    assert.equal("sk.softshrink: lambda must be greater or equal to 0, but found to be -0.5.",
+      h.err(sk.softshrink, sk.ones({ 2 }), -0.5))
+    assert.equal("sk.softshrink: lambda must be greater or equal to 0, but found to be -1.",
+      h.err(sk.softshrink, sk.ones({ 2 }), -1))
+    assert.equal("sk.softshrink: lambda must be greater or equal to 0, but found to be nan.",
+      h.err(sk.softshrink, sk.ones({ 2 }), 0 / 0))
+    assert.same({ 0, 1.5 }, sk.softshrink(sk.tensor({ 0.25, 2.0 }), 0.5):totable())
+  end)
+end)

@@ -63,8 +63,10 @@ static SkTensor *softplus(SkTape *tp, const SkTensor *x, double beta, double thr
   return T(sk_where_self(&r, T(sk_gt_Scalar(&r, bx, sk_scalar_float(threshold))), x, soft));
 }
 
-/* x > l ? x - l : x < -l ? x + l : 0 (NaN: 0, as PyTorch's) */
+/* x > l ? x - l : x < -l ? x + l : 0 (NaN: 0, as PyTorch's); l >= 0 (a NaN l is refused too) */
 static SkTensor *softshrink(SkTape *tp, const SkTensor *x, double l) {
+  if (!(l >= 0)) /* a NaN prints as PyTorch's "nan", whatever its sign bit */
+    return sk_tape_keep(tp, sk_error("lambda must be greater or equal to 0, but found to be %g.", isnan(l) ? NAN : l), NULL);
   SkTensor *zero = NUM(0);
   SkTensor *lower = T(sk_where_self(&r, T(sk_lt_Scalar(&r, x, sk_scalar_float(-l))),
                                     T(sk_add_Scalar(&r, x, sk_scalar_float(l), S1)), zero));
@@ -98,8 +100,9 @@ static SkTensor *log_sigmoid(SkTape *tp, const SkTensor *x) { return T(sk_neg(&r
 static SkTensor *mish(SkTape *tp, const SkTensor *x) { return T(sk_mul(&r, x, T(sk_tanh(&r, softplus1(tp, x))))); }
 
 /* training: a slope drawn uniformly in [lower, upper] for each element (sk's generator);
-** eval: the mean slope */
+** eval: the mean slope. lower <= upper in both (PyTorch's check; a NaN bound is refused too). */
 static SkTensor *rrelu(SkTape *tp, const SkTensor *x, double lower, double upper, int training) {
+  if (!(lower <= upper)) return sk_tape_keep(tp, sk_error("Lower bound should be less than or equal to the upper bound"), NULL);
   if (!training) return leaky_relu(tp, x, (lower + upper) / 2);
   SkTensor *slope = T(sk_empty_like(&r, x, -1, -1, sk_device(-1, 0), -1, -1));
   if (slope && sk_uniform_(slope, lower, upper, NULL)) sk_tape_keep(tp, -1, NULL);
@@ -111,40 +114,48 @@ static SkTensor *rrelu(SkTape *tp, const SkTensor *x, double lower, double upper
 #define SELU_ALPHA 1.6732632423543772848170429916717
 #define SELU_SCALE 1.0507009873554804934193349852946
 
-/* *result = EXPR (over x = self); the in-place form writes EXPR over a clone into self. */
-#define ACTIVATION(name, params, EXPR)                                           \
-  int sk_math_##name(SkTensor **result, const SkTensor *self UNPAREN params) {         \
-    SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;                                 \
-    const SkTensor *x = self;                                                  \
-    SkTensor *y = EXPR;                                                        \
-    if (!tp->rc) *result = sk_tape_take(tp, y);                                \
-    return sk_tape_free(tp);                                                   \
+/* *result = EXPR (over x = self); the in-place form writes EXPR over a copy into self. A formula of
+** several steps computes in opmath (sk_tape_opmath: a half-type x as float32, rounded once at the end);
+** one that only selects among x and constants (SELECT) computes in x's dtype, where it is exact. */
+#define ACTIVATION_AS(name, params, EXPR, OM)                                               \
+  int sk_math_##name(SkTensor **result, const SkTensor *self UNPAREN params) {              \
+    SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;                                         \
+    const SkTensor *x = OM ? sk_tape_opmath(tp, self, self->dtype) : self;                 \
+    SkTensor *y = x ? EXPR : NULL;                                                          \
+    y = sk_tape_round(tp, y, self->dtype);                                                  \
+    if (!tp->rc) *result = sk_tape_take(tp, y);                                             \
+    return sk_tape_free(tp);                                                                \
   }
-#define ACTIVATION_(name, params, EXPR)                                          \
-  int sk_math_##name##_(SkTensor *self UNPAREN params) {                               \
-    SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;                                 \
-    const SkTensor *x = T(sk_clone(&r, self, -1));                             \
-    SkTensor *y = x ? EXPR : NULL;                                             \
-    if (!tp->rc && sk_copy_(self, y, 0)) sk_tape_keep(tp, -1, NULL);            \
-    return sk_tape_free(tp);                                                   \
+/* the copy is the opmath one for a half-type self */
+#define ACTIVATION_AS_(name, params, EXPR, OM)                                              \
+  int sk_math_##name##_(SkTensor *self UNPAREN params) {                                    \
+    SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;                                         \
+    const SkTensor *x = OM && sk_dtype_is_half(self->dtype) ? sk_tape_opmath(tp, self, self->dtype) \
+                                                             : T(sk_clone(&r, self, -1));   \
+    SkTensor *y = x ? EXPR : NULL;                                                          \
+    if (!tp->rc && sk_copy_(self, y, 0)) sk_tape_keep(tp, -1, NULL);                        \
+    return sk_tape_free(tp);                                                                \
   }
-#define BOTH(name, params, EXPR) ACTIVATION(name, params, EXPR) ACTIVATION_(name, params, EXPR)
+#define ACTIVATION(name, params, EXPR) ACTIVATION_AS(name, params, EXPR, 1)
+#define BOTH(name, params, EXPR) ACTIVATION(name, params, EXPR) ACTIVATION_AS_(name, params, EXPR, 1)
+#define SELECT(name, params, EXPR) ACTIVATION_AS(name, params, EXPR, 0)
+#define SELECT_BOTH(name, params, EXPR) SELECT(name, params, EXPR) ACTIVATION_AS_(name, params, EXPR, 0)
 
 BOTH(leaky_relu, (, SkScalar negative_slope), leaky_relu(tp, x, dbl(negative_slope)))
 BOTH(elu, (, SkScalar alpha, SkScalar scale, SkScalar input_scale),
      elu(tp, x, dbl(alpha), dbl(scale), dbl(input_scale)))
 BOTH(selu, (), elu(tp, x, SELU_ALPHA, SELU_SCALE, 1))
 BOTH(celu, (, SkScalar alpha), elu(tp, x, dbl(alpha), 1, 1 / dbl(alpha)))
-BOTH(hardtanh, (, SkScalar min_val, SkScalar max_val), hardtanh(tp, x, min_val, max_val))
-BOTH(relu6, (), hardtanh(tp, x, sk_scalar_int(0), sk_scalar_int(6)))
+SELECT_BOTH(hardtanh, (, SkScalar min_val, SkScalar max_val), hardtanh(tp, x, min_val, max_val))
+SELECT_BOTH(relu6, (), hardtanh(tp, x, sk_scalar_int(0), sk_scalar_int(6)))
 BOTH(hardswish, (), T(sk_mul(&r, x, hardsigmoid(tp, x))))
 BOTH(hardsigmoid, (), hardsigmoid(tp, x))
 ACTIVATION(softplus, (, SkScalar beta, SkScalar threshold), softplus(tp, x, dbl(beta), dbl(threshold)))
 ACTIVATION(softsign, (), T(sk_div(&r, x, T(sk_add_Scalar(&r, T(sk_abs(&r, x)), sk_scalar_int(1), S1)))))
 ACTIVATION(softshrink, (, SkScalar lambd), softshrink(tp, x, dbl(lambd)))
-ACTIVATION(hardshrink, (, SkScalar lambd), hardshrink(tp, x, dbl(lambd)))
+SELECT(hardshrink, (, SkScalar lambd), hardshrink(tp, x, dbl(lambd)))
 ACTIVATION(tanhshrink, (), T(sk_sub(&r, x, T(sk_tanh(&r, x)), S1)))
-BOTH(threshold, (, SkScalar threshold, SkScalar value), threshold_of(tp, x, threshold, value))
+SELECT_BOTH(threshold, (, SkScalar threshold, SkScalar value), threshold_of(tp, x, threshold, value))
 ACTIVATION(log_sigmoid, (), log_sigmoid(tp, x))
 BOTH(mish, (), mish(tp, x))
 BOTH(rrelu, (, SkScalar lower, SkScalar upper, int training, void *generator),
@@ -152,7 +163,7 @@ BOTH(rrelu, (, SkScalar lower, SkScalar upper, int training, void *generator),
 /* }==== */
 
 /* {==== glu, prelu, softmin ==== */
-/* a·sigmoid(b), a and b the halves of dim */
+/* a·sigmoid(b), a and b the halves of dim; in opmath */
 int sk_math_glu(SkTensor **result, const SkTensor *self, int64_t dim) {
   if (self->ndim == 0) return sk_error("glu does not support scalars because halving size must be even");
   int64_t d;
@@ -161,18 +172,23 @@ int sk_math_glu(SkTensor **result, const SkTensor *self, int64_t dim) {
     return sk_error("Halving dimension must be even, but dimension %lld is size %lld", (long long)d, (long long)self->sizes[d]);
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int64_t h = self->sizes[d] / 2;
-  SkTensor *a = T(sk_narrow(&r, self, d, 0, h)), *b = T(sk_narrow(&r, self, d, h, h));
-  SkTensor *y = T(sk_mul(&r, a, T(sk_sigmoid(&r, b))));
+  SkTensor *x = sk_tape_opmath(tp, self, self->dtype);
+  SkTensor *a = T(sk_narrow(&r, x, d, 0, h)), *b = T(sk_narrow(&r, x, d, h, h));
+  SkTensor *y = sk_tape_round(tp, T(sk_mul(&r, a, T(sk_sigmoid(&r, b)))), self->dtype);
   if (!tp->rc) *result = sk_tape_take(tp, y);
   return sk_tape_free(tp);
 }
 
-/* x > 0 ? x : w·x, w one slope or one per channel (dim 1) */
+/* x > 0 ? x : w·x, w one slope or one per channel (dim 1): a scalar or 1-d weight, PyTorch's checks
+** in PyTorch's order */
 int sk_math_prelu(SkTensor **result, const SkTensor *self, const SkTensor *weight) {
   int64_t c = self->ndim >= 2 ? self->sizes[1] : 1;
+  if (weight->numel != 1 && self->ndim == 0) return sk_error("Not allow zero-dim input tensor.");
   if (weight->numel != 1 && weight->numel != c)
     return sk_error("Mismatch of parameter numbers and input channel size. Found parameter numbers = %lld and channel "
                     "size = %lld.", (long long)weight->numel, (long long)c);
+  if (weight->ndim > 1)
+    return sk_error("prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = %d", weight->ndim);
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
   int64_t shape[SK_MAX_DIMS];
   for (int i = 0; i < self->ndim; i++) shape[i] = i == 1 ? weight->numel : 1;

@@ -6,6 +6,7 @@
 
 #include "sk_ops.h"
 #include "sk_error.h"
+#include "sk_meta.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -45,11 +46,40 @@ static inline int sk_reduction_of(const char *s, int64_t *r) {
 }
 /* }==== */
 
+/* The tensors an out= composite reads: an out may share no memory with them (sk's rule for the
+** ops that are not elementwise, sk_check_written, as the structured ops' outs), checked before any
+** out is written. SK_READS(a, b) names each by its C name, the op's argument name. */
+typedef struct SkReads {
+  int n;
+  const SkTensor *const *t; /* NULL entries (absent optional arguments) are skipped */
+  const char *const *names;
+  SkTensorList list; /* a Tensor[] argument, or none (n 0) */
+  const char *list_name;
+  int alias_ok; /* an elementwise op: the very same view as an input is allowed (TensorIterator's rule) */
+} SkReads;
+#define SK_READS_PICK(a, b, c, d, e, f, g, ...) g
+#define SK_READS_S1(a) #a
+#define SK_READS_S2(a, b) #a, #b
+#define SK_READS_S3(a, b, c) #a, #b, #c
+#define SK_READS_S4(a, b, c, d) #a, #b, #c, #d
+#define SK_READS_S5(a, b, c, d, e) #a, #b, #c, #d, #e
+#define SK_READS_S6(a, b, c, d, e, f) #a, #b, #c, #d, #e, #f
+#define SK_READS(...)                                                                                          \
+  ((SkReads){(int)(sizeof((const SkTensor *[]){__VA_ARGS__}) / sizeof(const SkTensor *)),                    \
+             (const SkTensor *const[]){__VA_ARGS__},                                                          \
+             (const char *const[]){SK_READS_PICK(__VA_ARGS__, SK_READS_S6, SK_READS_S5, SK_READS_S4, SK_READS_S3, \
+                                                 SK_READS_S2, SK_READS_S1, )(__VA_ARGS__)},                    \
+             {NULL, 0}, NULL, 0})
+/* an elementwise composite's one input t */
+#define SK_READS_POINTWISE(t) ((SkReads){1, (const SkTensor *const[]){t}, (const char *const[]){#t}, {NULL, 0}, NULL, 1})
+/* a composite whose only tensor argument is the list l, named name */
+#define SK_READS_LIST(l, name) ((SkReads){0, NULL, NULL, (l), (name), 0})
+
 /* An out= variant of a composite: r (the functional result) written into out, which is
 ** resized (resize_) when its shape differs; PyTorch's can_cast rule for the dtype. The checks
 ** (named for the out argument) come first, so that a variant with several outs checks them all
 ** before it writes any (sk_composite_write_outs). */
-static inline int sk_composite_check_out(const SkTensor *r, const SkTensor *out, const char *name) {
+static inline int sk_composite_check_out(const SkTensor *r, const SkTensor *out, const char *name, SkReads in) {
   if (!sk_dtype_can_cast(r->dtype, out->dtype))
     return sk_error("result type %s can't be cast to the desired output type %s (argument '%s')", sk_dtype_name(r->dtype),
                     sk_dtype_name(out->dtype), name);
@@ -60,31 +90,38 @@ static inline int sk_composite_check_out(const SkTensor *r, const SkTensor *out,
     return sk_error("expected all tensors to be on the same device, but found at least two devices, %s and %s "
                     "(argument '%s')", a, b, name);
   }
-  return 0;
+  int resizing = !sk_tensor_same_shape(r, out);
+  if (sk_check_written(out, name, resizing, in.n, in.t, in.names, in.alias_ok)) return -1;
+  return in.list_name ? sk_check_written_list(out, name, resizing, in.list, in.list_name, in.alias_ok) : 0;
 }
 static inline int sk_composite_store_out(const SkTensor *r, SkTensor *out) {
   if (!sk_tensor_same_shape(r, out) && sk_resize_(out, (SkIntList){r->sizes, r->ndim}, -1)) return -1;
   return sk_copy_(out, r, 0);
 }
-static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out) {
-  return sk_composite_check_out(r, out, "out") || sk_composite_store_out(r, out) ? -1 : 0;
+static inline int sk_composite_write_out(const SkTensor *r, SkTensor *out, SkReads in) {
+  return sk_composite_check_out(r, out, "out", in) || sk_composite_store_out(r, out) ? -1 : 0;
 }
 /* n results r[i] (from a functional that succeeded when rc is 0) into outs[i], named names[i]:
 ** all checked, then all written; the results released. */
-static inline int sk_composite_write_outs(int rc, int n, SkTensor **r, SkTensor *const *outs, const char *const *names) {
-  for (int i = 0; !rc && i < n; i++) rc = sk_composite_check_out(r[i], outs[i], names[i]);
+static inline int sk_composite_write_outs(int rc, int n, SkTensor **r, SkTensor *const *outs, const char *const *names,
+                                          SkReads in) {
+  for (int i = 0; !rc && i < n; i++) rc = sk_composite_check_out(r[i], outs[i], names[i], in);
+  for (int i = 0; !rc && i < n; i++)
+    for (int j = 0; !rc && j < n; j++) /* two outs of one call may not share memory */
+      if (j != i && sk_tensor_may_overlap(outs[i], outs[j]))
+        rc = sk_error("unsupported operation: the outputs '%s' and '%s' refer to a single memory location", names[j], names[i]);
   for (int i = 0; !rc && i < n; i++) rc = sk_composite_store_out(r[i], outs[i]);
   for (int i = 0; i < n; i++) sk_tensor_release(r[i]);
   return rc ? -1 : 0;
 }
-/* A composite's out variant from its functional form: `call` stores into r. */
-#define SK_OUT_FROM(call, out)                 \
-  do {                                         \
-    SkTensor *r = NULL;                        \
-    if (call) return -1;                       \
-    int rc_ = sk_composite_write_out(r, out);  \
-    sk_tensor_release(r);                      \
-    return rc_;                                \
+/* A composite's out variant from its functional form: `call` stores into r; `in` its SkReads. */
+#define SK_OUT_FROM(call, out, in)                 \
+  do {                                             \
+    SkTensor *r = NULL;                            \
+    if (call) return -1;                           \
+    int rc_ = sk_composite_write_out(r, out, in);  \
+    sk_tensor_release(r);                          \
+    return rc_;                                    \
   } while (0)
 
 /* The values of integer or bool tensor t on the host as int64, malloc'd with numel + 1 slots
@@ -195,6 +232,25 @@ static inline SkTensor *sk_tape_host_tensor(SkTape *tp, const void *data, int64_
   if (n) memcpy(sk_tensor_data(h), data, (size_t)n * sk_dtype_size(host));
   sk_tape_keep(tp, 0, h);
   return SK_TAPE_STEP(tp, sk_to_device(&r, h, dev, dtype, 0, 0, -1));
+}
+/* }==== */
+
+/* {==== Opmath: the accumulation rule of float16/bfloat16 composites ====
+** A composite that chains several rounding steps computes in its opmath type (PyTorch's
+** at::opmath_type: float32 for float16 and bfloat16, the dtype itself otherwise) and rounds once
+** at the end. dt is the dtype of the composite's result: sk_tape_opmath gives an input of dtype dt
+** as a float32 copy when dt is a half type, and any other input as it is (integer indices, a mixed
+** call whose dt is float32 already: no copy, so float32 and float64 keep their path and their
+** dtype checks); sk_tape_round casts the result back to dt. */
+static inline int sk_dtype_is_half(SkDType dt) { return dt == SK_DTYPE_FLOAT16 || dt == SK_DTYPE_BFLOAT16; }
+static inline SkDType sk_opmath_dtype(SkDType dt) { return sk_dtype_is_half(dt) ? SK_DTYPE_FLOAT32 : dt; }
+static inline SkTensor *sk_tape_opmath(SkTape *tp, const SkTensor *t, SkDType dt) {
+  if (!t || !sk_dtype_is_half(dt) || t->dtype != dt) return (SkTensor *)t;
+  return SK_TAPE_STEP(tp, sk_to_dtype(&r, t, SK_DTYPE_FLOAT32, 0, 0, -1));
+}
+static inline SkTensor *sk_tape_round(SkTape *tp, SkTensor *y, SkDType dt) {
+  if (!y || y->dtype == dt || !sk_dtype_is_half(dt)) return y;
+  return SK_TAPE_STEP(tp, sk_to_dtype(&r, y, dt, 0, 0, -1));
 }
 /* }==== */
 

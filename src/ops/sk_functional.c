@@ -23,18 +23,23 @@
 #define LIST(...) ((SkIntList){(const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
 
 /* {==== linear and bilinear ==== */
-/* y = input·weightᵀ + bias; a 2-d input with a bias is one addmm, as PyTorch's */
+/* y = input·weightᵀ + bias; a 2-d input with a bias is one addmm, as PyTorch's. Another input with a
+** bias is a matmul and an add, in opmath (a half type rounds once). */
 int sk_math_linear(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias) {
   TAPE_BEGIN;
   SkTensor *wt = weight->ndim == 2 ? T(sk_t(&r, weight)) : (SkTensor *)weight;
   if (input->ndim == 2 && bias && wt)
     TAPE_END(T(sk_addmm(&r, bias, input, wt, sk_scalar_int(1), sk_scalar_int(1))));
-  SkTensor *y = T(sk_matmul(&r, input, wt));
-  TAPE_END(bias ? T(sk_add(&r, y, bias, sk_scalar_int(1))) : y);
+  if (!bias) TAPE_END(T(sk_matmul(&r, input, wt)));
+  const SkTensor *ts[3] = {input, weight, bias};
+  SkDType dt = sk_result_type(3, ts);
+  SkTensor *y = T(sk_matmul(&r, sk_tape_opmath(tp, input, dt), sk_tape_opmath(tp, wt, dt)));
+  TAPE_END(sk_tape_round(tp, T(sk_add(&r, y, sk_tape_opmath(tp, bias, dt), sk_scalar_int(1))), dt));
 }
 
 /* y[..., k] = Σ_ij x1[..., i]·weight[k, i, j]·x2[..., j] + bias[k]: the batch dims flattened to B,
-** x1 (B, I) · weight as (I, K·J) gives (B, K, J), and a bmm with x2 as (B, J, 1) sums over j. */
+** x1 (B, I) · weight as (I, K·J) gives (B, K, J), and a bmm with x2 as (B, J, 1) sums over j. In opmath
+** (sk_tape_opmath): a half-type bilinear rounds once, not after the mm, the bmm and the bias. */
 int sk_math_bilinear(SkTensor **result, const SkTensor *input1, const SkTensor *input2, const SkTensor *weight,
                      const SkTensor *bias) {
   if (input1->ndim != input2->ndim)
@@ -59,11 +64,15 @@ int sk_math_bilinear(SkTensor **result, const SkTensor *input1, const SkTensor *
   int64_t B = 1, out[SK_MAX_DIMS];
   for (int d = 0; d < last; d++) B *= out[d] = input1->sizes[d]; /* a partial numel of input1: fits */
   out[last] = K;
+  const SkTensor *ts[4] = {input1, input2, weight, bias};
+  SkDType dt = sk_result_type(bias ? 4 : 3, ts);
   TAPE_BEGIN;
-  SkTensor *w = T(sk_reshape(&r, T(sk_permute(&r, weight, LIST(1, 0, 2))), LIST(I, K * J)));
-  SkTensor *t = T(sk_reshape(&r, T(sk_mm(&r, T(sk_reshape(&r, input1, LIST(B, I))), w)), LIST(B, K, J)));
-  SkTensor *y = T(sk_reshape(&r, T(sk_bmm(&r, t, T(sk_reshape(&r, input2, LIST(B, J, 1))))), ((SkIntList){out, last + 1})));
-  TAPE_END(bias ? T(sk_add(&r, y, bias, sk_scalar_int(1))) : y);
+  SkTensor *x1 = sk_tape_opmath(tp, input1, dt), *x2 = sk_tape_opmath(tp, input2, dt);
+  SkTensor *w = T(sk_reshape(&r, T(sk_permute(&r, sk_tape_opmath(tp, weight, dt), LIST(1, 0, 2))), LIST(I, K * J)));
+  SkTensor *t = T(sk_reshape(&r, T(sk_mm(&r, T(sk_reshape(&r, x1, LIST(B, I))), w)), LIST(B, K, J)));
+  SkTensor *y = T(sk_reshape(&r, T(sk_bmm(&r, t, T(sk_reshape(&r, x2, LIST(B, J, 1))))), ((SkIntList){out, last + 1})));
+  if (bias) y = T(sk_add(&r, y, sk_tape_opmath(tp, bias, dt), sk_scalar_int(1)));
+  TAPE_END(sk_tape_round(tp, y, dt));
 }
 /* }==== */
 
@@ -148,7 +157,8 @@ int sk_math_pixel_unshuffle(SkTensor **result, const SkTensor *self, int64_t dow
 /* {==== scaled_dot_product_attention ==== */
 /* softmax(q·kᵀ·scale + mask)·v over (..., L, E), (..., S, E), (..., S, Ev). A bool mask keeps
 ** the True positions (the others get -inf), a float mask is added; is_causal keeps j <= i.
-** scale defaults to 1/√E. A row with every position masked gives NaN, as PyTorch's. */
+** scale defaults to 1/√E. A row with every position masked gives NaN, as PyTorch's. In opmath
+** (sk_tape_opmath): half-type q, k, v round once, at the end. */
 int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *query, const SkTensor *key,
                                          const SkTensor *value, const SkTensor *attn_mask, double dropout_p,
                                          int is_causal, SkOptDouble scale) {
@@ -169,8 +179,11 @@ int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *quer
     return sk_error("%s: attn_mask must be bool or of query's dtype (%s), got %s", op, sk_dtype_name(query->dtype),
                     sk_dtype_name(attn_mask->dtype));
   double s = scale.has ? scale.v : 1 / sqrt((double)(E > 0 ? E : 1));
+  const SkTensor *qkv[3] = {query, key, value};
+  SkDType dt = sk_result_type(3, qkv);
   TAPE_BEGIN;
-  SkTensor *att = T(sk_mul_Scalar(&r, T(sk_matmul(&r, query, T(sk_transpose_int(&r, key, -2, -1)))), sk_scalar_float(s)));
+  SkTensor *q = sk_tape_opmath(tp, query, dt), *k = sk_tape_opmath(tp, key, dt);
+  SkTensor *att = T(sk_mul_Scalar(&r, T(sk_matmul(&r, q, T(sk_transpose_int(&r, k, -2, -1)))), sk_scalar_float(s)));
   SkTensor *keep = NULL;
   if (is_causal) {
     SkTensor *ones = T(sk_ones(&r, LIST(L, S), SK_DTYPE_BOOL, -1, query->device, -1));
@@ -178,12 +191,12 @@ int sk_math_scaled_dot_product_attention(SkTensor **result, const SkTensor *quer
   } else if (attn_mask && attn_mask->dtype == SK_DTYPE_BOOL) {
     keep = (SkTensor *)attn_mask;
   } else if (attn_mask) {
-    att = T(sk_add(&r, att, attn_mask, sk_scalar_int(1)));
+    att = T(sk_add(&r, att, sk_tape_opmath(tp, attn_mask, dt), sk_scalar_int(1)));
   }
   if (keep) att = T(sk_masked_fill_Scalar(&r, att, T(sk_logical_not(&r, keep)), sk_scalar_float(-INFINITY)));
   att = T(sk_softmax_int(&r, att, -1, -1));
   if (dropout_p > 0) att = T(sk_dropout(&r, att, dropout_p, 1));
-  TAPE_END(T(sk_matmul(&r, att, value)));
+  TAPE_END(sk_tape_round(tp, T(sk_matmul(&r, att, sk_tape_opmath(tp, value, dt))), dt));
 }
 /* }==== */
 

@@ -213,7 +213,7 @@ int sk_math_take_along_dim(SkTensor **result, const SkTensor *self, const SkTens
 }
 
 int sk_math_take_along_dim_out(const SkTensor *self, const SkTensor *indices, SkOptInt dim, SkTensor *out) {
-  SK_OUT_FROM(sk_take_along_dim(&r, self, indices, dim), out);
+  SK_OUT_FROM(sk_take_along_dim(&r, self, indices, dim), out, SK_READS(self, indices));
 }
 
 /* self as a flat vector indexed by index (negative entries count from the end); index's shape */
@@ -232,7 +232,7 @@ int sk_math_take(SkTensor **result, const SkTensor *self, const SkTensor *index)
   return rc;
 }
 
-int sk_math_take_out(const SkTensor *self, const SkTensor *index, SkTensor *out) { SK_OUT_FROM(sk_take(&r, self, index), out); }
+int sk_math_take_out(const SkTensor *self, const SkTensor *index, SkTensor *out) { SK_OUT_FROM(sk_take(&r, self, index), out, SK_READS(self, index)); }
 /* }==== */
 
 /* {==== put ==== */
@@ -299,7 +299,7 @@ int sk_math_index_add(SkTensor **result, const SkTensor *self, int64_t dim, cons
 
 int sk_math_index_add_out(const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source, SkScalar alpha,
                           SkTensor *out) {
-  SK_OUT_FROM(sk_index_add(&r, self, dim, index, source, alpha), out);
+  SK_OUT_FROM(sk_index_add(&r, self, dim, index, source, alpha), out, SK_READS(self, index, source));
 }
 
 int sk_math_index_copy_(SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source) {
@@ -323,7 +323,7 @@ int sk_math_index_copy(SkTensor **result, const SkTensor *self, int64_t dim, con
 }
 
 int sk_math_index_copy_out(const SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source, SkTensor *out) {
-  SK_OUT_FROM(sk_index_copy(&r, self, dim, index, source), out);
+  SK_OUT_FROM(sk_index_copy(&r, self, dim, index, source), out, SK_READS(self, index, source));
 }
 
 /* value: a 0-dim tensor of self's dtype on self's device, broadcast over the indexed slices */
@@ -454,7 +454,7 @@ int sk_math_isin_Tensor_Tensor(SkTensor **result, const SkTensor *elements, cons
 
 int sk_math_isin_Tensor_Tensor_out(const SkTensor *elements, const SkTensor *test_elements, int assume_unique, int invert,
                                    SkTensor *out) {
-  SK_OUT_FROM(sk_isin_Tensor_Tensor(&r, elements, test_elements, assume_unique, invert), out);
+  SK_OUT_FROM(sk_isin_Tensor_Tensor(&r, elements, test_elements, assume_unique, invert), out, SK_READS(elements, test_elements));
 }
 
 /* the scalar as a 0-dim tensor on `like`'s device, of the dtype its wrapped number would

@@ -86,6 +86,18 @@ int sk_math_linalg_multi_dot(SkTensor **result, SkTensorList tensors) {
       return sk_error("multi_dot(): all tensors must have be the same dtype but tensor 0 is %s and tensor %d %s",
                       sk_dtype_torch_name(tensors.data[0]->dtype), i, sk_dtype_torch_name(tensors.data[i]->dtype));
   }
+  SkDType dt = tensors.data[0]->dtype;
+  if (sk_dtype_is_half(dt)) { /* in opmath: the chain of products on float32 copies, rounded once */
+    SkTensor **f = sk_list_new(n, "multi_dot"), *y = NULL;
+    if (!f) return -1;
+    int rc = 0; /* the copies in a list, not on a tape: n is unbounded */
+    for (int i = 0; !rc && i < n; i++) rc = sk_to_dtype(&f[i], tensors.data[i], sk_opmath_dtype(dt), 0, 0, -1);
+    if (!rc) rc = sk_math_linalg_multi_dot(&y, (SkTensorList){f, n});
+    if (!rc) rc = sk_to_dtype(result, y, dt, 0, 0, -1);
+    sk_tensor_release(y);
+    sk_list_free(f, n);
+    return rc;
+  }
   int first1 = tensors.data[0]->ndim == 1, last1 = tensors.data[n - 1]->ndim == 1;
   SkTensor *acc = NULL, *t = NULL, *last = NULL;
   int rc = first1 ? sk_unsqueeze(&acc, tensors.data[0], 0) : (acc = sk_tensor_retain((SkTensor *)tensors.data[0]), 0);
@@ -119,12 +131,14 @@ int sk_math_linalg_multi_dot(SkTensor **result, SkTensorList tensors) {
 }
 
 /* Σ x·y over dim (real dtypes: no conjugate). */
+/* Σ x·y over dim, in opmath: half-type products are summed unrounded, and the sum rounds once */
 int sk_math_linalg_vecdot(SkTensor **result, const SkTensor *x, const SkTensor *y, int64_t dim) {
-  SkTensor *p = NULL;
-  int rc = sk_mul(&p, x, y);
-  if (!rc) rc = sk_sum_dim_IntList(result, p, (SkIntList){&dim, 1}, 0, -1);
-  sk_tensor_release(p);
-  return rc;
+  const SkTensor *ts[2] = {x, y};
+  SkDType dt = sk_result_type(2, ts);
+  SkTape t = {{NULL}, 0, 0, {0}}, *tp = &t;
+  SkTensor *p = SK_TAPE_STEP(tp, sk_mul(&r, sk_tape_opmath(tp, x, dt), sk_tape_opmath(tp, y, dt)));
+  SkTensor *s = SK_TAPE_STEP(tp, sk_sum_dim_IntList(&r, p, (SkIntList){&dim, 1}, 0, -1));
+  return sk_tape_result(tp, sk_tape_round(tp, s, dt), result);
 }
 
 /* norm over dim, or over every dim (dim None), after the cast to dtype. */

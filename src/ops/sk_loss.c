@@ -11,6 +11,9 @@
 ** Checks that read values (binary_cross_entropy's input range, targets in range, a negative
 ** variance) read them on the CPU and are skipped on Meta tensors, whose values do not exist.
 ** Shapes in messages print as [2, 3] where PyTorch prints torch.Size([2, 3]).
+** A loss of float16/bfloat16 inputs computes in float32 and rounds once (sk_tape_opmath), except
+** l1 and hinge_embedding, whose one rounding step is their last (binary_cross_entropy, the
+** multi(label)_margin losses, pdist and cdist take float32 and float64 only).
 */
 #include "sk_plan.h"
 #include "sk_kernels.h"
@@ -140,7 +143,7 @@ int sk_math_binary_cross_entropy_backward(SkTensor **result, const SkTensor *gra
   FINISH(g);
 }
 
-/* (1 - t)·x + lw·(log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), lw = (pos_weight - 1)·t + 1 */
+/* (1 - t)·x + lw·(log(exp(-m) + exp(-x - m)) + m), m = max(-x, 0), lw = (pos_weight - 1)·t + 1; in opmath */
 int sk_math_binary_cross_entropy_with_logits(SkTensor **result, const SkTensor *self, const SkTensor *target,
                                              const SkTensor *weight, const SkTensor *pos_weight, const char *reduction) {
   int64_t red = 0;
@@ -151,17 +154,21 @@ int sk_math_binary_cross_entropy_with_logits(SkTensor **result, const SkTensor *
                     sk_shape_str(self->ndim, self->sizes, b, sizeof b));
   if (!sk_dtype_is_floating(self->dtype))
     return sk_error("result type Float can't be cast to the desired output type %s", sk_dtype_torch_name(self->dtype));
+  const SkTensor *ts[4] = {self, target, weight, pos_weight};
+  SkDType dt = sk_result_type(2 + (weight != NULL) + (pos_weight != NULL), ts);
   TAPE;
-  SkTensor *m = T(sk_clamp_min(&r, T(sk_neg(&r, self)), sk_scalar_int(0)));
+  const SkTensor *x = sk_tape_opmath(tp, self, dt), *t = sk_tape_opmath(tp, target, dt);
+  SkTensor *m = T(sk_clamp_min(&r, T(sk_neg(&r, x)), sk_scalar_int(0)));
   SkTensor *lse = T(sk_add(&r, T(sk_log(&r, T(sk_add(&r, T(sk_exp(&r, T(sk_neg(&r, m)))),
-                                                      T(sk_exp(&r, T(sk_sub(&r, T(sk_neg(&r, self)), m, S1)))), S1)))), m, S1));
+                                                      T(sk_exp(&r, T(sk_sub(&r, T(sk_neg(&r, x)), m, S1)))), S1)))), m, S1));
   if (pos_weight) {
-    SkTensor *lw = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_sub_Scalar(&r, pos_weight, S1, S1)), target)), S1, S1));
+    SkTensor *pw = sk_tape_opmath(tp, pos_weight, dt);
+    SkTensor *lw = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_sub_Scalar(&r, pw, S1, S1)), t)), S1, S1));
     lse = T(sk_mul(&r, lw, lse));
   }
-  SkTensor *loss = T(sk_add(&r, T(sk_mul(&r, rsub(tp, target, S1), self)), lse, S1));
-  if (weight) loss = T(sk_mul(&r, loss, weight));
-  FINISH(reduced(tp, loss, red));
+  SkTensor *loss = T(sk_add(&r, T(sk_mul(&r, rsub(tp, t, S1), x)), lse, S1));
+  if (weight) loss = T(sk_mul(&r, loss, sk_tape_opmath(tp, weight, dt)));
+  FINISH(sk_tape_round(tp, reduced(tp, loss, red), dt));
 }
 /* }==== */
 
@@ -185,11 +192,13 @@ static int smooth(SkTensor **result, const SkTensor *self, const SkTensor *targe
   if (!sk_dtype_is_floating(dt))
     return sk_error("\"%s\" not implemented for '%s'", huber ? "huber_cpu" : "smooth_l1_cpu", sk_dtype_torch_name(dt));
   TAPE;
-  SkTensor *z = T(sk_abs(&r, T(sk_sub(&r, self, target, S1))));
+  const SkTensor *x = sk_tape_opmath(tp, self, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
+  SkTensor *z = T(sk_abs(&r, T(sk_sub(&r, x, t, S1))));
   SkTensor *sq = T(sk_mul_Scalar(&r, T(sk_mul(&r, z, z)), FL(huber ? 0.5 : 0.5 / b)));
   SkTensor *lin = huber ? T(sk_mul_Scalar(&r, T(sk_sub_Scalar(&r, z, FL(0.5 * b), S1)), FL(b)))
                         : T(sk_sub_Scalar(&r, z, FL(0.5 * b), S1));
-  FINISH(reduced(tp, T(sk_where_self(&r, T(sk_lt_Scalar(&r, z, FL(b))), sq, lin)), red));
+  FINISH(sk_tape_round(tp, reduced(tp, T(sk_where_self(&r, T(sk_lt_Scalar(&r, z, FL(b))), sq, lin)), red), dt));
 }
 
 int sk_math_smooth_l1_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const char *reduction,
@@ -213,16 +222,19 @@ int sk_math_kl_div(SkTensor **result, const SkTensor *self, const SkTensor *targ
   else if (sk_reduction_of(reduction, &red)) return -1;
   if (!sk_dtype_is_floating(self->dtype) || !sk_dtype_is_floating(target->dtype))
     return sk_error("kl_div: Integral inputs not supported.");
+  SkDType dt = common_dtype(self, target);
   TAPE;
+  const SkTensor *x = sk_tape_opmath(tp, self, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
   SkTensor *loss;
-  if (log_target) loss = T(sk_mul(&r, T(sk_exp(&r, target)), T(sk_sub(&r, target, self, S1))));
+  if (log_target) loss = T(sk_mul(&r, T(sk_exp(&r, t)), T(sk_sub(&r, t, x, S1))));
   else {
-    SkTensor *safe = T(sk_where_self(&r, T(sk_eq_Scalar(&r, target, sk_scalar_int(0))), NUM(1), target));
-    loss = T(sk_sub(&r, T(sk_mul(&r, target, T(sk_log(&r, safe)))), T(sk_mul(&r, target, self)), S1));
+    SkTensor *safe = T(sk_where_self(&r, T(sk_eq_Scalar(&r, t, sk_scalar_int(0))), NUM(1), t));
+    loss = T(sk_sub(&r, T(sk_mul(&r, t, T(sk_log(&r, safe)))), T(sk_mul(&r, t, x)), S1));
   }
   SkTensor *y = reduced(tp, loss, red);
   if (batchmean && self->ndim > 0) y = T(sk_div_Scalar(&r, y, sk_scalar_int(self->sizes[0])));
-  FINISH(y);
+  FINISH(sk_tape_round(tp, y, dt));
 }
 
 /* log_input: exp(x) - t·x; else x - t·log(x + eps); full adds Stirling's t·log(t) - t + log(2πt)/2
@@ -231,15 +243,18 @@ int sk_math_poisson_nll_loss(SkTensor **result, const SkTensor *input, const SkT
                              double eps, const char *reduction) {
   int64_t red = 0;
   if (sk_reduction_of(reduction, &red)) return -1;
+  SkDType dt = common_dtype(input, target);
   TAPE;
-  SkTensor *loss = log_input ? T(sk_sub(&r, T(sk_exp(&r, input)), T(sk_mul(&r, target, input)), S1))
-                             : T(sk_sub(&r, input, T(sk_mul(&r, target, T(sk_log(&r, T(sk_add_Scalar(&r, input, FL(eps), S1)))))), S1));
+  const SkTensor *x = sk_tape_opmath(tp, input, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
+  SkTensor *loss = log_input ? T(sk_sub(&r, T(sk_exp(&r, x)), T(sk_mul(&r, t, x)), S1))
+                             : T(sk_sub(&r, x, T(sk_mul(&r, t, T(sk_log(&r, T(sk_add_Scalar(&r, x, FL(eps), S1)))))), S1));
   if (full) {
-    SkTensor *st = T(sk_sub(&r, T(sk_mul(&r, target, T(sk_log(&r, target)))), target, S1));
-    st = T(sk_add(&r, st, T(sk_mul_Scalar(&r, T(sk_log(&r, T(sk_mul_Scalar(&r, target, FL(2 * M_PI))))), FL(0.5))), S1));
-    loss = T(sk_add(&r, loss, T(sk_masked_fill_Scalar(&r, st, T(sk_le_Scalar(&r, target, S1)), sk_scalar_int(0))), S1));
+    SkTensor *st = T(sk_sub(&r, T(sk_mul(&r, t, T(sk_log(&r, t)))), t, S1));
+    st = T(sk_add(&r, st, T(sk_mul_Scalar(&r, T(sk_log(&r, T(sk_mul_Scalar(&r, t, FL(2 * M_PI))))), FL(0.5))), S1));
+    loss = T(sk_add(&r, loss, T(sk_masked_fill_Scalar(&r, st, T(sk_le_Scalar(&r, t, S1)), sk_scalar_int(0))), S1));
   }
-  FINISH(reduced(tp, loss, red));
+  FINISH(sk_tape_round(tp, reduced(tp, loss, red), dt));
 }
 
 /* torch.nn.functional's: var of input's shape, or of it without the last dim (unsqueezed), or
@@ -254,17 +269,22 @@ int sk_math_gaussian_nll_loss(SkTensor **result, const SkTensor *input, const Sk
   int unsq = !same && lead && var->ndim == k;
   if (!same && !unsq && !(lead && var->ndim == input->ndim && var->sizes[k] == 1))
     return sk_error("var is of incorrect size");
+  const SkTensor *ts[3] = {input, target, var};
+  SkDType dt = sk_result_type(3, ts);
   TAPE;
-  const SkTensor *v = unsq ? T(sk_unsqueeze(&r, var, -1)) : var;
+  const SkTensor *x = sk_tape_opmath(tp, input, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
+  const SkTensor *vr = sk_tape_opmath(tp, var, dt);
+  const SkTensor *v = unsq ? T(sk_unsqueeze(&r, vr, -1)) : vr;
   if (v && any_true(tp, T(sk_lt_Scalar(&r, v, sk_scalar_int(0))))) {
     sk_tape_free(tp);
     return sk_error("var has negative entry/entries");
   }
   SkTensor *vc = clamp_min_nograd(tp, v, eps);
-  SkTensor *d = T(sk_sub(&r, input, target, S1));
+  SkTensor *d = T(sk_sub(&r, x, t, S1));
   SkTensor *loss = T(sk_mul_Scalar(&r, T(sk_add(&r, T(sk_log(&r, vc)), T(sk_div(&r, T(sk_mul(&r, d, d)), vc)), S1)), FL(0.5)));
   if (full) loss = T(sk_add_Scalar(&r, loss, FL(0.5 * log(2 * M_PI)), S1));
-  FINISH(reduced(tp, loss, red));
+  FINISH(sk_tape_round(tp, reduced(tp, loss, red), dt));
 }
 /* }==== */
 
@@ -279,9 +299,14 @@ int sk_math_margin_ranking_loss(SkTensor **result, const SkTensor *input1, const
     return sk_error("margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: %s, "
                     "input2: %s, target: %s ", sk_shape_str(input1->ndim, input1->sizes, a, sizeof a),
                     sk_shape_str(input2->ndim, input2->sizes, b, sizeof b), sk_shape_str(target->ndim, target->sizes, c, sizeof c));
+  const SkTensor *ts[3] = {input1, input2, target};
+  SkDType dt = sk_result_type(3, ts);
   TAPE;
-  SkTensor *v = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_neg(&r, target)), T(sk_sub(&r, input1, input2, S1)))), FL(margin), S1));
-  FINISH(reduced(tp, T(sk_clamp_min(&r, v, sk_scalar_int(0))), red));
+  const SkTensor *x1 = sk_tape_opmath(tp, input1, dt);
+  const SkTensor *x2 = sk_tape_opmath(tp, input2, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
+  SkTensor *v = T(sk_add_Scalar(&r, T(sk_mul(&r, T(sk_neg(&r, t)), T(sk_sub(&r, x1, x2, S1)))), FL(margin), S1));
+  FINISH(sk_tape_round(tp, reduced(tp, T(sk_clamp_min(&r, v, sk_scalar_int(0))), red), dt));
 }
 
 /* (t != 1 ? max(0, margin - x) : 0) + (t != -1 ? x : 0) */
@@ -301,8 +326,11 @@ int sk_math_hinge_embedding_loss(SkTensor **result, const SkTensor *self, const 
 int sk_math_soft_margin_loss(SkTensor **result, const SkTensor *self, const SkTensor *target, const char *reduction) {
   int64_t red = 0;
   if (sk_reduction_of(reduction, &red)) return -1;
+  SkDType dt = common_dtype(self, target);
   TAPE;
-  FINISH(reduced(tp, T(sk_log1p(&r, T(sk_exp(&r, T(sk_neg(&r, T(sk_mul(&r, self, target)))))))), red));
+  const SkTensor *x = sk_tape_opmath(tp, self, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
+  FINISH(sk_tape_round(tp, reduced(tp, T(sk_log1p(&r, T(sk_exp(&r, T(sk_neg(&r, T(sk_mul(&r, x, t)))))))), red), dt));
 }
 
 /* -(t·logσ(x) + (1 - t)·logσ(-x))·weight, the mean over the last (class) dim */
@@ -312,13 +340,18 @@ int sk_math_multilabel_soft_margin_loss(SkTensor **result, const SkTensor *input
   if (sk_reduction_of(reduction, &red)) return -1;
   if (input->ndim == 0) return sk_error("dimension specified as -1 but tensor has no dimensions");
   int64_t cd = input->ndim - 1, nc = input->sizes[cd];
+  const SkTensor *ts[3] = {input, target, weight};
+  SkDType dt = sk_result_type(weight ? 3 : 2, ts);
   TAPE;
-  SkTensor *pos = T(sk_mul(&r, target, T(sk_log_sigmoid(&r, input))));
-  SkTensor *neg = T(sk_mul(&r, rsub(tp, target, S1), T(sk_log_sigmoid(&r, T(sk_neg(&r, input))))));
+  const SkTensor *x = sk_tape_opmath(tp, input, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
+  const SkTensor *w = sk_tape_opmath(tp, weight, dt);
+  SkTensor *pos = T(sk_mul(&r, t, T(sk_log_sigmoid(&r, x))));
+  SkTensor *neg = T(sk_mul(&r, rsub(tp, t, S1), T(sk_log_sigmoid(&r, T(sk_neg(&r, x))))));
   SkTensor *loss = T(sk_neg(&r, T(sk_add(&r, pos, neg, S1))));
-  if (weight) loss = T(sk_mul(&r, loss, weight));
+  if (w) loss = T(sk_mul(&r, loss, w));
   loss = T(sk_div_Scalar(&r, T(sk_sum_dim_IntList(&r, loss, (SkIntList){&cd, 1}, 0, -1)), sk_scalar_int(nc)));
-  FINISH(reduced(tp, loss, red));
+  FINISH(sk_tape_round(tp, reduced(tp, loss, red), dt));
 }
 
 /* ATen's multi_margin_loss_shape_check and multilabel_margin_loss_shape_check: [N, C] or [C]
@@ -432,17 +465,22 @@ int sk_math_cosine_embedding_loss(SkTensor **result, const SkTensor *input1, con
     return sk_error("%s target tensor expects %s input tensors, but found inputs with sizes %s and %s.", td ? "1D" : "0D",
                     td ? "2D" : "1D", sk_shape_str(input1->ndim, input1->sizes, a, sizeof a),
                     sk_shape_str(input2->ndim, input2->sizes, b, sizeof b));
+  const SkTensor *ts[3] = {input1, input2, target};
+  SkDType dt = sk_result_type(3, ts);
   TAPE;
+  const SkTensor *x1 = sk_tape_opmath(tp, input1, dt);
+  const SkTensor *x2 = sk_tape_opmath(tp, input2, dt);
+  const SkTensor *t = sk_tape_opmath(tp, target, dt);
   SkIntList d = {&td, 1};
-  SkTensor *prod = T(sk_sum_dim_IntList(&r, T(sk_mul(&r, input1, input2)), d, 0, -1));
-  SkTensor *m1 = T(sk_add_Scalar(&r, T(sk_sum_dim_IntList(&r, T(sk_mul(&r, input1, input1)), d, 0, -1)), FL(1e-12), S1));
-  SkTensor *m2 = T(sk_add_Scalar(&r, T(sk_sum_dim_IntList(&r, T(sk_mul(&r, input2, input2)), d, 0, -1)), FL(1e-12), S1));
+  SkTensor *prod = T(sk_sum_dim_IntList(&r, T(sk_mul(&r, x1, x2)), d, 0, -1));
+  SkTensor *m1 = T(sk_add_Scalar(&r, T(sk_sum_dim_IntList(&r, T(sk_mul(&r, x1, x1)), d, 0, -1)), FL(1e-12), S1));
+  SkTensor *m2 = T(sk_add_Scalar(&r, T(sk_sum_dim_IntList(&r, T(sk_mul(&r, x2, x2)), d, 0, -1)), FL(1e-12), S1));
   SkTensor *cos = T(sk_div(&r, prod, T(sk_sqrt(&r, T(sk_mul(&r, m1, m2))))));
   SkTensor *zero = sk_tape_number(tp, sk_scalar_int(0));
-  SkTensor *pos = T(sk_where_self(&r, T(sk_eq_Scalar(&r, target, S1)), rsub(tp, cos, S1), zero));
-  SkTensor *neg = T(sk_where_self(&r, T(sk_eq_Scalar(&r, target, sk_scalar_int(-1))),
+  SkTensor *pos = T(sk_where_self(&r, T(sk_eq_Scalar(&r, t, S1)), rsub(tp, cos, S1), zero));
+  SkTensor *neg = T(sk_where_self(&r, T(sk_eq_Scalar(&r, t, sk_scalar_int(-1))),
                                   T(sk_clamp_min(&r, T(sk_sub_Scalar(&r, cos, FL(margin), S1)), sk_scalar_int(0))), zero));
-  FINISH(reduced(tp, T(sk_add(&r, pos, neg, S1)), red));
+  FINISH(sk_tape_round(tp, reduced(tp, T(sk_add(&r, pos, neg, S1)), red), dt));
 }
 /* }==== */
 
@@ -455,8 +493,11 @@ static SkTensor *pairwise(SkTape *tp, const SkTensor *x1, const SkTensor *x2, do
 }
 
 int sk_math_pairwise_distance(SkTensor **result, const SkTensor *x1, const SkTensor *x2, double p, double eps, int keepdim) {
+  SkDType dt = common_dtype(x1, x2);
   TAPE;
-  FINISH(pairwise(tp, x1, x2, p, eps, keepdim));
+  const SkTensor *a = sk_tape_opmath(tp, x1, dt);
+  const SkTensor *b = sk_tape_opmath(tp, x2, dt);
+  FINISH(sk_tape_round(tp, pairwise(tp, a, b, p, eps, keepdim), dt));
 }
 
 /* max(0, margin + d(a, p) - d(a, n)), with swap d(a, n) = min(d(a, n), d(p, n)) */
@@ -468,20 +509,27 @@ int sk_math_triplet_margin_loss(SkTensor **result, const SkTensor *anchor, const
   if (anchor->ndim != positive->ndim || positive->ndim != negative->ndim)
     return sk_error("All inputs should have same dimension but got %dD, %dD and %dD inputs.", anchor->ndim,
                     positive->ndim, negative->ndim);
+  const SkTensor *ts[3] = {anchor, positive, negative};
+  SkDType dt = sk_result_type(3, ts);
   TAPE;
-  SkTensor *dp = pairwise(tp, anchor, positive, p, eps, 0), *dn = pairwise(tp, anchor, negative, p, eps, 0);
-  if (swap) dn = T(sk_minimum(&r, dn, pairwise(tp, positive, negative, p, eps, 0)));
+  const SkTensor *a = sk_tape_opmath(tp, anchor, dt);
+  const SkTensor *ps = sk_tape_opmath(tp, positive, dt);
+  const SkTensor *ng = sk_tape_opmath(tp, negative, dt);
+  SkTensor *dp = pairwise(tp, a, ps, p, eps, 0), *dn = pairwise(tp, a, ng, p, eps, 0);
+  if (swap) dn = T(sk_minimum(&r, dn, pairwise(tp, ps, ng, p, eps, 0)));
   SkTensor *v = T(sk_add_Scalar(&r, T(sk_sub(&r, dp, dn, S1)), FL(margin), S1));
-  FINISH(reduced(tp, T(sk_clamp_min(&r, v, sk_scalar_int(0))), red));
+  FINISH(sk_tape_round(tp, reduced(tp, T(sk_clamp_min(&r, v, sk_scalar_int(0))), red), dt));
 }
 
-/* Σ x1·x2 / sqrt(max(Σ x1², ε²)·max(Σ x2², ε²)) over dim, in the common floating dtype */
+/* Σ x1·x2 / sqrt(max(Σ x1², ε²)·max(Σ x2², ε²)) over dim, in the common floating dtype's opmath */
 int sk_math_cosine_similarity(SkTensor **result, const SkTensor *x1, const SkTensor *x2, int64_t dim, double eps) {
   SkDType dt = common_dtype(x1, x2);
   if (!sk_dtype_is_floating(dt))
     return sk_error("expected common dtype to be floating point, yet common dtype is %s", sk_dtype_torch_name(dt));
   TAPE;
-  SkTensor *prod = T(sk_mul(&r, x1, x2)); /* broadcasts; x1², x2² are expanded to its shape */
+  const SkTensor *a = sk_tape_opmath(tp, x1, dt);
+  const SkTensor *b = sk_tape_opmath(tp, x2, dt);
+  SkTensor *prod = T(sk_mul(&r, a, b)); /* broadcasts; x1², x2² are expanded to its shape */
   if (!prod) FINISH(NULL);
   int64_t d;
   if (sk_wrap_dim(dim, prod->ndim, "dim", &d)) {
@@ -489,12 +537,13 @@ int sk_math_cosine_similarity(SkTensor **result, const SkTensor *x1, const SkTen
     return -1;
   }
   SkIntList dl = {&d, 1};
-  SkTensor *e1 = T(sk_expand(&r, T(sk_mul(&r, x1, x1)), (SkIntList){prod->sizes, prod->ndim}, 0));
-  SkTensor *e2 = T(sk_expand(&r, T(sk_mul(&r, x2, x2)), (SkIntList){prod->sizes, prod->ndim}, 0));
-  SkTensor *n1 = clamp_min_nograd(tp, T(sk_sum_dim_IntList(&r, e1, dl, 0, (int)dt)), eps * eps);
-  SkTensor *n2 = clamp_min_nograd(tp, T(sk_sum_dim_IntList(&r, e2, dl, 0, (int)dt)), eps * eps);
-  SkTensor *num = T(sk_sum_dim_IntList(&r, prod, dl, 0, (int)dt));
-  FINISH(T(sk_mul(&r, num, T(sk_rsqrt(&r, T(sk_mul(&r, n1, n2)))))));
+  SkTensor *e1 = T(sk_expand(&r, T(sk_mul(&r, a, a)), (SkIntList){prod->sizes, prod->ndim}, 0));
+  SkTensor *e2 = T(sk_expand(&r, T(sk_mul(&r, b, b)), (SkIntList){prod->sizes, prod->ndim}, 0));
+  int sdt = (int)sk_opmath_dtype(dt);
+  SkTensor *n1 = clamp_min_nograd(tp, T(sk_sum_dim_IntList(&r, e1, dl, 0, sdt)), eps * eps);
+  SkTensor *n2 = clamp_min_nograd(tp, T(sk_sum_dim_IntList(&r, e2, dl, 0, sdt)), eps * eps);
+  SkTensor *num = T(sk_sum_dim_IntList(&r, prod, dl, 0, sdt));
+  FINISH(sk_tape_round(tp, T(sk_mul(&r, num, T(sk_rsqrt(&r, T(sk_mul(&r, n1, n2)))))), dt));
 }
 
 /* ‖x_i - x_j‖_p for i < j, in row-major order of (i, j) */

@@ -458,11 +458,11 @@ int sk_math_mse_loss(SkTensor **result, const SkTensor *self, const SkTensor *ta
   const SkTensor *both[2] = {self, target};
   SkDType dt = sk_result_type(2, both);
   if (!sk_dtype_is_floating(dt)) return sk_error("\"mse_cpu\" not implemented for '%s'", sk_dtype_torch_name(dt));
-  SkTensor *d = NULL, *sq = NULL;
-  int rc = sk_sub(&d, self, target, sk_scalar_int(1));
-  if (!rc) rc = sk_mul(red == SK_REDUCTION_NONE ? result : &sq, d, d);
-  if (!rc && red == SK_REDUCTION_MEAN) rc = sk_mean(result, sq, -1);
-  if (!rc && red == SK_REDUCTION_SUM) rc = sk_sum(result, sq, -1);
-  return RELEASE(rc, d, sq);
+  SkTape t = {{NULL}, 0, 0, {0}}, *tp = &t; /* in opmath: a half-type (x - t)² rounds once */
+  SkTensor *d = SK_TAPE_STEP(tp, sk_sub(&r, sk_tape_opmath(tp, self, dt), sk_tape_opmath(tp, target, dt), sk_scalar_int(1)));
+  SkTensor *y = SK_TAPE_STEP(tp, sk_mul(&r, d, d));
+  if (red == SK_REDUCTION_MEAN) y = SK_TAPE_STEP(tp, sk_mean(&r, y, -1));
+  if (red == SK_REDUCTION_SUM) y = SK_TAPE_STEP(tp, sk_sum(&r, y, -1));
+  return sk_tape_result(tp, sk_tape_round(tp, y, dt), result);
 }
 /* }==== */

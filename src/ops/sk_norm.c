@@ -120,9 +120,10 @@ int sk_math_local_response_norm(SkTensor **result, const SkTensor *input, int64_
     return sk_error("Expected 3D or higher dimensionality input (got %d dimensions)", input->ndim);
   if (size <= 0) return sk_error("size must be positive, got %lld", (long long)size);
   if (input->numel == 0) { *result = sk_tensor_retain((SkTensor *)input); return 0; }
-  SkTape t = {0}, *tp = &t;
+  SkTape t = {0}, *tp = &t; /* in opmath: a half type rounds once */
   int64_t c = input->sizes[1];
-  SkTensor *sq = T(sk_unsqueeze(&r, T(sk_mul(&r, input, input)), 1)), *avg;
+  SkTensor *x = sk_tape_opmath(tp, input, input->dtype);
+  SkTensor *sq = T(sk_unsqueeze(&r, T(sk_mul(&r, x, x)), 1)), *avg;
   if (input->ndim == 3) {
     int64_t k[2] = {size, 1}, s[2] = {1, 1}, p[2] = {size / 2, 0};
     avg = T(sk_avg_pool2d(&r, sq, (SkIntList){k, 2}, (SkIntList){s, 2}, (SkIntList){p, 2}, 0, 1, (SkOptInt){0, 0}));
@@ -135,14 +136,15 @@ int sk_math_local_response_norm(SkTensor **result, const SkTensor *input, int64_
   SkTensor *d = T(sk_reshape(&r, T(sk_squeeze_dim(&r, T(sk_narrow(&r, avg, 2, 0, c)), 1)), (SkIntList){input->sizes, input->ndim}));
   d = T(sk_pow_Tensor_Scalar(&r, T(sk_add_Scalar(&r, T(sk_mul_Scalar(&r, d, sk_scalar_float(alpha))), sk_scalar_float(k_), sk_scalar_int(1))),
                              sk_scalar_float(beta)));
-  return sk_tape_result(tp, T(sk_div(&r, input, d)), result);
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_div(&r, x, d)), input->dtype), result);
 }
 /* }==== */
 
 /* {==== normalize: x / max(‖x‖_p over dim, eps) ==== */
 int sk_math_normalize(SkTensor **result, const SkTensor *input, double p, int64_t dim, double eps) {
-  SkTape t = {0}, *tp = &t;
-  SkTensor *n = T(sk_clamp_min(&r, T(sk_norm_ScalarOpt_dim(&r, input, sk_scalar_float(p), (SkIntList){&dim, 1}, 1)), sk_scalar_float(eps)));
-  return sk_tape_result(tp, T(sk_div(&r, input, n)), result);
+  SkTape t = {0}, *tp = &t; /* in opmath: a half type rounds once, not at the norm too */
+  SkTensor *x = sk_tape_opmath(tp, input, input->dtype);
+  SkTensor *n = T(sk_clamp_min(&r, T(sk_norm_ScalarOpt_dim(&r, x, sk_scalar_float(p), (SkIntList){&dim, 1}, 1)), sk_scalar_float(eps)));
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_div(&r, x, n)), input->dtype), result);
 }
 /* }==== */

@@ -7,6 +7,7 @@
 ** only on success.
 */
 #include "sk_pool.h"
+#include "sk_composite_util.h"
 #include "sk_kernels.h"
 #include "sk_ops.h"
 #include "sk_error.h"
@@ -441,6 +442,12 @@ int sk_math_max_unpool1d(SkTensor **result, const SkTensor *self, const SkTensor
 /* PyTorch's F.lp_pool: (sign(a)·relu(|a|)·k)^(1/p) with a = avg_pool(x^p), no padding. */
 static int lp_pool(SkTensor **result, const SkTensor *self, double p, SkIntList kernel_size, SkIntList stride,
                    int ceil_mode, int nsp) {
+  if (sk_dtype_is_half(self->dtype)) { /* in opmath: the seven steps on a float32 copy, rounded once */
+    SkTape tp = {0};
+    SkTensor *x = sk_tape_opmath(&tp, self, self->dtype);
+    SkTensor *y = SK_TAPE_STEP(&tp, lp_pool(&r, x, p, kernel_size, stride, ceil_mode, nsp));
+    return sk_tape_result(&tp, sk_tape_round(&tp, y, self->dtype), result);
+  }
   SkTensor *t[7] = {NULL};
   double kvol = 1; /* in double: the kernel sizes are checked by avg_pool, after this */
   for (int i = 0; i < nsp; i++) kvol *= kernel_size.data && kernel_size.n ? (double)kernel_size.data[kernel_size.n == 1 ? 0 : i] : 1;

@@ -34,7 +34,7 @@ int sk_math_kron(SkTensor **result, const SkTensor *self, const SkTensor *other)
   return sk_tape_result(tp, T(sk_reshape(&r, p, (SkIntList){rs, nd})), result);
 }
 
-int sk_math_kron_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_kron(&r, self, other), out); }
+int sk_math_kron_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_kron(&r, self, other), out, SK_READS(self, other)); }
 /* }==== */
 
 /* {==== tensordot, inner, vdot ==== */
@@ -87,7 +87,7 @@ int sk_math_tensordot(SkTensor **result, const SkTensor *self, const SkTensor *o
 }
 
 int sk_math_tensordot_out(const SkTensor *self, const SkTensor *other, SkIntList dims_self, SkIntList dims_other, SkTensor *out) {
-  SK_OUT_FROM(sk_tensordot(&r, self, other, dims_self, dims_other), out);
+  SK_OUT_FROM(sk_tensordot(&r, self, other, dims_self, dims_other), out, SK_READS(self, other));
 }
 
 int sk_math_inner(SkTensor **result, const SkTensor *self, const SkTensor *other) {
@@ -100,7 +100,7 @@ int sk_math_inner(SkTensor **result, const SkTensor *self, const SkTensor *other
   return sk_tensordot(result, self, other, (SkIntList){&last, 1}, (SkIntList){&last, 1});
 }
 
-int sk_math_inner_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_inner(&r, self, other), out); }
+int sk_math_inner_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_inner(&r, self, other), out, SK_READS(self, other)); }
 
 /* real dtypes only in sk: vdot is dot (no conjugate to take) */
 int sk_math_vdot(SkTensor **result, const SkTensor *self, const SkTensor *other) {
@@ -109,7 +109,7 @@ int sk_math_vdot(SkTensor **result, const SkTensor *self, const SkTensor *other)
   return sk_dot(result, self, other);
 }
 
-int sk_math_vdot_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_vdot(&r, self, other), out); }
+int sk_math_vdot_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { SK_OUT_FROM(sk_vdot(&r, self, other), out, SK_READS(self, other)); }
 /* }==== */
 
 /* {==== addbmm, addr ==== */
@@ -142,14 +142,15 @@ int sk_math_addbmm_(SkTensor *self, const SkTensor *batch1, const SkTensor *batc
 
 int sk_math_addbmm_out(const SkTensor *self, const SkTensor *batch1, const SkTensor *batch2, SkScalar beta, SkScalar alpha,
                        SkTensor *out) {
-  SK_OUT_FROM(sk_addbmm(&r, self, batch1, batch2, beta, alpha), out);
+  SK_OUT_FROM(sk_addbmm(&r, self, batch1, batch2, beta, alpha), out, SK_READS(self, batch1, batch2));
 }
 
 static int is_one(SkScalar s) { return sk_scalar_to_double(s) == 1.0; }
 static int is_zero(SkScalar s) { return sk_scalar_to_double(s) == 0.0; }
 
 /* beta·self + alpha·outer(vec1, vec2), self broadcast to [n, m]; beta 0 ignores self (its NaNs too).
-** All bool: PyTorch's logical form, (beta && self) || (alpha && vec1[i] && vec2[j]), a bool result. */
+** All bool: PyTorch's logical form, (beta && self) || (alpha && vec1[i] && vec2[j]), a bool result.
+** In opmath (sk_tape_opmath): a half-type addr rounds once. */
 int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta,
                  SkScalar alpha) {
   if (vec1->ndim != 1) return sk_error("addr: Expected 1-D argument vec1, but got %d-D", vec1->ndim);
@@ -161,8 +162,8 @@ int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, 
                     beta.kind == SK_SCALAR_FLOAT ? "beta" : "alpha");
   int64_t shape[2] = {vec1->sizes[0], vec2->sizes[0]};
   SkTape t = {0}, *tp = &t;
-  SkTensor *o = T(sk_outer(&r, vec1, vec2));
-  SkTensor *e = T(sk_expand(&r, self, (SkIntList){shape, 2}, 0));
+  SkTensor *o = T(sk_outer(&r, sk_tape_opmath(tp, vec1, dt), sk_tape_opmath(tp, vec2, dt)));
+  SkTensor *e = T(sk_expand(&r, sk_tape_opmath(tp, self, dt), (SkIntList){shape, 2}, 0));
   if (dt == SK_DTYPE_BOOL) {
     SkTensor *b = T(sk_mul_Scalar(&r, e, sk_scalar_bool(!is_zero(beta))));
     SkTensor *a = T(sk_mul_Scalar(&r, o, sk_scalar_bool(!is_zero(alpha))));
@@ -171,7 +172,7 @@ int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, 
   if (!is_one(alpha)) o = T(sk_mul_Scalar(&r, o, alpha));
   if (is_zero(beta)) return sk_tape_result(tp, T(sk_to_dtype(&r, o, dt, 0, 0, -1)), result);
   if (!is_one(beta)) e = T(sk_mul_Scalar(&r, e, beta));
-  return sk_tape_result(tp, T(sk_add(&r, e, o, sk_scalar_int(1))), result);
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_add(&r, e, o, sk_scalar_int(1))), dt), result);
 }
 
 int sk_math_addr_(SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha) {
@@ -184,7 +185,7 @@ int sk_math_addr_(SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, Sk
 
 int sk_math_addr_out(const SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha,
                      SkTensor *out) {
-  SK_OUT_FROM(sk_addr(&r, self, vec1, vec2, beta, alpha), out);
+  SK_OUT_FROM(sk_addr(&r, self, vec1, vec2, beta, alpha), out, SK_READS(self, vec1, vec2));
 }
 /* }==== */
 
@@ -203,14 +204,15 @@ int sk_math_linalg_cross(SkTensor **result, const SkTensor *self, const SkTensor
                     (long long)nb);
   int64_t m1 = -1, m2 = -2;
   SkIntList s1 = {&m1, 1}, s2 = {&m2, 1}, dl = {&d, 1};
-  SkTape t = {0}, *tp = &t;
-  SkTensor *p = T(sk_mul(&r, T(sk_roll(&r, self, s1, dl)), T(sk_roll(&r, other, s2, dl))));
-  SkTensor *q = T(sk_mul(&r, T(sk_roll(&r, self, s2, dl)), T(sk_roll(&r, other, s1, dl))));
-  return sk_tape_result(tp, T(sk_sub(&r, p, q, sk_scalar_int(1))), result);
+  SkTape t = {0}, *tp = &t; /* in opmath: a half-type a·b - c·d rounds once */
+  SkTensor *a = sk_tape_opmath(tp, self, self->dtype), *b = sk_tape_opmath(tp, other, self->dtype);
+  SkTensor *p = T(sk_mul(&r, T(sk_roll(&r, a, s1, dl)), T(sk_roll(&r, b, s2, dl))));
+  SkTensor *q = T(sk_mul(&r, T(sk_roll(&r, a, s2, dl)), T(sk_roll(&r, b, s1, dl))));
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_sub(&r, p, q, sk_scalar_int(1))), self->dtype), result);
 }
 
 int sk_math_linalg_cross_out(const SkTensor *self, const SkTensor *other, int64_t dim, SkTensor *out) {
-  SK_OUT_FROM(sk_linalg_cross(&r, self, other, dim), out);
+  SK_OUT_FROM(sk_linalg_cross(&r, self, other, dim), out, SK_READS(self, other));
 }
 
 /* dim None: PyTorch 1.13 takes self's first dim of size 3 (and warns that this is deprecated;
@@ -223,7 +225,7 @@ int sk_math_cross(SkTensor **result, const SkTensor *self, const SkTensor *other
 }
 
 int sk_math_cross_out(const SkTensor *self, const SkTensor *other, SkOptInt dim, SkTensor *out) {
-  SK_OUT_FROM(sk_cross(&r, self, other, dim), out);
+  SK_OUT_FROM(sk_cross(&r, self, other, dim), out, SK_READS(self, other));
 }
 /* }==== */
 

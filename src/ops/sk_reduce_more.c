@@ -28,7 +28,7 @@ int sk_math_nansum(SkTensor **result, const SkTensor *self, SkIntList dim, int k
 }
 
 int sk_math_nansum_out(const SkTensor *self, SkIntList dim, int keepdim, int dtype, SkTensor *out) {
-  SK_OUT_FROM(sk_math_nansum(&r, self, dim, keepdim, dtype), out);
+  SK_OUT_FROM(sk_math_nansum(&r, self, dim, keepdim, dtype), out, SK_READS(self));
 }
 
 /* nansum / the count of non-NaN elements (PyTorch's composite). */
@@ -45,7 +45,7 @@ int sk_math_nanmean(SkTensor **result, const SkTensor *self, SkIntList dim, int 
 }
 
 int sk_math_nanmean_out(const SkTensor *self, SkIntList dim, int keepdim, int dtype, SkTensor *out) {
-  SK_OUT_FROM(sk_math_nanmean(&r, self, dim, keepdim, dtype), out);
+  SK_OUT_FROM(sk_math_nanmean(&r, self, dim, keepdim, dtype), out, SK_READS(self));
 }
 
 /* The count of non-zero elements (int64) over dim; [] counts over every dim. */
@@ -83,7 +83,7 @@ int sk_math_aminmax(SkTensor **min, SkTensor **max, const SkTensor *self, SkOptI
 int sk_math_aminmax_out(const SkTensor *self, SkOptInt dim, int keepdim, SkTensor *min, SkTensor *max) {
   SkTensor *r[2] = {NULL, NULL}, *outs[2] = {min, max};
   int rc = sk_math_aminmax(&r[0], &r[1], self, dim, keepdim);
-  return sk_composite_write_outs(rc, 2, r, outs, (const char *const[]){"min", "max"});
+  return sk_composite_write_outs(rc, 2, r, outs, (const char *const[]){"min", "max"}, SK_READS(self));
 }
 /* }==== */
 
@@ -162,7 +162,7 @@ int sk_math_diff(SkTensor **result, const SkTensor *self, int64_t n, int64_t dim
 
 int sk_math_diff_out(const SkTensor *self, int64_t n, int64_t dim, const SkTensor *prepend, const SkTensor *append,
                      SkTensor *out) {
-  SK_OUT_FROM(sk_math_diff(&r, self, n, dim, prepend, append), out);
+  SK_OUT_FROM(sk_math_diff(&r, self, n, dim, prepend, append), out, SK_READS(self, prepend, append));
 }
 
 /* The sum of the main diagonal of a matrix (int64 for integers, as sum). */
@@ -194,19 +194,15 @@ int sk_math_renorm(SkTensor **result, const SkTensor *self, SkScalar p, int64_t 
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   int nd = 0;
   for (int i = 0; i < self->ndim; i++) if (i != d) dims[nd++] = i;
-  SkTape tp = {0};
-  const SkTensor *x = self;
-  if (self->dtype == SK_DTYPE_FLOAT16 || self->dtype == SK_DTYPE_BFLOAT16)
-    x = SK_TAPE_STEP(&tp, sk_to_dtype(&r, self, SK_DTYPE_FLOAT32, 0, 0, -1));
+  SkTape tp = {0}; /* in opmath: a half type rounds once, not at the factor too */
+  const SkTensor *x = sk_tape_opmath(&tp, self, self->dtype);
   SkTensor *norm = SK_TAPE_STEP(&tp, sk_norm_ScalarOpt_dim(&r, x, p, (SkIntList){dims, nd}, 1));
   SkTensor *big = SK_TAPE_STEP(&tp, sk_gt_Scalar(&r, norm, maxnorm));
   SkTensor *scale = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, SK_TAPE_STEP(&tp, sk_reciprocal(&r,
                       SK_TAPE_STEP(&tp, sk_add_Scalar(&r, norm, sk_scalar_float(1e-7), sk_scalar_int(1))))), maxnorm));
   SkTensor *factor = SK_TAPE_STEP(&tp, sk_where_self(&r, big, scale, sk_tape_number(&tp, sk_scalar_float(1.0))));
-  if (factor && factor->dtype != self->dtype) factor = SK_TAPE_STEP(&tp, sk_to_dtype(&r, factor, self->dtype, 0, 0, -1));
-  SkTensor *y = SK_TAPE_STEP(&tp, sk_mul(&r, self, factor));
-  if (y) *result = sk_tape_take(&tp, y);
-  return sk_tape_free(&tp);
+  SkTensor *y = sk_tape_round(&tp, SK_TAPE_STEP(&tp, sk_mul(&r, x, factor)), self->dtype);
+  return sk_tape_result(&tp, y, result);
 }
 
 int sk_math_renorm_(SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm) {
@@ -218,7 +214,7 @@ int sk_math_renorm_(SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm) {
 }
 
 int sk_math_renorm_out(const SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm, SkTensor *out) {
-  SK_OUT_FROM(sk_math_renorm(&r, self, p, dim, maxnorm), out);
+  SK_OUT_FROM(sk_math_renorm(&r, self, p, dim, maxnorm), out, SK_READS(self));
 }
 /* }==== */
 
@@ -306,28 +302,31 @@ int sk_math_trapezoid_dx(SkTensor **result, const SkTensor *y, SkScalar dx, int6
 int sk_math_cumulative_trapezoid_x(SkTensor **result, const SkTensor *y, const SkTensor *x, int64_t dim) {
   int64_t d;
   if (trapz_checks(y, x, dim, &d, "cumulative_trapezoid")) return -1;
-  SkTape tp = {0};
-  SkTensor *dx = x_steps(&tp, y, x, d, "cumulative_trapezoid"), *hi, *lo;
-  halves(&tp, y, d, &hi, &lo);
+  const SkTensor *ts[2] = {y, x};
+  SkDType dt = sk_result_type(2, ts);
+  SkTape tp = {0}; /* in opmath: a half type's running sums round once each */
+  const SkTensor *yo = sk_tape_opmath(&tp, y, dt), *xo = sk_tape_opmath(&tp, x, dt);
+  if (tp.rc) return sk_tape_free(&tp);
+  SkTensor *dx = x_steps(&tp, y, xo, d, "cumulative_trapezoid"), *hi, *lo;
+  halves(&tp, yo, d, &hi, &lo);
   SkTensor *s = SK_TAPE_STEP(&tp, sk_cumsum(&r, SK_TAPE_STEP(&tp, sk_mul(&r,
                   SK_TAPE_STEP(&tp, sk_add(&r, lo, hi, sk_scalar_int(1))), dx)), d, -1));
   SkTensor *v = SK_TAPE_STEP(&tp, sk_div_Scalar(&r, s, sk_scalar_float(2.0)));
-  if (v) *result = sk_tape_take(&tp, v);
-  return sk_tape_free(&tp);
+  return sk_tape_result(&tp, sk_tape_round(&tp, v, dt), result);
 }
 
 /* cumsum(dx / 2 * (y[1:] + y[:-1])) */
 int sk_math_cumulative_trapezoid_dx(SkTensor **result, const SkTensor *y, SkScalar dx, int64_t dim) {
   int64_t d;
   if (trapz_checks(y, NULL, dim, &d, "cumulative_trapezoid") || dx_check(dx, "cumulative_trapezoid")) return -1;
-  SkTape tp = {0};
-  SkTensor *hi, *lo;
-  halves(&tp, y, d, &hi, &lo);
+  SkTape tp = {0}; /* in opmath, as cumulative_trapezoid_x */
+  SkTensor *hi, *lo, *yo = sk_tape_opmath(&tp, y, y->dtype);
+  if (tp.rc) return sk_tape_free(&tp);
+  halves(&tp, yo, d, &hi, &lo);
   SkTensor *h = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, SK_TAPE_STEP(&tp, sk_add(&r, lo, hi, sk_scalar_int(1))),
                                                 sk_scalar_float(sk_scalar_to_double(dx) / 2.0)));
   SkTensor *v = SK_TAPE_STEP(&tp, sk_cumsum(&r, h, d, -1));
-  if (v) *result = sk_tape_take(&tp, v);
-  return sk_tape_free(&tp);
+  return sk_tape_result(&tp, sk_tape_round(&tp, v, y->dtype), result);
 }
 /* }==== */
 
@@ -459,19 +458,19 @@ int sk_math_nanquantile_scalar(SkTensor **result, const SkTensor *self, double q
 
 int sk_math_quantile_out(const SkTensor *self, const SkTensor *q, SkOptInt dim, int keepdim, const char *interpolation,
                          SkTensor *out) {
-  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 0), out);
+  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 0), out, SK_READS(self, q));
 }
 int sk_math_nanquantile_out(const SkTensor *self, const SkTensor *q, SkOptInt dim, int keepdim, const char *interpolation,
                             SkTensor *out) {
-  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 1), out);
+  SK_OUT_FROM(quantile_impl(&r, self, q, dim, keepdim, interpolation, 1), out, SK_READS(self, q));
 }
 int sk_math_quantile_scalar_out(const SkTensor *self, double q, SkOptInt dim, int keepdim, const char *interpolation,
                                 SkTensor *out) {
-  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 0), out);
+  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 0), out, SK_READS(self));
 }
 int sk_math_nanquantile_scalar_out(const SkTensor *self, double q, SkOptInt dim, int keepdim, const char *interpolation,
                                    SkTensor *out) {
-  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 1), out);
+  SK_OUT_FROM(quantile_scalar(&r, self, q, dim, keepdim, interpolation, 1), out, SK_READS(self));
 }
 /* }==== */
 

@@ -193,7 +193,7 @@ int sk_math_mvlgamma(SkTensor **result, const SkTensor *self, int64_t p) {
   return sk_tape_free(&tp);
 }
 
-int sk_math_mvlgamma_out(const SkTensor *self, int64_t p, SkTensor *out) { SK_OUT_FROM(sk_math_mvlgamma(&r, self, p), out); }
+int sk_math_mvlgamma_out(const SkTensor *self, int64_t p, SkTensor *out) { SK_OUT_FROM(sk_math_mvlgamma(&r, self, p), out, SK_READS_POINTWISE(self)); }
 int sk_math_mvlgamma_(SkTensor *self, int64_t p) { INPLACE_FROM(sk_mvlgamma(&r, self, p), self); }
 int sk_math_polygamma_(SkTensor *self, int64_t n) { INPLACE_FROM(sk_polygamma(&r, n, self), self); }
 
@@ -291,15 +291,14 @@ int sk_math_special_log_softmax(SkTensor **result, const SkTensor *self, int64_t
   return sk_log_softmax_int(result, self, dim, dtype);
 }
 
-/* ndtr(x) = (1 + erf(x / sqrt 2)) / 2, PyTorch's composite. */
+/* ndtr(x) = erfc(-x / sqrt 2) / 2: no cancellation for negative x, where 1 + erf(x / sqrt 2) loses
+** every digit (PyTorch's calc_ndtr takes erfc there too); in opmath, so a half type rounds once. */
 int sk_math_special_ndtr(SkTensor **result, const SkTensor *self) {
   SkTape tp = {0};
-  SkTensor *a = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, self, sk_scalar_float(M_SQRT1_2)));
-  SkTensor *e = SK_TAPE_STEP(&tp, sk_erf(&r, a));
-  SkTensor *b = SK_TAPE_STEP(&tp, sk_add_Scalar(&r, e, sk_scalar_int(1), sk_scalar_int(1)));
-  SkTensor *h = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, b, sk_scalar_float(0.5)));
-  if (!tp.rc) *result = sk_tape_take(&tp, h);
-  return sk_tape_free(&tp);
+  SkTensor *x = sk_tape_opmath(&tp, self, self->dtype);
+  SkTensor *a = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, x, sk_scalar_float(-M_SQRT1_2)));
+  SkTensor *h = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, SK_TAPE_STEP(&tp, sk_erfc(&r, a)), sk_scalar_float(0.5)));
+  return sk_tape_result(&tp, sk_tape_round(&tp, h, self->dtype), result);
 }
-int sk_math_special_ndtr_out(const SkTensor *self, SkTensor *out) { SK_OUT_FROM(sk_math_special_ndtr(&r, self), out); }
+int sk_math_special_ndtr_out(const SkTensor *self, SkTensor *out) { SK_OUT_FROM(sk_math_special_ndtr(&r, self), out, SK_READS_POINTWISE(self)); }
 /* }==== */
