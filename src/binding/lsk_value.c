@@ -17,8 +17,6 @@
 #include <string.h>
 
 /* {==== Per type ==== */
-static const char *const layouts[] = {"strided", NULL};
-static const char *const memory_formats[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d", NULL};
 
 /* Indexed by SkBaseType: what a Lua value of it is, and the names of an enum boxed as an int. */
 static const struct { const char *expected, *list_expected; const char *const *names; } types[] = {
@@ -29,10 +27,10 @@ static const struct { const char *expected, *list_expected; const char *const *n
   [SK_T_STR] = {"a string", NULL, NULL},
   [SK_T_SCALAR] = {"a number or boolean", NULL, NULL},
   [SK_T_SCALAR_TYPE] = {"a dtype name such as \"float32\"", NULL, NULL},
-  [SK_T_LAYOUT] = {"a layout name (\"strided\")", NULL, layouts},
+  [SK_T_LAYOUT] = {"a layout name (\"strided\")", NULL, sk_layout_names},
   [SK_T_DEVICE] = {"a device name such as \"cpu\"", NULL, NULL},
   [SK_T_MEMORY_FORMAT] = {"a memory format name (\"contiguous_format\", \"preserve_format\", \"channels_last\" or "
-                          "\"channels_last_3d\")", NULL, memory_formats},
+                          "\"channels_last_3d\")", NULL, sk_memory_format_names},
   [SK_T_GENERATOR] = {"nil (sk has no generator objects)", NULL, NULL},
 };
 
