@@ -17,6 +17,21 @@ describe("overload choice", function()
     assert.same({4, 7, 6}, v:totable())
     assert.same({1, 0, 1}, i:totable())
   end)
+  it("the out rule holds for every overload set with out variants", function()
+    local x = T({{1.5, 5, 3}, {2, 8, 1}})
+    local c = sk.empty({2, 3})
+    sk.clamp(x, 2, 4, {out = c}) -- clamp.out (Scalar bounds)
+    assert.same({{2, 4, 3}, {2, 4, 2}}, c:totable())
+    sk.clamp(x, T({2.0}), T({4.0}), {out = c}) -- clamp.Tensor_out
+    assert.same({{2, 4, 3}, {2, 4, 2}}, c:totable())
+    local s = sk.empty({3})
+    sk.std(x, 0, {correction = 0, out = s}) -- population std of each column: |a - b| / 2
+    assert.same({0.25, 1.5, 1}, s:totable())
+    local v, i = sk.empty({2, 2}), sk.empty({2, 2}, {dtype = "int64"})
+    sk.topk(x, 2, {out = {v, i}})
+    assert.same({{5, 3}, {8, 2}}, v:totable())
+    assert.same({{1, 2}, {1, 0}}, i:totable())
+  end)
   it("says when the out option does not fit the overload the arguments pick", function()
     assert.matches("sk.max: option 'out' expected 2 tensors %(a list%), got 1",
       h.err(sk.max, T({{1, 2}}), 0, {out = sk.empty({2})}))
@@ -87,6 +102,11 @@ describe("messages", function()
     for i = 1, 65 do big[i] = 1 end
     assert.matches("Tensor:view: argument 'size' has 65 elements, at most 64 are supported",
       h.err(function() return sk.ones({1}):view(big) end))
+    assert.matches("Tensor:view: argument 'size' has 65 elements, at most 64 are supported",
+      h.err(function() return sk.ones({1}):view(table.unpack(big)) end)) -- not "too many arguments"
+    local dims17 = table.move(big, 1, 17, 1, {})
+    assert.matches("Tensor:view: argument 'size' has 17 dimensions, but tensors have at most 16",
+      h.err(function() return sk.ones({1}):view(dims17) end))
   end)
   it("an in-place composite names 'self', not the copy's 'src'", function()
     local msg = h.err(function() return sk.ones({3}):addbmm_(sk.ones({2, 2, 4}), sk.ones({2, 4, 3})) end)

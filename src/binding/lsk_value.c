@@ -87,6 +87,10 @@ static int read_list(lua_State *L, int idx, int last, const SkArg *a, SkStack *s
     int stop = flags & LSK_READ_ABSORB ? last : idx;
     for (int i = idx; i <= stop && n < LSK_MAX_LIST && lua_int(L, i, &v[n]); i++) n++;
     if (n == 0) return 0;
+    int total = n; /* integers past the limit are this list's too: say so, not "too many arguments" */
+    for (int64_t x; idx + total <= stop && lua_int(L, idx + total, &x);) total++;
+    if (total > n)
+      return snprintf(err, errlen, "argument '%s' has %d elements, at most %d are supported", a->name, total, LSK_MAX_LIST), -1;
     return sk_push_intlist(s, v, n) ? -1 : n;
   }
   if (lt == LUA_TNUMBER && a->type == SK_T_FLOAT) { /* float[N] x: N copies of x (float[]: one) */
