@@ -19,7 +19,9 @@ describe("bad input", function()
     assert.matches("sk.mm: argument 'mat2' %(position 2%) expected a tensor, got string", h.err(sk.mm, T({{1.0}}), "x"))
     assert.matches("sk.sum: argument 'dim' %(position 2%) expected an integer or a list of integers, got string",
       h.err(sk.sum, T({1.0}), "x"))
-    assert.matches("Tensor:view: argument 'size' %(position 2%) expected", h.err(function() return T({1.0}):view("a") end))
+    assert.matches("Tensor:view: argument 'size' %(position 2%) expected", h.err(function() return T({1.0}):view(true) end))
+    -- a string is read as view.dtype's dtype name, and that overload's reason is the one reported
+    assert.matches("Tensor:view: argument 'dtype': unknown dtype 'a'", h.err(function() return T({1.0}):view("a") end))
     assert.matches("sk.clamp: option 'min' expected a number or boolean, got table", h.err(sk.clamp, T({1.0}), {min = {}}))
     assert.matches("too many arguments", h.err(sk.neg, T({1.0}), T({1.0})))
   end)

@@ -1082,8 +1082,8 @@ local SI = {
     { "ij,jk->ik", L{ T{2, 3}, T{4, 5} }, raises = "does not broadcast" }, { "ij", L{ T{2, 3}, T{2} }, raises = "more operands" },
     { "ij->i", L{ T({2, 1}, { dtype = "int32" }) } } },
   { "block_diag", nil, { L{ T{}, T{2}, T{2, 1} } }, { L{ T{2, 3}, T({1, 2}, { dtype = "int32" }) } }, { L{ T{2, 2, 2} }, raises = "2 or fewer" } },
-  { "max", FN_M, { T{2, 3}, T{3} } },
-  { "min", FN_M, { T{2, 3}, T{2, 1} } },
+  { "max", FN_M_OUT, { T{2, 3}, T{3} } }, -- max.other; out: max.out
+  { "min", FN_M_OUT, { T{2, 3}, T{2, 1} } }, -- min.other; out: min.out
   -- indexing
   { "argwhere", FN_M, { T{2, 3} }, { T{} }, { T{0, 3} } },
   { "take_along_dim", FN_M_OUT, { T{2, 3}, I({2, 2}, 3), 1 }, { T{2, 3}, I({4}, 6) }, { T{2, 3}, I({1, 3}, 2), 0 },

@@ -182,21 +182,39 @@ int lsk_take_options_table(lua_State *L, int *last, LskOptions *o) {
   return opts;
 }
 
+/* The number of out arguments of sc. */
+static int count_outs(const SkSchema *sc) {
+  int n = 0;
+  for (int j = 0; j < sc->nargs; j++) n += sc->args[j].is_out;
+  return n;
+}
+
 /* The stack index of the option for argument i, or 0: opts[name]; for the k-th
-** out argument also opts.out (one out) or opts.out[k] (several). */
+** out argument also opts.out (one out) or opts.out[k] (several). -1: opts.out
+** holds another number of tensors than sc has outs, so sc cannot take it. */
 static int option_index(const LskOptions *o, const SkSchema *sc, int i, uint64_t *used) {
   const SkArg *a = &sc->args[i];
   for (int j = 0; j < o->n; j++)
     if (o->name[j] && strcmp(o->name[j], a->name) == 0) return *used |= (uint64_t)1 << j, o->idx[j];
   if (!a->is_out || !o->out) return 0;
   *used |= (uint64_t)1 << o->out_j;
-  int k = 0, nouts = 0;
-  for (int j = 0; j < sc->nargs; j++)
-    if (sc->args[j].is_out) { if (j < i) k++; nouts++; }
-  if (o->out_list) return k < o->nouts ? o->outs[k] : 0;
-  return nouts == 1 ? o->out : 0;
+  int k = 0, nouts = count_outs(sc);
+  for (int j = 0; j < i; j++) k += sc->args[j].is_out;
+  if ((o->out_list ? o->nouts : 1) != nouts) return -1;
+  return o->out_list ? o->outs[k] : o->out;
+}
+
+/* The index of the option named like argument a, or -1. */
+static int option_named(const LskOptions *o, const SkArg *a) {
+  for (int j = 0; j < o->n; j++)
+    if (o->name[j] && strcmp(o->name[j], a->name) == 0) return j;
+  return -1;
 }
 /* }==== */
+
+/* The rank of an overload that read a value of its type but refused it (an unknown dtype
+** name, a list too long): above every mismatch, so a search reports that reason. */
+#define BAD_VALUE (LSK_MAX_ARGS + 1)
 
 int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskOptions *o, SkStack *s, int permissive,
                    int *bad_arg, int *srcs, char *err, size_t errlen) {
@@ -214,23 +232,30 @@ int lsk_parse_args(lua_State *L, SkOperator *op, int first, int last, const LskO
     if (srcs) srcs[i] = 0;
     if (!a->kwarg_only && pos <= last) {
       int flags = (permissive ? LSK_READ_NUMBERS : 0) | (i == npos - 1 ? LSK_READ_ABSORB : 0);
+      if (o && option_named(o, a) >= 0) { /* an overload whose earlier argument takes this value is not the one */
+        *bad_arg = i;
+        if (errlen) snprintf(err, errlen, "argument '%s' given by position (%d) and by option", a->name, pos - first + 1);
+        goto fail;
+      }
       got = read_arg(L, pos, last, a, &dflt->v[i], s, flags, err, errlen);
       if (got > 0) { if (srcs) srcs[i] = pos; pos += got; continue; }
-      if (got == 0) {
-        *bad_arg = i;
-        if (errlen) snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
-                 lsk_expected(a), lsk_got(L, pos));
-      }
+      *bad_arg = got == 0 ? i : BAD_VALUE;
+      if (got == 0 && errlen) snprintf(err, errlen, "argument '%s' (position %d) expected %s, got %s", a->name, pos - first + 1,
+                                       lsk_expected(a), lsk_got(L, pos));
       goto fail;
     }
     int oi = o ? option_index(o, sc, i, &used) : 0;
+    if (oi < 0) {
+      *bad_arg = i;
+      if (errlen) snprintf(err, errlen, "option 'out' expected %d tensor%s, got %d", count_outs(sc),
+                           count_outs(sc) == 1 ? "" : "s (a list)", o->out_list ? o->nouts : 1);
+      goto fail;
+    }
     if (oi && !lua_isnil(L, oi)) {
       got = read_arg(L, oi, oi, a, &dflt->v[i], s, permissive ? LSK_READ_NUMBERS : 0, err, errlen);
       if (got > 0) { if (srcs) srcs[i] = oi; continue; }
-      if (got == 0) {
-        *bad_arg = i;
-        if (errlen) snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, lsk_expected(a), lsk_got(L, oi));
-      }
+      *bad_arg = got == 0 ? i : BAD_VALUE;
+      if (got == 0 && errlen) snprintf(err, errlen, "option '%s' expected %s, got %s", a->name, lsk_expected(a), lsk_got(L, oi));
       goto fail;
     }
     if (dflt->v[i].n >= 0) { if (push_default(&dflt->v[i], s)) goto oom; continue; }
@@ -381,6 +406,54 @@ static int call_set_with(lua_State *L, OverloadSet *set, LskState *st) {
   return call_set_options(L, set, st, last, &o);
 }
 
+/* {==== Out variants ====
+** With `out`, the overload is chosen as without it, among the functional
+** overloads, and its out variant (same arguments, then the outs) is called:
+** sk.max(a, b, {out = c}) is max.out, sk.max(a, 0, {out = {v, i}}) max.dim_max,
+** as in PyTorch. Out overloads with no functional twin are matched directly. */
+
+/* Whether out has the arguments of f, then outs only. */
+static int is_out_variant(const SkSchema *out, const SkSchema *f) {
+  if (out->nargs != f->nargs + count_outs(out)) return 0;
+  for (int i = 0, j = 0; i < out->nargs; i++) {
+    const SkArg *a = &out->args[i];
+    if (a->is_out) continue;
+    const SkArg *b = &f->args[j++];
+    if (a->type != b->type || a->is_list != b->is_list || a->optional != b->optional || strcmp(a->name, b->name) != 0) return 0;
+  }
+  return 1;
+}
+
+/* Whether option name k names an out of some overload of set (or is `out`). */
+static int names_an_out(const OverloadSet *set, const char *k) {
+  if (!k) return 0;
+  if (strcmp(k, "out") == 0) return 1;
+  for (int i = 0; i < set->n; i++)
+    for (int j = 0; j < set->ops[i]->schema.nargs; j++)
+      if (set->ops[i]->schema.args[j].is_out && strcmp(k, set->ops[i]->schema.args[j].name) == 0) return 1;
+  return 0;
+}
+
+/* The functional overload of set the arguments pick when the outs are left out, or NULL. */
+static SkOperator *functional_match(lua_State *L, const OverloadSet *set, int last, const LskOptions *opts, SkStack *s) {
+  LskOptions f = *opts;
+  f.n = 0;
+  f.out = f.out_list = f.nouts = 0;
+  for (int j = 0; j < opts->n; j++)
+    if (!names_an_out(set, opts->name[j])) f.name[f.n] = opts->name[j], f.idx[f.n++] = opts->idx[j];
+  char err[1];
+  for (int permissive = 0; permissive < 2; permissive++)
+    for (int i = 0; i < set->n; i++) {
+      SkOperator *op = set->ops[i];
+      int bad;
+      if (op->schema.kind == SK_KIND_OUT || lsk_parse_args(L, op, 1, last, &f, s, permissive, &bad, NULL, err, 0)) continue;
+      sk_stack_free(s);
+      return op;
+    }
+  return NULL;
+}
+/* }==== */
+
 /* call_set_with after the options were read */
 static int call_set_options(lua_State *L, OverloadSet *set, LskState *st, int last, LskOptions *opts) {
   /* an option named `out`, or named like an out argument of one of the overloads, picks the out overloads */
@@ -395,16 +468,26 @@ static int call_set_options(lua_State *L, OverloadSet *set, LskState *st, int la
   char err[512];
   err[0] = 0;
   int best = -2, best_op = 0, best_permissive = 0, srcs[LSK_MAX_ARGS];
+  SkOperator *f = want_out && set->n > 1 ? functional_match(L, set, last, opts, &s) : NULL;
+  int variant = -1; /* f's out variant in set */
+  for (int i = 0; f && i < set->n && variant < 0; i++)
+    if (set->ops[i]->schema.kind == SK_KIND_OUT && is_out_variant(&set->ops[i]->schema, &f->schema)) variant = i;
   for (int permissive = 0; permissive < 2; permissive++)
     for (int i = 0; i < set->n; i++) {
       SkOperator *op = set->ops[i];
       if ((op->schema.kind == SK_KIND_OUT) != want_out && set->n > 1) continue;
+      if (variant >= 0 && i != variant) continue;
       int bad;
       if (lsk_parse_args(L, op, 1, last, opts, &s, permissive, &bad, srcs, err, 0) == 0)
         return call_parsed(L, st, op, &s, 1, last, srcs, set->fname);
       if (bad > best) best = bad, best_op = i, best_permissive = permissive;
     }
   if (best == -2) { sk_stack_free(&s); return lsk_raise(L, "%s: no variant of this op takes an 'out' option", set->fname); }
+  if (f && variant < 0) {
+    sk_stack_free(&s);
+    return lsk_raise(L, "%s: %s%s%s has no out variant (its arguments take no 'out' option)", set->fname, f->schema.name,
+                     f->schema.overload[0] ? "." : "", f->schema.overload);
+  }
   int bad; /* the message of the overload that came nearest */
   if (lsk_parse_args(L, set->ops[best_op], 1, last, opts, &s, best_permissive, &bad, srcs, err, sizeof err) == 0)
     return call_parsed(L, st, set->ops[best_op], &s, 1, last, srcs, set->fname); /* what failed was memory */

@@ -17,8 +17,6 @@
 #include <string.h>
 
 /* {==== Per type ==== */
-static const char *const layouts[] = {"strided", NULL};
-static const char *const memory_formats[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d", NULL};
 
 /* Indexed by SkBaseType: what a Lua value of it is, and the names of an enum boxed as an int. */
 static const struct { const char *expected, *list_expected; const char *const *names; } types[] = {
@@ -29,10 +27,10 @@ static const struct { const char *expected, *list_expected; const char *const *n
   [SK_T_STR] = {"a string", NULL, NULL},
   [SK_T_SCALAR] = {"a number or boolean", NULL, NULL},
   [SK_T_SCALAR_TYPE] = {"a dtype name such as \"float32\"", NULL, NULL},
-  [SK_T_LAYOUT] = {"a layout name (\"strided\")", NULL, layouts},
+  [SK_T_LAYOUT] = {"a layout name (\"strided\")", NULL, sk_layout_names},
   [SK_T_DEVICE] = {"a device name such as \"cpu\"", NULL, NULL},
   [SK_T_MEMORY_FORMAT] = {"a memory format name (\"contiguous_format\", \"preserve_format\", \"channels_last\" or "
-                          "\"channels_last_3d\")", NULL, memory_formats},
+                          "\"channels_last_3d\")", NULL, sk_memory_format_names},
   [SK_T_GENERATOR] = {"nil (sk has no generator objects)", NULL, NULL},
 };
 
@@ -89,6 +87,10 @@ static int read_list(lua_State *L, int idx, int last, const SkArg *a, SkStack *s
     int stop = flags & LSK_READ_ABSORB ? last : idx;
     for (int i = idx; i <= stop && n < LSK_MAX_LIST && lua_int(L, i, &v[n]); i++) n++;
     if (n == 0) return 0;
+    int total = n; /* integers past the limit are this list's too: say so, not "too many arguments" */
+    for (int64_t x; idx + total <= stop && lua_int(L, idx + total, &x);) total++;
+    if (total > n)
+      return snprintf(err, errlen, "argument '%s' has %d elements, at most %d are supported", a->name, total, LSK_MAX_LIST), -1;
     return sk_push_intlist(s, v, n) ? -1 : n;
   }
   if (lt == LUA_TNUMBER && a->type == SK_T_FLOAT) { /* float[N] x: N copies of x (float[]: one) */

@@ -294,6 +294,14 @@ int sk_tensor_same_view(const SkTensor *a, const SkTensor *b) {
          memcmp(a->strides, b->strides, (size_t)a->ndim * sizeof a->strides[0]) == 0;
 }
 
+const char *const sk_layout_names[] = {"strided", NULL};
+const char *const sk_memory_format_names[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d", NULL};
+
+const char *sk_memory_format_name(int memory_format) {
+  return memory_format == -1 ? "None"
+       : memory_format >= 0 && memory_format < 4 ? sk_memory_format_names[memory_format] : "an unknown memory format";
+}
+
 const char *sk_shape_str(int ndim, const int64_t *sizes, char *buf, size_t n) {
   size_t len = 0;
   len += (size_t)snprintf(buf, n, "[");

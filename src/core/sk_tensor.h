@@ -109,6 +109,11 @@ void sk_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 static inline void sk_tensor_bump_version(SkTensor *t) { t->storage->version++; }
 /* Formats "[2, 3]" into buf. */
 const char *sk_shape_str(int ndim, const int64_t *sizes, char *buf, size_t n);
+/* Schemas carry a Layout or MemoryFormat as an int, PyTorch's enum order: the names,
+** NULL-terminated (the binding reads and prints them), and the name of one for messages. */
+extern const char *const sk_layout_names[];
+extern const char *const sk_memory_format_names[];
+const char *sk_memory_format_name(int memory_format);
 /* Wraps a possibly negative dim into [0, ndim) (ndim 0 accepts -1 and 0). */
 int sk_wrap_dim(int64_t dim, int ndim, const char *argname, int64_t *out);
 /* 1 when a and b may share memory: same storage, overlapping byte ranges. */

@@ -18,11 +18,11 @@
 
 static const int64_t no_dims[1] = {0}; /* data of an empty (not None) int list */
 
-/* memory_format: -1 None, 0 contiguous_format, 1 preserve_format. */
-static int check_memory_format(const char *op, int memory_format, int allow_preserve) {
+/* memory_format: -1 None, 0 contiguous_format, 1 preserve_format. Like every argument check of
+** the core, the message does not name the op: the binding does ("Tensor:to: argument ..."). */
+static int check_memory_format(int memory_format, int allow_preserve) {
   if (memory_format == -1 || memory_format == 0 || (allow_preserve && memory_format == 1)) return 0;
-  return sk_error("%s: argument 'memory_format' (memory format %d) is not supported; use contiguous_format", op,
-                  memory_format);
+  return sk_error("argument 'memory_format' (%s) is not supported; use contiguous_format", sk_memory_format_name(memory_format));
 }
 
 /* {==== Scalar overloads: wrap the number, call the Tensor overload ====
@@ -345,16 +345,16 @@ static int copy_to_new(SkTensor **result, const SkTensor *self, SkDType dtype, S
 
 int sk_math_to_dtype(SkTensor **result, const SkTensor *self, SkDType dtype, int non_blocking, int copy,
                      int memory_format) {
-  if (check_memory_format("to", memory_format, 1)) return -1;
-  if ((unsigned)dtype >= SK_DTYPE_COUNT) return sk_error("to: argument 'dtype': invalid dtype %d", (int)dtype);
+  if (check_memory_format(memory_format, 1)) return -1;
+  if ((unsigned)dtype >= SK_DTYPE_COUNT) return sk_error("argument 'dtype': invalid dtype %d", (int)dtype);
   if (self->dtype == dtype && !copy) { *result = sk_tensor_retain((SkTensor *)self); return 0; }
   return copy_to_new(result, self, dtype, self->device, non_blocking);
 }
 
 int sk_math_to_device(SkTensor **result, const SkTensor *self, SkDevice device, int dtype, int non_blocking, int copy,
                       int memory_format) {
-  if (check_memory_format("to", memory_format, 1)) return -1;
-  if (dtype >= SK_DTYPE_COUNT) return sk_error("to: argument 'dtype': invalid dtype %d", dtype);
+  if (check_memory_format(memory_format, 1)) return -1;
+  if (dtype >= SK_DTYPE_COUNT) return sk_error("argument 'dtype': invalid dtype %d", dtype);
   SkDType dt = dtype < 0 ? self->dtype : (SkDType)dtype;
   SkDevice dev = device.type >= 0 ? device : self->device;
   if (sk_device_eq(dev, self->device) && dt == self->dtype && !copy) {
@@ -371,13 +371,13 @@ int sk_math_to_other(SkTensor **result, const SkTensor *self, const SkTensor *ot
 }
 
 int sk_default_clone(SkTensor **result, const SkTensor *self, int memory_format) {
-  if (check_memory_format("clone", memory_format, 1)) return -1;
+  if (check_memory_format(memory_format, 1)) return -1;
   return copy_to_new(result, self, self->dtype, self->device, 0);
 }
 
 int sk_math_contiguous(SkTensor **result, const SkTensor *self, int memory_format) {
   if (memory_format == 1) return sk_error("contiguous: preserve memory format is unsupported by the contiguous operator");
-  if (check_memory_format("contiguous", memory_format, 0)) return -1;
+  if (check_memory_format(memory_format, 0)) return -1;
   if (sk_tensor_is_contiguous(self)) { *result = sk_tensor_retain((SkTensor *)self); return 0; }
   return sk_clone(result, self, 0);
 }

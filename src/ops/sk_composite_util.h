@@ -114,6 +114,29 @@ static inline int sk_composite_write_outs(int rc, int n, SkTensor **r, SkTensor 
   for (int i = 0; i < n; i++) sk_tensor_release(r[i]);
   return rc ? -1 : 0;
 }
+/* self <- r for an in-place composite, r released: r's shape must be self's (an in-place op
+** never resizes) and its dtype cast to self's, PyTorch's rules, checked here so that the
+** message names 'self' and not the 'src' of the copy_ that writes it. */
+static inline int sk_composite_write_inplace(SkTensor *r, SkTensor *self) {
+  char a[128], b[128];
+  int rc = !sk_tensor_same_shape(r, self)
+             ? sk_error("output with shape %s doesn't match the broadcast shape %s (argument 'self')",
+                        sk_shape_str(self->ndim, self->sizes, a, sizeof a), sk_shape_str(r->ndim, r->sizes, b, sizeof b))
+           : !sk_dtype_can_cast(r->dtype, self->dtype)
+             ? sk_error("result type %s can't be cast to the desired output type %s", sk_dtype_torch_name(r->dtype),
+                        sk_dtype_torch_name(self->dtype))
+             : sk_copy_(self, r, 0);
+  sk_tensor_release(r);
+  return rc;
+}
+/* A composite's in-place variant from its functional form: `call` stores into r. */
+#define SK_INPLACE_FROM(call, self)               \
+  do {                                            \
+    SkTensor *r = NULL;                           \
+    if (call) return -1;                          \
+    return sk_composite_write_inplace(r, self);   \
+  } while (0)
+
 /* A composite's out variant from its functional form: `call` stores into r; `in` its SkReads. */
 #define SK_OUT_FROM(call, out, in)                 \
   do {                                             \

@@ -53,7 +53,7 @@ static int check_size(SkIntList size) {
 static int empty_on(SkTensor **result, SkIntList size, int dtype, SkDevice device, int memory_format) {
   SkDType dt;
   if (memory_format != -1 && memory_format != 0)
-    return sk_error("empty: argument 'memory_format' must be contiguous_format (got memory format %d)", memory_format);
+    return sk_error("argument 'memory_format' must be contiguous_format (got %s)", sk_memory_format_name(memory_format));
   if (check_size(size) || resolve_dtype(dtype, SK_DTYPE_FLOAT32, &dt)) return -1;
   *result = sk_tensor_empty(size.n, size.data, dt, device);
   return *result ? 0 : -1;
@@ -102,8 +102,9 @@ int sk_math_full(SkTensor **result, SkIntList size, SkScalar fill_value, int dty
 /* }==== */
 
 /* {==== arange ==== */
-/* PyTorch computes in the dtype's accumulate type: int64 for integers,
-** float for the half types, double for float32 and float64. */
+/* PyTorch computes the elements in the dtype's accumulate type: int64 for integers,
+** float for the half types, double for float32 and float64. A float range is checked
+** and counted in double for every float dtype, so start == end is empty in each. */
 typedef struct ArangeRange {
   int64_t n;
   int64_t istart, istep;  /* integer dtypes */
@@ -131,15 +132,15 @@ static int arange_range(SkScalar start, SkScalar end, SkScalar step, SkDType dt,
   }
   int half = dt == SK_DTYPE_FLOAT16 || dt == SK_DTYPE_BFLOAT16;
   double a = sk_scalar_to_double(start), b = sk_scalar_to_double(end), s = sk_scalar_to_double(step);
-  double xa = half ? (float)a : a, xb = half ? (float)b : b, xs = half ? (float)s : s;
+  double xs = half ? (double)(float)s : s; /* the step the elements use: nonzero after rounding */
   if (!(xs > 0 || xs < 0)) return sk_error("step must be nonzero");
-  if (!isfinite(xa) || !isfinite(xb)) return sk_error("unsupported range: %g -> %g", xa, xb);
-  if (!((xs > 0 && xb >= xa) || (xs < 0 && xb <= xa)))
+  if (!isfinite(a) || !isfinite(b)) return sk_error("unsupported range: %g -> %g", a, b);
+  if (!((s > 0 && b >= a) || (s < 0 && b <= a)))
     return sk_error("upper bound and larger bound inconsistent with step sign");
   double nd = ceil((b - a) / s);
   if (!(nd >= 0 && nd <= 9.2e18)) return sk_error("invalid size, possible overflow?");
   r->n = (int64_t)nd;
-  r->fstart = xa, r->fstep = xs;
+  r->fstart = half ? (double)(float)a : a, r->fstep = xs;
   return 0;
 }
 
@@ -244,7 +245,9 @@ int sk_meta_kernel_normal_(SkTensor *self, double mean, double std, void *genera
 /* An empty tensor shaped like self; dtype and device default to self's. */
 static int empty_like_of(SkTensor **result, const SkTensor *self, int dtype, int layout, SkDevice device, int pin_memory,
                          int memory_format) {
-  if (memory_format > 1) return sk_error("argument 'memory_format': only contiguous_format and preserve_format are supported");
+  if (memory_format > 1)
+    return sk_error("argument 'memory_format' (%s): only contiguous_format and preserve_format are supported",
+                    sk_memory_format_name(memory_format));
   SkIntList size = {self->sizes, self->ndim};
   return sk_empty_memory_format(result, size, dtype >= 0 ? dtype : (int)self->dtype, layout,
                                 device.type >= 0 ? device : self->device, pin_memory, -1);
@@ -434,7 +437,8 @@ int sk_meta_kernel_multinomial(SkTensor **result, const SkTensor *self, int64_t 
 ** tensor that requires grad refuses, as PyTorch's Variable does. */
 int sk_default_resize_(SkTensor *self, SkIntList size, int memory_format) {
   if (memory_format > 1)
-    return sk_error("resize_: argument 'memory_format' must be contiguous_format or preserve_format in sk (got %d)", memory_format);
+    return sk_error("argument 'memory_format' must be contiguous_format or preserve_format in sk (got %s)",
+                    sk_memory_format_name(memory_format));
   if (sk_tensor_grad_flag(self)) return sk_error("cannot resize variables that require grad");
   if (check_size(size)) return -1;
   if (size.n == self->ndim && (size.n == 0 || memcmp(size.data, self->sizes, (size_t)size.n * sizeof *size.data) == 0))

@@ -194,6 +194,13 @@ int sk_meta_diag(SkMeta *m, const SkTensor *self, int64_t diagonal) {
 /* }==== */
 
 /* {==== gather, scatter, scatter_add, index_select ==== */
+/* PyTorch's scatter_gather_dtype_check: an index with elements is int64; an empty one
+** selects nothing, so gather and the scatters take it in any dtype, as PyTorch does. */
+static int check_index_dtype(const char *op, const SkTensor *index) {
+  if (index->numel == 0 || index->dtype == SK_DTYPE_INT64) return 0;
+  return sk_error("%s(): Expected dtype int64 for index (argument 'index' has dtype %s)", op, sk_dtype_name(index->dtype));
+}
+
 /* PyTorch's gather_shape_check: index has self's number of dims and is no larger apart from dim. */
 static int gather_shape_check(const SkTensor *self, int64_t dim, const SkTensor *index) {
   char a[128], b[128];
@@ -213,8 +220,7 @@ int sk_meta_gather(SkMeta *m, const SkTensor *self, int64_t dim, const SkTensor 
   int64_t d;
   if (sk_wrap_dim(dim, self->ndim, "dim", &d)) return -1;
   precompute->dim = d;
-  if (index->dtype != SK_DTYPE_INT64)
-    return sk_error("gather(): Expected dtype int64 for index (argument 'index' has dtype %s)", sk_dtype_name(index->dtype));
+  if (check_index_dtype("gather", index)) return -1;
   if (index->numel > 0 && gather_shape_check(self, d, index)) return -1;
   const SkTensor *in[] = {self, index};
   static const char *const names[] = {"self", "index"};
@@ -246,8 +252,7 @@ static int scatter_shape_check(const SkTensor *self, int64_t dim, const SkTensor
 static int meta_scatter(SkMeta *m, const char *op, const SkTensor *self, int64_t dim, const SkTensor *index,
                         const SkTensor *src, int64_t *wrapped) {
   if (sk_wrap_dim(dim, self->ndim, "dim", wrapped)) return -1;
-  if (index->dtype != SK_DTYPE_INT64)
-    return sk_error("%s(): Expected dtype int64 for index (argument 'index' has dtype %s)", op, sk_dtype_name(index->dtype));
+  if (check_index_dtype(op, index)) return -1;
   if (src && src->dtype != self->dtype)
     return sk_error("%s(): Expected self.dtype to be equal to src.dtype (argument 'src' has dtype %s, 'self' has %s)",
                     op, sk_dtype_name(src->dtype), sk_dtype_name(self->dtype));

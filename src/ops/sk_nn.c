@@ -262,11 +262,32 @@ int sk_meta_kernel_native_batch_norm_backward(SkTensor **result1, SkTensor **res
   return 0;
 }
 
+/* PyTorch's batch_norm of an input without elements: no statistics to take or update;
+** a copy of input scaled by weight[0] and shifted by bias[0], so the gradient still
+** reaches them. It reads no channel count, so a 1-d empty input passes too. */
+static int batch_norm_empty(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias) {
+  SkTensor *y = NULL;
+  int rc = sk_clone(&y, input, -1);
+  const SkTensor *by[2] = {weight, bias};
+  for (int i = 0; i < 2 && !rc; i++) {
+    if (!by[i]) continue;
+    SkTensor *e = NULL, *z = NULL;
+    rc = sk_select_int(&e, by[i], 0, 0);
+    if (!rc) rc = i ? sk_add(&z, y, e, sk_scalar_int(1)) : sk_mul(&z, y, e);
+    sk_tensor_release(e);
+    if (!rc) sk_tensor_release(y), y = z;
+  }
+  if (rc) { sk_tensor_release(y); return -1; }
+  *result = y;
+  return 0;
+}
+
 /* torch.nn.functional.batch_norm's check first: training needs more than one value per channel. */
 int sk_math_batch_norm(SkTensor **result, const SkTensor *input, const SkTensor *weight, const SkTensor *bias,
                        const SkTensor *running_mean, const SkTensor *running_var, int training, double momentum,
                        double eps, int cudnn_enabled) {
   (void)cudnn_enabled;
+  if (input->numel == 0) return batch_norm_empty(result, input, weight, bias);
   char a[160];
   if (training && input->ndim >= 2 && input->sizes[1] && input->numel / input->sizes[1] == 1)
     return sk_error("Expected more than 1 value per channel when training, got input size %s",

@@ -133,11 +133,7 @@ int sk_math_addbmm(SkTensor **result, const SkTensor *self, const SkTensor *batc
 }
 
 int sk_math_addbmm_(SkTensor *self, const SkTensor *batch1, const SkTensor *batch2, SkScalar beta, SkScalar alpha) {
-  SkTensor *r = NULL;
-  if (sk_addbmm(&r, self, batch1, batch2, beta, alpha)) return -1;
-  int rc = sk_copy_(self, r, 0);
-  sk_tensor_release(r);
-  return rc;
+  SK_INPLACE_FROM(sk_addbmm(&r, self, batch1, batch2, beta, alpha), self);
 }
 
 int sk_math_addbmm_out(const SkTensor *self, const SkTensor *batch1, const SkTensor *batch2, SkScalar beta, SkScalar alpha,
@@ -176,11 +172,7 @@ int sk_math_addr(SkTensor **result, const SkTensor *self, const SkTensor *vec1, 
 }
 
 int sk_math_addr_(SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha) {
-  SkTensor *r = NULL;
-  if (sk_addr(&r, self, vec1, vec2, beta, alpha)) return -1;
-  int rc = sk_copy_(self, r, 0);
-  sk_tensor_release(r);
-  return rc;
+  SK_INPLACE_FROM(sk_addr(&r, self, vec1, vec2, beta, alpha), self);
 }
 
 int sk_math_addr_out(const SkTensor *self, const SkTensor *vec1, const SkTensor *vec2, SkScalar beta, SkScalar alpha,
@@ -270,7 +262,9 @@ int sk_math_block_diag(SkTensor **result, SkTensorList tensors) {
 }
 /* }==== */
 
-/* {==== max.other, min.other ==== */
+/* {==== max.other, min.other and their out variants ==== */
 int sk_math_max_other(SkTensor **result, const SkTensor *self, const SkTensor *other) { return sk_maximum(result, self, other); }
 int sk_math_min_other(SkTensor **result, const SkTensor *self, const SkTensor *other) { return sk_minimum(result, self, other); }
+int sk_math_max_other_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { return sk_maximum_out(self, other, out); }
+int sk_math_min_other_out(const SkTensor *self, const SkTensor *other, SkTensor *out) { return sk_minimum_out(self, other, out); }
 /* }==== */

@@ -206,11 +206,7 @@ int sk_math_renorm(SkTensor **result, const SkTensor *self, SkScalar p, int64_t 
 }
 
 int sk_math_renorm_(SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm) {
-  SkTensor *r = NULL;
-  if (sk_math_renorm(&r, self, p, dim, maxnorm)) return -1;
-  int rc = sk_copy_(self, r, 0);
-  sk_tensor_release(r);
-  return rc;
+  SK_INPLACE_FROM(sk_math_renorm(&r, self, p, dim, maxnorm), self);
 }
 
 int sk_math_renorm_out(const SkTensor *self, SkScalar p, int64_t dim, SkScalar maxnorm, SkTensor *out) {

@@ -17,22 +17,6 @@
 
 #define NO_DEVICE sk_device(-1, 0)
 
-/* self <- r for an in-place composite: r's dtype must cast to self's (PyTorch's rule for in-place ops). */
-static int inplace_from(SkTensor *r, SkTensor *self) {
-  int rc = sk_dtype_can_cast(r->dtype, self->dtype)
-             ? sk_copy_(self, r, 0)
-             : sk_error("result type %s can't be cast to the desired output type %s", sk_dtype_torch_name(r->dtype),
-                        sk_dtype_torch_name(self->dtype));
-  sk_tensor_release(r);
-  return rc;
-}
-#define INPLACE_FROM(call, self)  \
-  do {                            \
-    SkTensor *r = NULL;           \
-    if (call) return -1;          \
-    return inplace_from(r, self); \
-  } while (0)
-
 /* {==== Scalar overloads: wrap the number, call the Tensor overload ==== */
 SK_SCALAR_OVERLOAD(sk_math_xlogy_Scalar_Self(SkTensor **result, SkScalar self, const SkTensor *other), self,
                    sk_xlogy(result, w, other))
@@ -194,8 +178,8 @@ int sk_math_mvlgamma(SkTensor **result, const SkTensor *self, int64_t p) {
 }
 
 int sk_math_mvlgamma_out(const SkTensor *self, int64_t p, SkTensor *out) { SK_OUT_FROM(sk_math_mvlgamma(&r, self, p), out, SK_READS_POINTWISE(self)); }
-int sk_math_mvlgamma_(SkTensor *self, int64_t p) { INPLACE_FROM(sk_mvlgamma(&r, self, p), self); }
-int sk_math_polygamma_(SkTensor *self, int64_t n) { INPLACE_FROM(sk_polygamma(&r, n, self), self); }
+int sk_math_mvlgamma_(SkTensor *self, int64_t p) { SK_INPLACE_FROM(sk_mvlgamma(&r, self, p), self); }
+int sk_math_polygamma_(SkTensor *self, int64_t n) { SK_INPLACE_FROM(sk_polygamma(&r, n, self), self); }
 
 /* self * (pi / 180) or (180 / pi): an integer or bool self gives the default float dtype. */
 #define ANGLE_OPS(op, factor)                                                                                     \
