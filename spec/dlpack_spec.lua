@@ -77,4 +77,42 @@ describe("DLPack capsules", function()
     a:resize_(1 << 17)
     assert.equal(1 << 17, a:numel())
   end)
+
+  it("import a C host's bool tensor (kDLBool) with every nonzero byte made 1", function()
+    -- a host hands sk bytes {0, 2, 1, 255} as DLPack 0.8's bool; sk reads them as false, true, true, true
+    local host = [[
+#include <dlpack/dlpack.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stdio.h>
+static unsigned char bytes[4] = {0, 2, 1, 255};
+static int64_t shape[1] = {4};
+static int deleted;
+static void deleter(DLManagedTensor *m) { (void)m; deleted++; }
+int main(void) {
+  DLManagedTensor m = {.dl_tensor = {.data = bytes, .device = {kDLCPU, 0}, .ndim = 1, .dtype = {6, 8, 1}, .shape = shape},
+                       .deleter = deleter};
+  lua_State *L = luaL_newstate();
+  luaL_openlibs(L);
+  if (luaL_loadstring(L, "local t = require('sk').from_dlpack(...)\n"
+                         "return string.format('%d %d %s', t:sum():item(), t:count_nonzero():item(), t:tobytes():byte(2))")
+      || (lua_pushlightuserdata(L, &m), lua_pcall(L, 1, 1, 0))) { fprintf(stderr, "%s\n", lua_tostring(L, -1)); return 1; }
+  printf("%s host bytes %d %d %d %d\n", lua_tostring(L, -1), bytes[0], bytes[1], bytes[2], bytes[3]);
+  lua_close(L);
+  printf("deleter ran %d\n", deleted);
+  return 0;
+}
+]]
+    local src, exe = os.tmpname(), os.tmpname()
+    local f = assert(io.open(src .. ".c", "w"))
+    f:write(host)
+    f:close()
+    local cc = string.format("env -u LD_PRELOAD cc -std=gnu11 -Wall -Werror -I/usr/include/lua5.4 -o %s %s.c -llua5.4", exe, src)
+    assert(os.execute(cc), cc)
+    local p = assert(io.popen(string.format('LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" %s 2>&1', h.build, exe)))
+    local out = p:read("a")
+    p:close()
+    os.remove(src); os.remove(src .. ".c"); os.remove(exe)
+    assert.equal("3 3 1 host bytes 0 1 1 1\ndeleter ran 1\n", out)
+  end)
 end)

@@ -302,7 +302,7 @@ describe("malformed files", function()
     -- flip one byte of a stored member's data: the CRC no longer matches
     local at = good:find("\x93NUMPY", 1, true) + 130
     write(TMP .. ".npz", good:sub(1, at - 1) .. string.char((good:byte(at) + 1) % 256) .. good:sub(at + 1))
-    assert.matches("member 'a.npy'", h.err(sk.load, TMP .. ".npz"))
+    assert.matches("': member 'a.npy': CRC error$", h.err(sk.load, TMP .. ".npz"))
   end)
 
   it("never crash on any truncation of a valid file", function()

@@ -71,7 +71,8 @@ static int l_zip_open(lua_State *L) {
 }
 
 /* Member i (1-based) of the archive at idx, open at its current position: a new member
-** opens at its start, closing the one before. */
+** opens at its start, closing the one before. Errors of a member's reads do not name it:
+** the caller (npy.from_zip) does. */
 static ZipBox *open_member(lua_State *L, int idx, lua_Integer i) {
   ZipBox *b = luaL_checkudata(L, idx, ZIP_BOX_MT);
   if (!b->z) lsk_raise_plain(L, "%s", "the archive is closed");
@@ -79,7 +80,7 @@ static ZipBox *open_member(lua_State *L, int idx, lua_Integer i) {
   if (b->member == i - 1) return b;
   close_member(b);
   if (!(b->f = zip_fopen_index(b->z, (zip_uint64_t)(i - 1), 0)))
-    lsk_raise_plain(L, "member '%s': %s", zip_get_name(b->z, (zip_uint64_t)(i - 1), 0), zip_strerror(b->z));
+    lsk_raise_plain(L, "%s", zip_strerror(b->z));
   b->member = i - 1;
   return b;
 }
@@ -89,7 +90,7 @@ static size_t read_member(lua_State *L, ZipBox *b, char *p, size_t n) {
   size_t got = 0;
   while (got < n) {
     zip_int64_t r = zip_fread(b->f, p + got, n - got);
-    if (r < 0) lsk_raise_plain(L, "member '%s': %s", zip_get_name(b->z, (zip_uint64_t)b->member, 0), zip_file_strerror(b->f));
+    if (r < 0) lsk_raise_plain(L, "%s", zip_file_strerror(b->f));
     if (r == 0) break;
     got += (size_t)r;
   }

@@ -138,7 +138,7 @@ return function(sk, core, util)
       head = head .. util.try(fail, core.io.zip_read, z, i, need - #head)
       h, need = parse(head, size, fail)
     end
-    if not h then fail(string.format("the member is truncated: its header needs %d bytes, it has %d", need, #head)) end
+    if not h then fail(string.format("the member is truncated: its header needs %d bytes, its zip entry states %d", need, size)) end
     local want = h.data_at + h.bytes
     if size ~= want then fail(string.format("its .npy header implies %d bytes, its zip entry states %d", want, size)) end
     local t = sk.empty(c_shape(h), { dtype = h.dtype })
