@@ -6,7 +6,7 @@ return function(sk, core, util, npy)
 
   -- load(path, opts, fail) -> {name = tensor}, the names without ".npy" as np.load gives them
   function M.load(path, opts, fail)
-    util.file_size(path, fail)
+    util.file_size(path, fail) -- a directory or a device is refused by name before libzip opens it
     local out = {}
     local z, members = util.try(fail, core.io.zip_open, path)
     for i, m in ipairs(members) do
