@@ -889,6 +889,87 @@ local function case_file()
   end
 end
 
+-- DLPack round trips: a tensor of any maker and dtype exported, then steps in any order: imports
+-- (a second one must raise), resize_ of the source (refused while lent), the capsule dropped or
+-- closed unconsumed, the source dropped, writes through an import; what imports is read whole
+local DLPACK_STEPS = { "import", "import", "resize", "drop", "close", "collect", "drop_source", "write" }
+local function case_dlpack()
+  ctx.dev, ctx.real = pick { "cpu", "cpu", "cpu", "fuzzdev" }, true -- DLPack has CPU (and CUDA) memory only
+  local src = a_tensor("x")
+  local steps = {}
+  for i = 1, R(1, 4) do steps[i] = pick(DLPACK_STEPS) end
+  local size = chance(0.5) and R(0, 64) or R(1 << 10, 1 << 16)
+  note("steps=" .. table.concat(steps, ",") .. " resize=" .. size)
+  return "dlpack", function()
+    local c, outs = src:to_dlpack(), {}
+    for _, step in ipairs(steps) do
+      pcall(function()
+        if step == "import" then outs[#outs + 1] = sk.from_dlpack(c)
+        elseif step == "resize" then src:resize_(size)
+        elseif step == "drop" then c = nil; collectgarbage()
+        elseif step == "close" then getmetatable(c).__close(c)
+        elseif step == "collect" then collectgarbage()
+        elseif step == "drop_source" then src, ctx.tensors = nil, {}; collectgarbage()
+        elseif step == "write" then outs[1]:fill_(1) end
+      end)
+    end
+    for _, u in ipairs(outs) do local _ = u:tobytes(), u:sum() end
+  end
+end
+
+-- .npz archives made member by member (stored or deflated): .npy members cut, padded, with a
+-- header number made an edge value or bool bytes past 1; then the zip entries' stated sizes
+-- rewritten or a byte flipped. What loads is read whole.
+local ZIP_SIZES = { 0, 1, 63, 64, 127, 128, 4096, 1 << 20, 1 << 30, 0xffffffff }
+local function case_npz()
+  local core = require "sk.core"
+  local npy = require("sk.formats.npy")(sk, core, require("sk.formats.util")(sk, core))
+  local members, edits = {}, {}
+  for i = 1, R(1, 3) do
+    local dt = pick { "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64" }
+    local t = base_tensor(dt, "cpu", sizes())
+    local head, data = npy.header(t, error), t:contiguous():tobytes()
+    local r = R()
+    if r < 0.2 then data = data:sub(1, R(0, #data)); edits[#edits + 1] = "cut" .. i
+    elseif r < 0.35 then data = data .. ("\1"):rep(R(1, 64)); edits[#edits + 1] = "pad" .. i
+    elseif r < 0.55 then
+      local n = 0
+      local big = pick { "0", "1", "255", "65536", "2147483648", "4294967296", "9223372036854775807", "99999999999999999999" }
+      head = head:gsub("%d+", function(d) n = n + 1; if n == R(1, 6) then return big end end)
+      edits[#edits + 1] = "header" .. i .. "=" .. big
+    elseif r < 0.7 and dt == "bool" then
+      data = data:gsub(".", function() return string.char(R(0, 255)) end); edits[#edits + 1] = "boolbytes" .. i
+    end
+    members[i] = { name = "m" .. i .. ".npy", data = head .. data }
+  end
+  local compressed, zipedit = chance(0.5), R()
+  local claim = pick(ZIP_SIZES)
+  note(table.concat(edits, ",") .. (compressed and " deflated" or " stored"))
+  if zipedit < 0.4 then note("zipsize=" .. claim) elseif zipedit < 0.6 then note("zipflip") end
+  local path = DIR .. "/case.npz"
+  return "npz", function()
+    core.io.zip_write(path, members, compressed)
+    local f = assert(io.open(path, "rb"))
+    local s = f:read("a")
+    f:close()
+    local function put(at, v) s = s:sub(1, at - 1) .. string.pack("<I4", v) .. s:sub(at + 4) end
+    if zipedit < 0.4 then -- one member's stated inflated size, in its local and central headers
+      local k, lh, cd = R(#members), 0, 0
+      for _ = 1, k do lh = s:find("PK\3\4", lh + 1, true) or lh end
+      for _ = 1, k do cd = s:find("PK\1\2", cd + 1, true) or cd end
+      if lh > 0 then put(lh + 22, claim) end
+      if cd > 0 then put(cd + 24, claim) end
+    elseif zipedit < 0.6 then
+      local i = R(#s)
+      s = s:sub(1, i - 1) .. string.char(R(0, 255)) .. s:sub(i + 1)
+    end
+    f = assert(io.open(path, "wb"))
+    f:write(s)
+    f:close()
+    for _, t in pairs(sk.load(path)) do local _ = t:tobytes(), t:sum() end
+  end
+end
+
 -- sk.plan: an op call (as case_op builds it, its tensors captured) recorded, then replayed twice;
 -- a random function of two such calls chained through its first result, with an input.
 local function case_plan()
@@ -920,7 +1001,7 @@ local CASES = {
   { "construct", 5, case_construct }, { "method", 8, case_method }, { "forged", 1, case_forged },
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
   { "autograd", 6, case_autograd }, { "linalg grad", 2, case_linalg_grad }, { "file", 3, case_file },
-  { "plan", 3, case_plan },
+  { "plan", 3, case_plan }, { "dlpack", 2, case_dlpack }, { "npz", 2, case_npz },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end

@@ -302,7 +302,7 @@ describe("malformed files", function()
     -- flip one byte of a stored member's data: the CRC no longer matches
     local at = good:find("\x93NUMPY", 1, true) + 130
     write(TMP .. ".npz", good:sub(1, at - 1) .. string.char((good:byte(at) + 1) % 256) .. good:sub(at + 1))
-    assert.matches("member 'a.npy'", h.err(sk.load, TMP .. ".npz"))
+    assert.matches("': member 'a.npy': CRC error$", h.err(sk.load, TMP .. ".npz"))
   end)
 
   it("never crash on any truncation of a valid file", function()
@@ -392,6 +392,99 @@ describe("DLPack", function()
   end)
 end)
 
+-- The error of fn(...) without the position core.raise may add.
+local function msg(fn, ...) return (h.err(fn, ...):gsub("^[^:]*:%d+: ", "")) end
+local core = require "sk.core"
+-- The bytes of a little-endian u32 at byte i (1-based) of s replaced by v.
+local function put_u32(s, i, v) return s:sub(1, i - 1) .. string.pack("<I4", v) .. s:sub(i + 4) end
+
+describe("loader boundaries", function()
+  it("refuse a directory, a device and a missing path in every loader, naming the loader and the path", function()
+    for _, ext in ipairs { "npy", "npz", "safetensors" } do
+      local dir = TMP .. ".dir." .. ext
+      assert(os.execute("mkdir -p " .. dir))
+      assert.equal(string.format("sk.load: '%s': is a directory", dir), msg(sk.load, dir))
+      assert.equal(string.format("sk.load: '%s': is a directory", dir), msg(sk.load, dir, { mmap = true }))
+      os.remove(dir)
+      local dev = TMP .. ".dev." .. ext
+      assert(os.execute(string.format("ln -sf /dev/zero %s", dev)))
+      assert.equal(string.format("sk.load: '%s': is not a regular file", dev), msg(sk.load, dev))
+      os.remove(dev)
+      local none = TMP .. ".none." .. ext
+      assert.equal(string.format("sk.load: '%s': No such file or directory", none), msg(sk.load, none))
+    end
+    assert(os.execute("mkdir -p " .. TMP .. ".dir"))
+    assert.equal(string.format("sk.from_file: '%s': is a directory", TMP .. ".dir"), msg(sk.from_file, TMP .. ".dir", false, 1))
+    os.remove(TMP .. ".dir")
+  end)
+
+  it("make every loaded bool byte 0 or 1 (safetensors, .npy, .npz, frombuffer; read and mapped)", function()
+    local bytes, want = "\0\2\1\255", { false, true, true, true }
+    local function check(t, what)
+      assert.equal(3, t:sum():item(), what)
+      assert.equal(3, t:count_nonzero():item(), what)
+      assert.same(want, t:totable(), what)
+      assert.equal("\0\1\1\1", t:tobytes(), what)
+    end
+    check(sk.frombuffer(bytes, { dtype = "bool" }), "frombuffer")
+    local header = '{"b":{"dtype":"BOOL","shape":[4],"data_offsets":[0,4]}}'
+    header = header .. string.rep(" ", (8 - #header % 8) % 8)
+    write(TMP .. ".safetensors", string.pack("<I8", #header) .. header .. bytes)
+    check(sk.load(TMP .. ".safetensors").b, "safetensors")
+    check(sk.load(TMP .. ".safetensors", { mmap = true }).b, "safetensors, mapped")
+    assert.equal(bytes, read(TMP .. ".safetensors"):sub(-4)) -- the mapping is copy-on-write
+    local npy = require("sk.formats.npy")(sk, core, require("sk.formats.util")(sk, core))
+    local member = npy.header(sk.zeros({ 4 }, { dtype = "bool" }), error) .. bytes
+    write(TMP .. ".npy", member)
+    check(sk.load(TMP .. ".npy"), ".npy")
+    check(sk.load(TMP .. ".npy", { mmap = true }), ".npy, mapped")
+    for _, compressed in ipairs { false, true } do
+      core.io.zip_write(TMP .. ".npz", { { name = "b.npy", data = member } }, compressed)
+      check(sk.load(TMP .. ".npz").b, ".npz")
+    end
+  end)
+end)
+
+describe(".npz members", function()
+  it("refuse a member whose zip entry states another size than its .npy header implies, before reading it", function()
+    sk.save({ a = sk.arange(4, { dtype = "float32" }) }, TMP .. ".npz", { compressed = true })
+    local s = read(TMP .. ".npz")
+    local lh, cd = s:find("PK\3\4", 1, true), s:find("PK\1\2", 1, true)
+    local size = string.unpack("<I4", s, lh + 22)
+    assert.equal(128 + 16, size)
+    for _, claim in ipairs { 1 << 30, size + 1 } do -- a 1 GiB claim in a file of a few hundred bytes
+      write(TMP .. ".npz", put_u32(put_u32(s, lh + 22, claim), cd + 24, claim))
+      assert.equal(string.format("sk.load: '%s': member 'a.npy': its .npy header implies 144 bytes, its zip entry states %d",
+                                 TMP .. ".npz", claim), msg(sk.load, TMP .. ".npz"))
+    end
+    write(TMP .. ".npz", put_u32(put_u32(s, lh + 22, 140), cd + 24, 140))
+    assert.matches("member 'a.npy': the file is truncated: shape %(4,%) of <f4 needs 16 bytes of data, it holds 12",
+                   msg(sk.load, TMP .. ".npz"))
+  end)
+
+  it("load a member straight into its tensor: peak memory about the tensor's size #rss", function()
+    local mib = 128
+    sk.save({ z = sk.zeros({ mib << 18 }, { dtype = "float32" }) }, TMP .. ".npz", { compressed = true })
+    collectgarbage("collect")
+    local script = [[
+      local sk = require "sk"
+      local function kb(key) for l in io.lines("/proc/self/status") do local v = l:match("^" .. key .. ":%s*(%d+)") if v then return tonumber(v) end end end
+      local before = kb("VmRSS")
+      local t = sk.load(arg[1]).z
+      assert(t:numel() == ]] .. (mib << 18) .. [[ and t:sum():item() == 0)
+      print((kb("VmHWM") - before) / 1024)
+    ]]
+    write(TMP .. ".lua", script)
+    local p = assert(io.popen(string.format('LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" lua5.4 %s %s.npz',
+                                            h.build, TMP .. ".lua", TMP)))
+    local out = p:read("a")
+    p:close()
+    local grew = tonumber(out:match("^([%d.]+)"))
+    assert(grew, out)
+    assert.is_true(grew > mib * 0.9 and grew < mib * 1.25, string.format("loading a %d MiB tensor peaked %.0f MiB over the start", mib, grew))
+  end)
+end)
+
 -- With python3-numpy present (optional): NumPy reads what sk writes and the reverse.
 local PY = "env -u LD_PRELOAD /usr/bin/python3 " -- not under the sanitizer build's preloads
 local has_numpy = os.execute(PY .. "-c 'import numpy' 2>/dev/null")
@@ -418,5 +511,5 @@ np.save(sys.argv[1] + ".npy", np.arange(24, dtype=">i8").reshape(2, 3, 4).transp
 end)
 
 teardown(function()
-  for _, ext in ipairs { "", ".npy", ".npz", ".safetensors", ".bin", ".py" } do os.remove(TMP .. ext) end
+  for _, ext in ipairs { "", ".npy", ".npz", ".safetensors", ".bin", ".py", ".lua" } do os.remove(TMP .. ext) end
 end)

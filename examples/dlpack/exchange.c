@@ -2,7 +2,9 @@
 ** examples/dlpack/exchange.c — a C host and sk exchanging tensors through DLPack, no copy.
 ** The host makes a float array, hands it to Lua as a DLManagedTensor* (a light userdata):
 ** sk.from_dlpack views it, the Lua code doubles it in place, and the host sees the change.
-** Lua returns t:to_dlpack() of a tensor of its own; the host reads it and calls its deleter.
+** Lua returns t:to_dlpack() of a tensor of its own, a capsule (a userdata holding the
+** DLManagedTensor*): the host consumes it, taking the pointer and storing NULL in its place
+** (PyTorch's "used_dltensor" rename), reads it and calls its deleter.
 ** Deleters run on the thread that runs sk (its refcounts are not atomic).
 **   cc -I/usr/include/lua5.4 -o exchange examples/dlpack/exchange.c -llua5.4
 **   LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;" ./exchange
@@ -53,7 +55,8 @@ int main(void) {
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) { fprintf(stderr, "%s\n", lua_tostring(L, -1)); return 1; }
   printf("C sees sk's doubling: %g %g %g %g\n", values[0], values[1], values[2], values[3]);
 
-  DLManagedTensor *theirs = lua_touserdata(L, -1);
+  DLManagedTensor **capsule = luaL_checkudata(L, -1, "sk.DLPackCapsule"), *theirs = *capsule;
+  *capsule = NULL; /* consumed: the capsule's __gc no longer runs the deleter */
   const DLTensor *d = &theirs->dl_tensor;
   if (d->ndim != 1 || d->dtype.code != kDLInt || d->dtype.bits != 64) { fprintf(stderr, "unexpected tensor\n"); return 1; }
   const int64_t *v = (const int64_t *)((const char *)d->data + d->byte_offset);

@@ -79,7 +79,7 @@ return function(sk, core, methods)
     local off, count = opts.offset or 0, opts.count or -1
     if math.type(off) ~= "integer" then core.raise("sk.frombuffer: option 'offset' must be an integer") end
     if math.type(count) ~= "integer" then core.raise("sk.frombuffer: option 'count' must be an integer") end
-    return core.io.frombuffer(buffer, opts.dtype, off, count)
+    return util.normalize_bool(core.io.frombuffer(buffer, opts.dtype, off, count))
   end
 
   -- sk.from_file(path[, shared[, size]][, {dtype =}]) as torch.from_file: size elements
@@ -108,5 +108,5 @@ return function(sk, core, methods)
   function methods.element_size(t) return util.itemsize(t:dtype()) end
   function methods.nbytes(t) return t:numel() * util.itemsize(t:dtype()) end
   methods.to_dlpack = core.io.to_dlpack
-  sk.from_dlpack = core.io.from_dlpack
+  function sk.from_dlpack(capsule) return util.normalize_bool(core.io.from_dlpack(capsule)) end
 end

@@ -45,21 +45,41 @@ static void mapping_release(void *ctx) {
   free(m);
 }
 
+/* The file at path opened with flags, which must be a regular file: its descriptor, *st its
+** status. Every loader reaches files through here (map_file, file_size), so a directory, a
+** device or an unreadable path gets one error that says which ("is a directory"). */
+static int open_regular(lua_State *L, const char *path, int flags, struct stat *st) {
+  int fd = open(path, flags);
+  if (fd < 0) return lsk_raise_plain(L, "%s", strerror(errno));
+  if (fstat(fd, st) < 0) {
+    int e = errno;
+    close(fd);
+    return lsk_raise_plain(L, "%s", strerror(e));
+  }
+  if (!S_ISREG(st->st_mode)) {
+    close(fd);
+    return lsk_raise_plain(L, "%s", S_ISDIR(st->st_mode) ? "is a directory" : "is not a regular file");
+  }
+  return fd;
+}
+
+/* file_size(path) -> the size in bytes of the regular file at path, which can be read. */
+static int l_file_size(lua_State *L) {
+  struct stat st;
+  close(open_regular(L, luaL_checkstring(L, 1), O_RDONLY, &st));
+  lua_pushinteger(L, (lua_Integer)st.st_size);
+  return 1;
+}
+
 /* map_file(path, shared) -> a uint8 tensor over the whole file. shared: MAP_SHARED, the
 ** file opened for writing (writes reach it); else MAP_PRIVATE: copy-on-write, writes stay
 ** in this process. The mapping lives as long as a view of the tensor. */
 static int l_map_file(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   int shared = lua_toboolean(L, 2);
-  lsk_call_entry(L, lsk_state(L));
-  int fd = open(path, shared ? O_RDWR : O_RDONLY);
   struct stat st;
-  if (fd < 0) return lsk_raise_plain(L, "%s", strerror(errno));
-  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-    int e = errno;
-    close(fd);
-    return lsk_raise_plain(L, "%s", S_ISREG(st.st_mode) ? strerror(e) : "not a regular file");
-  }
+  lsk_call_entry(L, lsk_state(L));
+  int fd = open_regular(L, path, shared ? O_RDWR : O_RDONLY, &st);
   Mapping *m = malloc(sizeof *m);
   if (!m) { close(fd); return lsk_raise_plain(L, "%s", "out of memory"); }
   m->len = (size_t)st.st_size;
@@ -199,7 +219,7 @@ static int l_byteswap(lua_State *L) {
 
 void lsk_open_io(lua_State *L) {
   static const luaL_Reg fns[] = {
-    {"map_file", l_map_file}, {"read_into", l_read_into}, {"write_from", l_write_from}, {"tobytes", l_tobytes},
+    {"file_size", l_file_size}, {"map_file", l_map_file}, {"read_into", l_read_into}, {"write_from", l_write_from}, {"tobytes", l_tobytes},
     {"frombuffer", l_frombuffer}, {"data_ptr", l_data_ptr}, {"byteswap_", l_byteswap}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lsk_open_dlpack(L);

@@ -1,7 +1,10 @@
 /*
-** lsk_zip.c — zip archives through libzip, for .npz (core.io.zip_read, core.io.zip_write)
+** lsk_zip.c — zip archives through libzip, for .npz (core.io.zip_open … zip_write)
 ** The archive and member handles live in a userdata on the Lua stack whose __gc closes
 ** them, so a Lua error (a memory error while a member is read) leaks nothing.
+** A member is read as a stream, in pieces the caller bounds (zip_read for the .npy header,
+** zip_read_into for the data, straight into the tensor): nothing is sized from the zip
+** header's claim, which an archive may state falsely.
 */
 #include "lsk.h"
 
@@ -9,18 +12,23 @@
 #include <zip.h>
 
 #define ZIP_BOX_MT "sk.ZipBox"
-typedef struct ZipBox { zip_t *z; zip_file_t *f; } ZipBox;
+typedef struct ZipBox { zip_t *z; zip_file_t *f; zip_int64_t member; } ZipBox; /* f: member `member` open */
+
+static void close_member(ZipBox *b) {
+  if (b->f) zip_fclose(b->f), b->f = NULL;
+  b->member = -1;
+}
 
 static int zipbox_gc(lua_State *L) {
   ZipBox *b = lua_touserdata(L, 1);
-  if (b->f) zip_fclose(b->f), b->f = NULL;
+  close_member(b);
   if (b->z) zip_discard(b->z), b->z = NULL;
   return 0;
 }
 
 static ZipBox *new_box(lua_State *L) {
   ZipBox *b = lua_newuserdatauv(L, sizeof *b, 0);
-  b->z = NULL, b->f = NULL;
+  b->z = NULL, b->f = NULL, b->member = -1;
   if (luaL_newmetatable(L, ZIP_BOX_MT)) {
     lua_pushcfunction(L, zipbox_gc);
     lua_setfield(L, -2, "__gc");
@@ -38,12 +46,12 @@ static int open_error(lua_State *L, const char *what, int code) {
   return lua_error(L);
 }
 
-/* zip_read(path) -> a list of {name = , data = } for the members, in the archive's order;
-** a member's data is checked against its stated size and CRC-32. */
-static int l_zip_read(lua_State *L) {
+/* zip_open(path) -> the archive, a list of {name = , size = } for its members in order
+** (size: the inflated size the zip header states). */
+static int l_zip_open(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   ZipBox *b = new_box(L);
-  int box = lua_gettop(L), code;
+  int code;
   if (!(b->z = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &code))) return open_error(L, "not a readable zip archive", code);
   zip_int64_t n = zip_get_num_entries(b->z, 0);
   lua_createtable(L, n > 0 && n < 1 << 20 ? (int)n : 0, 0);
@@ -51,35 +59,81 @@ static int l_zip_read(lua_State *L) {
     zip_stat_t st;
     if (zip_stat_index(b->z, (zip_uint64_t)i, 0, &st) || !(st.valid & ZIP_STAT_NAME) || !(st.valid & ZIP_STAT_SIZE))
       return lsk_raise_plain(L, "member %d: %s", (int)i + 1, zip_strerror(b->z));
+    if (st.size > (zip_uint64_t)INT64_MAX) return lsk_raise_plain(L, "member '%s' states a size past 2^63 bytes", st.name);
     lua_createtable(L, 0, 2);
     lua_pushstring(L, st.name);
     lua_setfield(L, -2, "name");
-    if (st.size > (zip_uint64_t)(SIZE_MAX / 2)) return lsk_raise_plain(L, "member '%s' is too large", st.name);
-    luaL_Buffer buf;
-    char *p = luaL_buffinitsize(L, &buf, (size_t)st.size);
-    if (!(b->f = zip_fopen_index(b->z, (zip_uint64_t)i, 0)))
-      return lsk_raise_plain(L, "member '%s': %s", st.name, zip_strerror(b->z));
-    zip_uint64_t got = 0;
-    while (got < st.size) {
-      zip_int64_t r = zip_fread(b->f, p + got, st.size - got);
-      if (r < 0) return lsk_raise_plain(L, "member '%s': %s", st.name, zip_file_strerror(b->f));
-      if (r == 0) break;
-      got += (zip_uint64_t)r;
-    }
-    char extra;
-    zip_int64_t r = got == st.size ? zip_fread(b->f, &extra, 1) : 0; /* at the end: libzip checks the CRC */
-    if (r < 0) return lsk_raise_plain(L, "member '%s': %s", st.name, zip_file_strerror(b->f));
-    if (got != st.size || r > 0)
-      return lsk_raise_plain(L, "member '%s' does not hold the %I bytes its header states", st.name, (lua_Integer)st.size);
-    zip_fclose(b->f), b->f = NULL;
-    luaL_pushresultsize(&buf, (size_t)got);
-    lua_setfield(L, -2, "data");
+    lua_pushinteger(L, (lua_Integer)st.size);
+    lua_setfield(L, -2, "size");
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  lua_replace(L, box); /* the list; the box goes to the collector, which closes the archive */
-  zip_discard(b->z), b->z = NULL;
-  lua_settop(L, box);
+  return 2;
+}
+
+/* Member i (1-based) of the archive at idx, open at its current position: a new member
+** opens at its start, closing the one before. Errors of a member's reads do not name it:
+** the caller (npy.from_zip) does. */
+static ZipBox *open_member(lua_State *L, int idx, lua_Integer i) {
+  ZipBox *b = luaL_checkudata(L, idx, ZIP_BOX_MT);
+  if (!b->z) lsk_raise_plain(L, "%s", "the archive is closed");
+  if (i < 1 || i > zip_get_num_entries(b->z, 0)) lsk_raise_plain(L, "no member %I", i);
+  if (b->member == i - 1) return b;
+  close_member(b);
+  if (!(b->f = zip_fopen_index(b->z, (zip_uint64_t)(i - 1), 0)))
+    lsk_raise_plain(L, "%s", zip_strerror(b->z));
+  b->member = i - 1;
+  return b;
+}
+
+/* Reads up to n bytes of the open member into p; the bytes read (fewer only at its end). */
+static size_t read_member(lua_State *L, ZipBox *b, char *p, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    zip_int64_t r = zip_fread(b->f, p + got, n - got);
+    if (r < 0) lsk_raise_plain(L, "%s", zip_file_strerror(b->f));
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return got;
+}
+
+/* zip_read(z, i, n) -> a string of the next n bytes of member i (fewer at its end). */
+static int l_zip_read(lua_State *L) {
+  lua_Integer i = luaL_checkinteger(L, 2), n = luaL_checkinteger(L, 3);
+  luaL_argcheck(L, n >= 0 && n <= 1 << 24, 3, "a read of 0 to 16 MiB");
+  ZipBox *b = open_member(L, 1, i);
+  luaL_Buffer buf;
+  char *p = luaL_buffinitsize(L, &buf, (size_t)n);
+  luaL_pushresultsize(&buf, read_member(L, b, p, (size_t)n));
   return 1;
+}
+
+/* zip_read_into(z, i, t) -> the bytes read: fills a contiguous CPU tensor from member i's
+** next bytes (fewer when the member ends first). */
+static int l_zip_read_into(lua_State *L) {
+  lua_Integer i = luaL_checkinteger(L, 2);
+  SkTensor *t = lsk_check_tensor(L, 3, "zip_read_into", "t");
+  if (t->device.type != SK_DEVICE_CPU || !sk_tensor_is_contiguous(t)) lsk_raise_plain(L, "%s", "expected a contiguous CPU tensor");
+  ZipBox *b = open_member(L, 1, i);
+  size_t got = read_member(L, b, sk_tensor_data(t), (size_t)t->numel * sk_tensor_itemsize(t));
+  sk_tensor_bump_version(t);
+  lua_pushinteger(L, (lua_Integer)got);
+  return 1;
+}
+
+/* zip_at_end(z, i) -> whether member i has no bytes left; reading its end makes libzip
+** check the CRC-32, whose mismatch is an error. */
+static int l_zip_at_end(lua_State *L) {
+  char extra;
+  ZipBox *b = open_member(L, 1, luaL_checkinteger(L, 2));
+  lua_pushboolean(L, read_member(L, b, &extra, 1) == 0);
+  return 1;
+}
+
+/* zip_close(z): closes the archive now rather than at collection. */
+static int l_zip_close(lua_State *L) {
+  luaL_checkudata(L, 1, ZIP_BOX_MT);
+  return zipbox_gc(L);
 }
 
 /* zip_write(path, members, compress): writes {{name = , data = }, ...}, stored or deflated,
@@ -118,8 +172,8 @@ static int l_zip_write(lua_State *L) {
 }
 
 void lsk_open_zip(lua_State *L) {
-  lua_pushcfunction(L, l_zip_read);
-  lua_setfield(L, -2, "zip_read");
-  lua_pushcfunction(L, l_zip_write);
-  lua_setfield(L, -2, "zip_write");
+  static const luaL_Reg fns[] = {
+    {"zip_open", l_zip_open}, {"zip_read", l_zip_read}, {"zip_read_into", l_zip_read_into}, {"zip_at_end", l_zip_at_end},
+    {"zip_close", l_zip_close}, {"zip_write", l_zip_write}, {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
 }

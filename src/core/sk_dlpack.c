@@ -18,15 +18,18 @@ static const struct { int code, bits; } dl_types[SK_DTYPE_COUNT] = {
   [SK_DTYPE_FLOAT64] = {kDLFloat, 64}};
 
 /* {==== Export ==== */
+/* The capsule's view shares t's storage (not t itself, whose storage a plan may swap) and
+** pins it: storage->lent keeps resize_ from moving the data that dl_tensor.data points into. */
 typedef struct Exported {
   DLManagedTensor m;
-  SkTensor *t;
+  SkTensor *view;
   int64_t shape[SK_MAX_DIMS], strides[SK_MAX_DIMS];
 } Exported;
 
 static void exported_delete(DLManagedTensor *m) {
   Exported *e = m->manager_ctx;
-  sk_tensor_release(e->t);
+  e->view->storage->lent--;
+  sk_tensor_release(e->view);
   free(e);
 }
 
@@ -42,7 +45,8 @@ int sk_to_dlpack(SkTensor *t, DLManagedTensor **out) {
   if (sk_tensor_grad_flag(t)) return sk_error("Can't export tensors that require gradient, use tensor.detach()");
   Exported *e = calloc(1, sizeof *e);
   if (!e) return sk_error("out of memory");
-  e->t = sk_tensor_retain(t);
+  if (!(e->view = sk_tensor_alias(t, t->ndim, t->sizes, t->strides, t->offset))) { free(e); return -1; }
+  e->view->storage->lent++;
   memcpy(e->shape, t->sizes, sizeof e->shape);
   memcpy(e->strides, t->strides, sizeof e->strides);
   e->m.dl_tensor = (DLTensor){.data = sk_tensor_data(t), .device = dev, .ndim = t->ndim,

@@ -1,7 +1,7 @@
 /*
 ** sk_dlpack.h — tensors to and from DLPack 0.6's DLManagedTensor (dlpack/dlpack.h)
-** Export lends: the DLManagedTensor holds a reference to the tensor until its deleter
-** runs. Import borrows the producer's memory: the tensor's storage calls the producer's
+** Export lends: the DLManagedTensor holds a view of the tensor's storage, and pins that
+** storage's memory (resize_ refuses to move it), until its deleter runs. Import borrows the producer's memory: the tensor's storage calls the producer's
 ** deleter when its last view goes. Both deleters release sk tensors, so they run on the
 ** thread that runs sk (tensor refcounts are not atomic).
 */

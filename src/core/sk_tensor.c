@@ -47,6 +47,7 @@ static SkStorage *storage_new(size_t nbytes, SkDevice device) {
   s->version = 0;
   s->resizable = 1;
   s->accounted = 0;
+  s->lent = 0;
   s->release = NULL;
   s->release_ctx = NULL;
   s->data = NULL;
@@ -73,6 +74,9 @@ static int storage_grow(SkStorage *s, size_t nbytes) {
   if (!s->resizable) return sk_error("trying to resize storage that is not resizable");
   const SkDeviceType *dt = sk_device_type(s->device.type);
   if (!dt->has_data || (storage_is_inline(s) && nbytes <= SK_INLINE_BYTES)) { s->nbytes = nbytes; return 0; }
+  if (s->lent) /* a consumer holds a pointer into data: moving it would leave that dangling (NumPy refuses too) */
+    return sk_error("cannot resize a storage whose memory is lent through DLPack (a capsule, or a tensor made from one, "
+                    "still points into it)");
   void *p = sk_device_alloc(s->device, nbytes);
   if (!p) return -1;
   if (s->nbytes) {

@@ -31,6 +31,7 @@ typedef struct SkStorage {
   uint64_t version;    /* bumped by every in-place write through any view */
   int resizable;
   int accounted;       /* nbytes is on a host's memory account (the Lua binding's box that charged it) */
+  int lent;            /* DLPack exports holding a pointer to data (sk_dlpack.c): while > 0, data never moves */
   /* External memory (a file mapping, a DLPack producer's buffer): release(release_ctx) runs
   ** once, when the last view goes, in place of the device's free; NULL for sk's own memory. */
   void (*release)(void *ctx);

@@ -79,9 +79,10 @@ return function(sk, core, util)
              data_at = at + hlen, bytes = n * itemsize }
   end
 
-  -- The tensor a parsed header describes, from its bytes (got(t) fills a contiguous tensor).
+  -- The tensor a parsed header describes, from a contiguous tensor of its bytes.
   local function finish(h, t)
     if h.swap then core.io.byteswap_(t) end
+    util.normalize_bool(t)
     if h.fortran and #h.shape > 1 then -- column-major: the reversed shape in C order, permuted back
       local dims = {}
       for i = 1, #h.shape do dims[i] = #h.shape - i end
@@ -126,13 +127,29 @@ return function(sk, core, util)
     return finish(h, t)
   end
 
-  -- from_bytes(s, fail) -> the tensor of a .npy file's bytes (an .npz member)
-  function M.from_bytes(s, fail)
-    local h, need = parse(s, #s, fail)
-    if not h then fail(string.format("the member is truncated: its header needs %d bytes, it has %d", need, #s)) end
-    local t = h.bytes > 0 and sk.frombuffer(s, { dtype = h.dtype, offset = h.data_at, count = h.bytes // util.itemsize(h.dtype) })
-              or sk.empty({ 0 }, { dtype = h.dtype })
-    return finish(h, t:view(c_shape(h)))
+  -- from_zip(z, i, size, fail) -> the tensor of member i of an .npz archive (core.io.zip_open),
+  -- whose zip entry states `size` bytes: the header is read first, then the data straight into
+  -- the tensor, so memory follows the .npy header, never the zip entry's claim; a member whose
+  -- inflated size is not what its .npy header implies is refused.
+  function M.from_zip(z, i, size, fail)
+    local head = util.try(fail, core.io.zip_read, z, i, 12)
+    local h, need = parse(head, size, fail)
+    if not h and need <= size then
+      head = head .. util.try(fail, core.io.zip_read, z, i, need - #head)
+      h, need = parse(head, size, fail)
+    end
+    if not h then fail(string.format("the member is truncated: its header needs %d bytes, its zip entry states %d", need, size)) end
+    local want = h.data_at + h.bytes
+    if size ~= want then fail(string.format("its .npy header implies %d bytes, its zip entry states %d", want, size)) end
+    local t = sk.empty(c_shape(h), { dtype = h.dtype })
+    local got = util.try(fail, core.io.zip_read_into, z, i, t)
+    if got ~= h.bytes then
+      fail(string.format("it inflates to %d bytes, its .npy header implies %d", h.data_at + got, want))
+    end
+    if not util.try(fail, core.io.zip_at_end, z, i) then
+      fail(string.format("it inflates to more than the %d bytes its .npy header implies", want))
+    end
+    return finish(h, t)
   end
   -- }====
 

@@ -108,14 +108,14 @@ return function(sk, core, util)
     if opts.mmap then
       f:close()
       local map = util.try(fail, core.io.map_file, path, false)
-      for _, e in ipairs(list) do out[e.name] = util.view_bytes(map, start + e.begin, e.dtype, e.shape) end
+      for _, e in ipairs(list) do out[e.name] = util.normalize_bool(util.view_bytes(map, start + e.begin, e.dtype, e.shape)) end
     else
       for _, e in ipairs(list) do
         local t = sk.empty(e.shape, { dtype = e.dtype })
         f:seek("set", start + e.begin)
         local got = util.try(fail, core.io.read_into, f, t)
         if got ~= e.bytes then f:close() fail(string.format("tensor '%s': the file ends inside its data", e.name)) end
-        out[e.name] = t
+        out[e.name] = util.normalize_bool(t)
       end
       f:close()
     end

@@ -17,13 +17,29 @@ return function(sk, core)
     return bytes:view(dtype):view(shape)
   end
 
-  -- The file at path opened for reading, and its size in bytes.
+  -- The size in bytes of the regular file at path; what every loader asks first, so that a
+  -- directory, a device or an unreadable file is refused by name ("is a directory").
+  function U.file_size(path, fail)
+    return U.try(fail, core.io.file_size, path)
+  end
+
+  -- The regular file at path opened for reading, and its size in bytes.
   function U.open(path, fail)
+    local size = U.file_size(path, fail)
     local f, err = io.open(path, "rb")
     if not f then fail(err) end
-    local size = f:seek("end")
-    f:seek("set", 0)
     return f, size
+  end
+
+  -- t, a freshly loaded tensor, with each bool element's byte made 0 or 1: a file or a
+  -- producer may hold any nonzero byte for true, which sum() would count as its value.
+  -- Written only when a byte is past 1 (a valid mapping's pages stay the file's).
+  function U.normalize_bool(t)
+    if t:dtype() == "bool" and t:numel() > 0 then
+      local bytes = t:view("uint8")
+      if bytes:max():item() > 1 then bytes:clamp_max_(1) end
+    end
+    return t
   end
 
   -- fn(...)'s results; its error (one of core.io's, which carry no position) goes to fail.
