@@ -159,6 +159,8 @@ int sk_node_set_edge(SkNode *n, int i, const SkTensor *t) {
   return 0;
 }
 
+void sk_node_set_output_meta(SkNode *n, int nr, const SkTensor *t) { record_meta(&n->in_meta[nr], t); }
+
 int sk_set_history(SkTensor *t, int nr, SkNode *n) {
   SkAutogradMeta *m = sk_autograd_meta(t);
   if (!m) return -1;

@@ -19,7 +19,7 @@ extern const LskOpEntry lsk_op_entries[]; /* generated */
 
 /* {==== Module state: one per lua_State, nothing of it is process-wide ==== */
 #define LSK_SPARE_BOXES 4
-#define LSK_DEAD_REFS 256
+typedef struct LskHeld LskHeld;
 typedef struct LskState {
   size_t gc_debt;      /* bytes of tensors made since the last collector step */
   size_t gc_live;      /* bytes held by this state's live tensor boxes */
@@ -29,8 +29,9 @@ typedef struct LskState {
   int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
   int spare[LSK_SPARE_BOXES]; /* registry slots of closed boxes made ahead (lsk_call_entry) */
   int nspare;          /* how many of them hold one */
-  int dead[LSK_DEAD_REFS]; /* registry references of hooks whose nodes went, dropped at the next op call */
-  int ndead;
+  int held_ref;        /* the table of the Lua values C holds (hooks, Lua functions' nodes: lsk_autograd.c) */
+  LskHeld *dead;       /* those whose C owners went (a list through them: no cap), dropped at the next op call */
+  int closing;         /* the state is closing: an owner that goes frees its value's record at once */
   const char *dtype_names[SK_DTYPE_COUNT]; /* the interned name strings (anchored: lsk_to_dtype) */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
@@ -136,7 +137,8 @@ int lsk_frame_push_tensor(lua_State *L, const SkTensor *t);
 void lsk_frame_keep(lua_State *L, int n);
 void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
 void lsk_open_autograd(lua_State *L);              /* pushes the table of autograd primitives (lsk_autograd.c) */
-void lsk_drop_dead_refs(lua_State *L, LskState *st);
+/* Drops the Lua values whose C owners went (st->dead): the next op call's entry does it. */
+void lsk_held_drain(lua_State *L, LskState *st);
 /* }==== */
 
 /* {==== Values by schema type (lsk_value.c): the one pair of conversions ==== */

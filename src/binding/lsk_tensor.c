@@ -108,7 +108,7 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
 ** read and a write of the registry's array part, neither of which allocates. */
 void lsk_call_entry(lua_State *L, LskState *st) {
   gc_pay(L, st);
-  if (st->ndead) lsk_drop_dead_refs(L, st);
+  if (st->dead) lsk_held_drain(L, st);
   while (st->nspare < LSK_SPARE_BOXES) {
     new_box(L, st);
     if (st->spare[st->nspare] == LUA_NOREF) st->spare[st->nspare] = luaL_ref(L, LUA_REGISTRYINDEX);
