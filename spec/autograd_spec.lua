@@ -617,17 +617,62 @@ describe("autograd: custom nodes and hooks hold their Lua values", function()
     assert.same({ 20, 20, 20 }, vals(x.grad))
   end)
 
-  it("keeps a self-holding hook while another graph still reaches it, and runs it with its tensor", function()
+  it("frees a hook whose closure holds the tensor it is registered on, on a leaf and on a non-leaf", function()
+    settle()
+    freed = 0
+    local x = sk.ones(3, { requires_grad = true })
+    for _ = 1, 10 do
+      local t = sk.ones(3, { requires_grad = true })
+      local tag = track()
+      t:register_hook(function(g) local _ = tag; return g + t end)
+      local y = x * 2
+      local tag2 = track()
+      y:register_hook(function(g) local _ = tag2; return g * y end)
+    end
+    settle()
+    assert.equal(20, freed)
+  end)
+
+  it("keeps a self-holding hook while another graph still reaches it, runs it with its tensor, then frees it", function()
     local x = sk.ones(3, { requires_grad = true })
     local function loss()
       local y = x * 2
-      y:register_hook(function(g) return g * y end) -- y: 2 each
-      return y:sum() * 1, y
+      local tag = track()
+      y:register_hook(function(g) local _ = tag; return g * y end) -- y: 2 each
+      return y:sum() * 1
     end
+    settle()
+    freed = 0
     local l = loss()
     settle()
-    l:backward()
+    assert.equal(0, freed)
+    l:backward({ retain_graph = true })
     assert.same({ 4, 4, 4 }, vals(x.grad))
+    l = nil
+    settle()
+    assert.equal(1, freed)
+  end)
+
+  it("frees a Function whose ctx holds its output, and keeps running a hook whose tensor was closed", function()
+    local Keep = sk.autograd.Function {
+      forward = function(ctx, a) local y = a * 2; ctx.y = y; ctx.tag = track(); return y end,
+      backward = function(ctx, g) return g * 2 end,
+    }
+    settle()
+    freed = 0
+    local x = sk.ones(3, { requires_grad = true })
+    for _ = 1, 5 do local _ = Keep(x) end
+    settle()
+    assert.equal(5, freed)
+    local y = x * 2
+    local calls = 0
+    y:register_hook(function(g) calls = calls + 1; return g end)
+    local l = y:sum()
+    y:close()
+    settle()
+    l:backward()
+    assert.equal(1, calls)
+    assert.same({ 2, 2, 2 }, vals(x.grad))
   end)
 
   it("releases the hooks of more than 256 tensors dropped at once", function()

@@ -2,7 +2,8 @@
 ** lsk_autograd.c — autograd from Lua: requires_grad, .grad, backward and autograd.grad,
 ** grad mode, graph nodes (grad_fn), hooks. The engine and the nodes are src/autograd's;
 ** a Lua hook runs on the lua_State of the backward call that reaches it, under lua_pcall,
-** and its error comes back as the engine's error value.
+** and its error comes back as the engine's error value. The Lua values nodes own (hook
+** functions, a Lua function's backward and ctx) are held through lsk_held.c.
 */
 #include "lsk.h"
 #include "sk_autograd.h"
@@ -52,107 +53,6 @@ static int node_tostring(lua_State *L) {
 }
 /* }==== */
 
-/* {==== Lua values that C holds ====
-** A hook's function and a Lua function's node (its backward and ctx) are Lua values owned by
-** C objects. Each has a record (LskHeld) whose id keys its value in the state's held table
-** ({ids, values}: ids come from luaL_ref on ids, so the values table has no free list in it).
-** When the owner goes (anywhere, even where no Lua call may be made), the record joins
-** st->dead, a list through the records (no allocation, no cap), and the next op call drops
-** the value. */
-struct LskHeld {
-  LskState *st;
-  int id;
-  LskHeld *next;                /* in st->dead once the owner went */
-};
-enum { HELD_IDS = 1, HELD_VALUES };
-
-static void push_held_table(lua_State *L, LskState *st, int which) {
-  lua_rawgeti(L, LUA_REGISTRYINDEX, st->held_ref);
-  lua_rawgeti(L, -1, which);
-  lua_remove(L, -2);
-}
-
-/* A record holding the value on top of the stack (popped). Raises on a memory error,
-** owning nothing of C then. */
-static LskHeld *held_new(lua_State *L, const char *fname) {
-  LskState *st = lsk_state(L);
-  push_held_table(L, st, HELD_IDS);
-  lua_pushboolean(L, 1);
-  int id = luaL_ref(L, -2);
-  push_held_table(L, st, HELD_VALUES);
-  lua_pushvalue(L, -3);
-  lua_rawseti(L, -2, id);
-  lua_pop(L, 3);
-  LskHeld *h = malloc(sizeof *h);
-  if (!h) {
-    push_held_table(L, st, HELD_VALUES);
-    lua_pushnil(L);
-    lua_rawseti(L, -2, id);
-    push_held_table(L, st, HELD_IDS);
-    luaL_unref(L, -1, id);
-    return lsk_raise(L, "%s: out of memory", fname), NULL;
-  }
-  h->st = st;
-  h->id = id;
-  h->next = NULL;
-  return h;
-}
-
-static void push_held(lua_State *L, const LskHeld *h) {
-  push_held_table(L, h->st, HELD_VALUES);
-  lua_rawgeti(L, -1, h->id);
-  lua_remove(L, -2);
-}
-
-/* The owner went: the value goes at the next op call (at once while the state closes). */
-static void held_release(LskHeld *h) {
-  if (!h) return;
-  if (h->st->closing) { free(h); return; }
-  h->next = h->st->dead;
-  h->st->dead = h;
-}
-
-void lsk_held_drain(lua_State *L, LskState *st) {
-  push_held_table(L, st, HELD_VALUES);
-  push_held_table(L, st, HELD_IDS);
-  while (st->dead) {
-    LskHeld *h = st->dead;
-    st->dead = h->next;
-    lua_pushnil(L);
-    lua_rawseti(L, -3, h->id);
-    luaL_unref(L, -1, h->id);
-    free(h);
-  }
-  lua_pop(L, 2);
-}
-
-/* At the state's close (its finalizer is among the last to run: made when sk is opened):
-** what went is dropped, and what goes after is freed at once. */
-static int held_close(lua_State *L) {
-  LskState *st = lsk_state(L);
-  lsk_held_drain(L, st);
-  st->closing = 1;
-  return 0;
-}
-
-static void held_open(lua_State *L) {
-  LskState *st = lsk_state(L);
-  if (st->held_ref) return; /* a second load of sk on this state */
-  lua_createtable(L, 2, 0);
-  lua_newtable(L);
-  lua_rawseti(L, -2, HELD_IDS);
-  lua_newtable(L);
-  lua_rawseti(L, -2, HELD_VALUES);
-  lua_newuserdatauv(L, 1, 0); /* its finalizer: held_close */
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, held_close);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_rawseti(L, -2, HELD_VALUES + 1);
-  st->held_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-}
-/* }==== */
-
 /* {==== Hooks ====
 ** A Lua hook runs on the lua_State of the backward call that reaches it, under lua_pcall. */
 typedef struct LuaHook { LskHeld *held; char name[96]; } LuaHook;
@@ -160,7 +60,7 @@ static _Thread_local lua_State *backward_L;
 
 static void lua_hook_free(void *ctx) {
   LuaHook *h = ctx;
-  held_release(h->held);
+  lsk_held_release(h->held);
   free(h);
 }
 
@@ -169,7 +69,7 @@ static int lua_hook_run(void *ctx, SkTensor *grad, SkTensor **out) {
   lua_State *L = backward_L;
   if (!L) return sk_error("a tensor hook ran outside a backward call from Lua");
   if (!lua_checkstack(L, 4)) return sk_error("register_hook: Lua stack overflow");
-  push_held(L, h->held);
+  lsk_held_push(L, h->held);
   lsk_push_tensor(L, sk_tensor_retain(grad));
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
     sk_error("hook: %s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
@@ -216,7 +116,8 @@ static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
   if (!L) return sk_error("%s: a Lua backward ran outside a backward call from Lua", n->name);
   if (!lua_checkstack(L, n->base.nin + n->nsaved + 8)) return sk_error("%s: Lua stack overflow", n->name);
   int top = lua_gettop(L);
-  push_held(L, n->held);
+  lsk_held_push(L, n->held);
+  if (!lua_istable(L, -1)) { lua_settop(L, top); return sk_error("%s: its backward is gone (its output was closed)", n->name); }
   lua_rawgeti(L, -1, 1);
   lua_rawgeti(L, -2, 2);
   lua_remove(L, -3);
@@ -259,7 +160,7 @@ static void luafn_release(SkNode *n_) {
 }
 static void luafn_destroy(SkNode *n_) {
   LuaFnNode *n = (LuaFnNode *)n_;
-  held_release(n->held);
+  lsk_held_release(n->held);
   free(n->saved);
   free(n->edge_of);
 }
@@ -296,9 +197,9 @@ static int l_function_node(lua_State *L) {
   lua_rawseti(L, -2, 1);
   lua_pushvalue(L, 3);
   lua_rawseti(L, -2, 2);
-  LskHeld *held = held_new(L, name);
+  LskHeld *held = lsk_held_new(L, name);
   LuaFnNode *n = (LuaFnNode *)sk_node_new(sizeof *n, &luafn_vt, nedges, nout);
-  if (!n) { held_release(held); return lsk_error(L, name); }
+  if (!n) { lsk_held_release(held); return lsk_error(L, name); }
   n->held = held;
   snprintf(n->name, sizeof n->name, "%s", name);
   n->base.name = n->name;
@@ -354,6 +255,15 @@ static int l_function_node(lua_State *L) {
   n->nsaved = nsaved;
   sk_node_release(&n->base);
   if (rc) return lsk_error(L, name);
+  /* {backward, ctx} hang on the first output the node is the history of */
+  for (int o = 0; o < nout; o++) {
+    lua_rawgeti(L, res, o + 1);
+    SkTensor *t = lsk_test_tensor(L, -1);
+    int carrier = t && t->autograd && t->autograd->grad_fn == &n->base;
+    if (carrier) lsk_held_track(L, held, -1, &n->base);
+    lua_pop(L, 1);
+    if (carrier) break;
+  }
   return 1;
 }
 /* }==== */
@@ -417,7 +327,9 @@ static void hook_free(SkHook *h) {
   free(h);
 }
 
-static int add_hook(lua_State *L, SkTensor *t, const char *fname, SkHook *h) {
+/* h on t: a leaf's own (*owner NULL), else on its grad_fn's slot (*owner that node). */
+static int add_hook(lua_State *L, SkTensor *t, const char *fname, SkHook *h, SkNode **owner) {
+  *owner = NULL;
   if (sk_is_leaf(t)) {
     SkAutogradMeta *m = sk_autograd_meta(t);
     if (!m) { hook_free(h); return lsk_error(L, fname); }
@@ -428,6 +340,7 @@ static int add_hook(lua_State *L, SkTensor *t, const char *fname, SkHook *h) {
   SkEdge e;
   if (sk_gradient_edge(t, &e)) { hook_free(h); return lsk_error(L, fname); }
   sk_node_add_hook(e.fn, e.input_nr, h);
+  *owner = e.fn;
   return 0;
 }
 
@@ -439,17 +352,20 @@ static int l_register_hook(lua_State *L) {
   lua_pushvalue(L, 2);
   lua_getinfo(L, ">S", &ar);
   lua_pushvalue(L, 2);
-  LskHeld *held = held_new(L, "Tensor:register_hook");
+  LskHeld *held = lsk_held_new(L, "Tensor:register_hook");
   SkHook *h = calloc(1, sizeof *h);
   LuaHook *lh = malloc(sizeof *lh);
-  if (!h || !lh) { free(h); free(lh); held_release(held); return lsk_raise(L, "Tensor:register_hook: out of memory"); }
+  if (!h || !lh) { free(h); free(lh); lsk_held_release(held); return lsk_raise(L, "Tensor:register_hook: out of memory"); }
   lh->held = held;
   snprintf(lh->name, sizeof lh->name, "%s:%d", ar.short_src, ar.linedefined); /* a Lua function's name: where it is */
   h->fn = lua_hook_run;
   h->ctx = lh;
   h->ctx_free = lua_hook_free;
   h->name = lh->name;
-  return add_hook(L, t, "Tensor:register_hook", h);
+  SkNode *owner;
+  add_hook(L, t, "Tensor:register_hook", h, &owner);
+  lsk_held_track(L, held, 1, owner);
+  return 0;
 }
 
 static int l_retain_grad(lua_State *L) {
@@ -502,7 +418,7 @@ static int l_run(lua_State *L) {
 }
 
 void lsk_open_autograd(lua_State *L) {
-  held_open(L);
+  lsk_held_open(L);
   static const luaL_Reg node_methods[] = {{"name", node_name}, {"next_functions", node_next}, {NULL, NULL}};
   if (luaL_newmetatable(L, NODE_MT)) {
     luaL_newlib(L, node_methods);
