@@ -675,6 +675,39 @@ describe("autograd: custom nodes and hooks hold their Lua values", function()
     assert.same({ 2, 2, 2 }, vals(x.grad))
   end)
 
+  it("holds a leaf while its hooks run: a hook that closes its tensor frees nothing under them", function()
+    local w = sk.ones(3, { requires_grad = true })
+    local x = sk.ones(3, { requires_grad = true })
+    local seen = 0
+    x:register_hook(function(g) seen = seen + 1; return g end)
+    x:register_hook(function(g) x:close(); return g * 2 end) -- a leaf's hooks run newest first: this one first
+    local l = (x * w):sum()
+    l:backward()
+    assert.equal(1, seen)
+    assert.same({ 1, 1, 1 }, vals(w.grad))
+    assert.matches("closed tensor", h.err(function() return x:numel() end), 1, true)
+  end)
+
+  it("routes a Function's in-place write into a view through the argument it wrote, and refuses more than one output then, as PyTorch", function()
+    local Scale = sk.autograd.Function {
+      forward = function(ctx, w, a) a:mul_(w); ctx:mark_dirty(a); ctx:save_for_backward(w); return a end,
+      backward = function(ctx, g) return g:sum(), g * ctx.saved_tensors[1] end,
+    }
+    local t = sk.ones(3, 4, { requires_grad = true })
+    local w = sk.tensor(3.0, { requires_grad = true })
+    local y = Scale(w, (t * 1)[{ { 0, 3, 2 } }]) -- rows 0 and 2 of a view, written in place
+    y:sum():backward()
+    -- d/dt: 3 on the rows written, 0 on row 1 (only the view's sum is taken); d/dw = 8
+    assert.same({ { 3, 3, 3, 3 }, { 0, 0, 0, 0 }, { 3, 3, 3, 3 } }, vals(t.grad))
+    assert.equal(8, w.grad:item())
+    local Two = sk.autograd.Function {
+      forward = function(ctx, a) a:mul_(2); ctx:mark_dirty(a); local i = a:argmax(); ctx:mark_non_differentiable(i); return i, a end,
+      backward = function(ctx, gi, g) return g * 2 end,
+    }
+    assert.matches("If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more than one Tensor.",
+      h.err(function() return Two((t * 1)[{ { 0, 3, 2 } }]) end), 1, true)
+  end)
+
   it("releases the hooks of more than 256 tensors dropped at once", function()
     settle()
     freed = 0

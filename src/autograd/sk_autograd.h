@@ -114,6 +114,9 @@ int sk_set_history(SkTensor *t, int nr, SkNode *n);
 void sk_node_set_output_meta(SkNode *n, int nr, const SkTensor *t);
 /* An in-place op's node n replaces self's history; a view's base gets a CopySlices node. */
 int sk_rebase_history(SkTensor *self, SkNode *n);
+/* The same for n's output out_nr, written in place into its input of edge self_edge (a Lua
+** function's node: any output, any argument). */
+int sk_rebase_history_at(SkTensor *self, int out_nr, int self_edge, SkNode *n);
 int sk_node_add_hook(SkNode *n, int slot, SkHook *h);  /* takes h */
 /* A non-leaf's .grad is kept by the next backward passes (a hook on its grad_fn, which knows
 ** the tensor weakly: the tensor's end clears it). A leaf keeps its .grad anyway. */

@@ -220,7 +220,17 @@ static int run_hooks(SkHook *h, int slot_any, SkTensor **grads) {
   return 0;
 }
 
+/* An accumulator's leaf is known weakly, and its own hooks may drop its last reference (a
+** Lua hook closing its tensor): it is held while they and the accumulator run. */
+static int execute_node(Run *r, SkNode *n, const SkBackwardOpts *o);
 static int execute(Run *r, SkNode *n, const SkBackwardOpts *o) {
+  SkTensor *leaf = sk_node_is_accumulator(n) ? sk_tensor_retain(n->leaf) : NULL;
+  int rc = execute_node(r, n, o);
+  sk_tensor_release(leaf);
+  return rc;
+}
+
+static int execute_node(Run *r, SkNode *n, const SkBackwardOpts *o) {
   Task *t = task_of(n);
   SkTensor **grads = t->buf;
   int is_acc = sk_node_is_accumulator(n);

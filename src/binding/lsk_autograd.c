@@ -212,6 +212,12 @@ static int l_function_node(lua_State *L) {
   for (int i = 0; !rc && i < nedges; i++) rc = sk_node_set_edge(&n->base, i, ins[i]);
   if (rc) { sk_node_release(&n->base); return lsk_error(L, name); }
   /* the outputs: history for the differentiable ones; an argument returned as is becomes a view */
+  int ntensors = 0;
+  for (int o = 0; o < nout; o++) {
+    lua_rawgeti(L, 6, o + 1);
+    ntensors += lsk_test_tensor(L, -1) != NULL;
+    lua_pop(L, 1);
+  }
   lua_createtable(L, nout, 0);
   int res = lua_gettop(L);
   for (int o = 0; !rc && o < nout; o++) {
@@ -224,8 +230,9 @@ static int l_function_node(lua_State *L) {
     lua_pushvalue(L, -1);
     nondiff = lua_rawget(L, 9) != LUA_TNIL;
     lua_pop(L, 1);
-    int is_input = 0;
-    for (int i = 0; i < nedges; i++) is_input |= ins[i] == t;
+    int is_input = 0, self_edge = 0;
+    for (int i = 0; i < nedges; i++)
+      if (ins[i] == t) is_input = 1, self_edge = i;
     if (is_input && !dirty) {
       SkTensor *a = sk_tensor_alias(t, t->ndim, t->sizes, t->strides, t->offset);
       if (!a) { rc = -1; break; }
@@ -233,9 +240,16 @@ static int l_function_node(lua_State *L) {
       lsk_push_tensor(L, a);
       t = a;
     }
-    if (!nondiff && sk_dtype_is_floating(t->dtype)) {
+    if (dirty && t->base && ntensors > 1) /* CopySlices gives the view's region one output's gradient */
+      rc = sk_error("If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
+                    "return more than one Tensor. This is not supported by the current autograd engine. You should "
+                    "either make sure the input is not a view (using .clone() for example) or make your Function only "
+                    "return one Tensor (potentially splitting it into two Functions: one doing the inplace that returns "
+                    "a single Tensor and a second one that does the other operations). You can ask on the forum "
+                    "https://discuss.pytorch.org/ if you need help to do this change.");
+    else if (!nondiff && sk_dtype_is_floating(t->dtype)) {
       if (dirty && sk_check_inplace(t)) rc = sk_error("a leaf Variable that requires grad has been used in an in-place operation.");
-      else rc = dirty ? sk_rebase_history(t, &n->base) : sk_set_history(t, o, &n->base);
+      else rc = dirty ? sk_rebase_history_at(t, o, self_edge, &n->base) : sk_set_history(t, o, &n->base);
     } else sk_node_set_output_meta(&n->base, o, t);
     lua_rawseti(L, res, o + 1);
   }
