@@ -100,8 +100,8 @@ static void decide(lua_State *L, LskHeld *h) {
 
 void lsk_held_box_used(lua_State *L, int box) {
   LskState *st = lsk_state(L);
+  if (st->closing || !lua_checkstack(L, 8)) return; /* closing: nothing is traced any more */
   box = lua_absindex(L, box);
-  if (!lua_checkstack(L, 8)) return;
   const void *p = lua_topointer(L, box);
   push_traced(L, st, box, 0);
   int tr = lua_gettop(L);
@@ -109,7 +109,8 @@ void lsk_held_box_used(lua_State *L, int box) {
     lua_pushnil(L);
     while (lua_next(L, tr)) {
       lua_pop(L, 1);
-      LskHeld *h = st->recs[lua_tointeger(L, -1)];
+      lua_Integer id = lua_tointeger(L, -1);
+      LskHeld *h = id > 0 && id < st->nrecs ? st->recs[id] : NULL;
       if (h && h->traced && h->box == p) pin(L, h, tr);
     }
   }
