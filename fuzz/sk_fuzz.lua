@@ -592,6 +592,113 @@ local function case_autograd()
   end
 end
 
+-- hooks: one to three hooks on a leaf, a non-leaf or a view and on a result of it, each drawn
+-- from hooks that return nil, a good gradient, one of another size, dtype or device, a
+-- non-tensor or a closed tensor, raise, close their tensor, hold their own tensor (a cycle
+-- through the collector), register another hook or backward again from inside; the tensors
+-- are sometimes dropped and collected before backward, or the graph dropped with no backward
+-- (sk has no hook handles: a hook goes with its tensor or node)
+local function case_hooks()
+  local how = pick { "leaf", "node", "view" }
+  local x = a_grad_tensor(ctx.dtype, ctx.dev, how)
+  local names = {}
+  local HOOKS = {
+    none = function() return function() end end,
+    double = function() return function(g) return g * 2 end end,
+    size = function() return function() return sk.ones(7) end end,
+    dtype = function() return function(g) return g:to(g:dtype() == "float64" and "float32" or "float64") end end,
+    device = function() return function(g) return g:to(g:device() == "meta" and "cpu" or "meta") end end,
+    number = function() return function() return 1 end end,
+    closed = function() return function() local c = sk.ones(1); c:close(); return c end end,
+    raise = function() return function() error("hook failed") end end,
+    self = function(t) return function(g) return g + t * 0 end end,
+    close = function(t) return function() t:close() end end,
+    nested = function(t) return function() t:register_hook(function(g) return g end) end end,
+    reenter = function(t) return function() t:sum():backward() end end,
+  }
+  local KEYS = {}
+  for k in pairs(HOOKS) do KEYS[#KEYS + 1] = k end
+  table.sort(KEYS)
+  local plan = {}
+  for i = 1, R(1, 3) do plan[i] = { on = pick { "x", "y" }, hook = pick(KEYS) }; names[i] = plan[i].on .. ":" .. plan[i].hook end
+  local ending = pick { "backward", "grad", "drop", "collect" }
+  note("x=" .. how .. " hooks=" .. table.concat(names, ",") .. " then=" .. ending)
+  return "hooks " .. ending, function()
+    local y = x:exp() * 1
+    for _, h in ipairs(plan) do
+      local t = h.on == "x" and x or y
+      t:register_hook(HOOKS[h.hook](t))
+    end
+    local l = y:sum()
+    if ending == "drop" then x, y, l = nil, nil, nil; collectgarbage(); return sk.ones(1) + 1 end
+    if ending == "collect" then x, y = nil, nil; collectgarbage(); collectgarbage() end
+    if ending == "grad" then return sk.autograd.grad(l, { y }, { allow_unused = true }) end
+    l:backward()
+  end
+end
+
+-- custom Functions (sk.autograd.Function and lib:autograd): outputs that get no gradient
+-- (marked non-differentiable, integer), set_materialize_grads(false), save_for_backward of
+-- outputs, inputs, nil and non-tensors, a ctx holding its output, mark_dirty; backward
+-- returning good, wrong-count, wrong-size or non-tensor gradients, or raising; then backward
+-- through one output, both, or none (the graph dropped and collected)
+local fuzzlib
+local function case_custom_fn()
+  local x = a_grad_tensor(ctx.dtype, ctx.dev, pick { "leaf", "node", "view" })
+  local o = {
+    nondiff = chance(0.5), materialize = chance(0.7), save = pick { "out", "in", "both", "nil", "number", "none" },
+    keep = chance(0.3), dirty = chance(0.1), ret = pick { "good", "good", "good", "count", "size", "number", "raise" },
+    ending = pick { "first", "both", "drop", "twice" }, lib = chance(0.2),
+  }
+  local parts = {}
+  for k, v in pairs(o) do parts[#parts + 1] = k .. "=" .. tostring(v) end
+  table.sort(parts)
+  note(table.concat(parts, " "))
+  local function backward(ctx_, g, gi)
+    if o.ret == "raise" then error("backward failed") end
+    if o.ret == "count" then return g, g end
+    if o.ret == "size" then return sk.ones(7) end
+    if o.ret == "number" then return 2 end
+    for _, t in ipairs(ctx_.saved_tensors or {}) do local _ = t end
+    return gi and g * 2 + gi:sum() * 0 or (g and g * 2)
+  end
+  return "custom fn " .. o.ending, function()
+    local y, i
+    if o.lib then
+      if not fuzzlib then
+        fuzzlib = sk.library("fuzzag")
+        fuzzlib:define("twice_argmax(Tensor x) -> (Tensor, Tensor)")
+        fuzzlib:impl("twice_argmax", "CompositeExplicitAutograd", function(a) return a * 2, a:argmax() end)
+        fuzzlib:autograd("twice_argmax", { backward = function(c, g, gi) return backward(c, g, gi) end })
+      end
+      y, i = sk.ops.fuzzag.twice_argmax(x)
+    else
+      local F = sk.autograd.Function {
+        forward = function(c, a)
+          local r = o.dirty and a or a * 2
+          if o.dirty then pcall(function() r:mul_(2) end); c:mark_dirty(a) end
+          local idx = a:argmax()
+          if o.nondiff then c:mark_non_differentiable(idx) end
+          if not o.materialize then c:set_materialize_grads(false) end
+          if o.save == "out" then c:save_for_backward(r)
+          elseif o.save == "in" then c:save_for_backward(a)
+          elseif o.save == "both" then c:save_for_backward(a, r, idx)
+          elseif o.save == "nil" then c:save_for_backward(nil, r)
+          elseif o.save == "number" then c:save_for_backward(3) end
+          if o.keep then c.out = r end
+          return r, idx
+        end,
+        backward = backward,
+      }
+      y, i = F(x)
+    end
+    if o.ending == "drop" then y, i = nil, nil; collectgarbage(); return sk.ones(1) + 1 end
+    local l = o.ending == "both" and (y:sum() + i:sum()) or y:sum()
+    l:backward({ retain_graph = o.ending == "twice" })
+    if o.ending == "twice" then l:backward() end
+  end
+end
+
 -- sk.linalg's backward formulas: one op on a (batch of) small matrices that require grad (square,
 -- wide, tall, empty; random values, so singular ones too), then backward, or grad with
 -- create_graph and a second backward through it
@@ -1002,6 +1109,7 @@ local CASES = {
   { "library", 8, case_library }, { "fallback", 1, case_fallback_lua }, { "backend", 1, case_backend },
   { "autograd", 6, case_autograd }, { "linalg grad", 2, case_linalg_grad }, { "file", 3, case_file },
   { "plan", 3, case_plan }, { "dlpack", 2, case_dlpack }, { "npz", 2, case_npz },
+  { "hooks", 3, case_hooks }, { "custom fn", 3, case_custom_fn },
 }
 local TOTAL_WEIGHT = 0
 for _, c in ipairs(CASES) do TOTAL_WEIGHT = TOTAL_WEIGHT + c[2] end

@@ -526,3 +526,199 @@ describe("autograd: gradients defined from Lua", function()
     lib:close()
   end)
 end)
+
+describe("autograd: custom nodes and hooks hold their Lua values", function()
+  -- How many of the tables made by track() the collector has finalized: a finalizer
+  -- runs once the table is unreachable, so a count proves a value was freed.
+  local freed = 0
+  local function track() return setmetatable({}, { __gc = function() freed = freed + 1 end }) end
+  local function settle()
+    for _ = 1, 4 do collectgarbage("collect"); local _ = sk.ones(1) + 1 end -- an op call drops what nodes let go
+  end
+
+  it("gives an output that gets no gradient zeros of its dtype and shape, or nil without materialized grads", function()
+    local seen = {}
+    local function make(mark, materialize)
+      return sk.autograd.Function {
+        forward = function(ctx, a)
+          local i = a:argmax()
+          if mark then ctx:mark_non_differentiable(i) end
+          if materialize == false then ctx:set_materialize_grads(false) end
+          return a * 2, i
+        end,
+        backward = function(ctx, g, gi) seen[#seen + 1] = gi or "nil"; return g * 2 end,
+      }
+    end
+    for _, case in ipairs { { true }, { false }, { true, false }, { false, false } } do
+      local x = sk.ones(3, { requires_grad = true })
+      local y = make(case[1], case[2])(x)
+      y:sum():backward()
+      assert.same({ 2, 2, 2 }, vals(x.grad))
+    end
+    assert.equal(4, #seen)
+    for k = 1, 2 do -- PyTorch: tensor(0), an int64 zero of the argmax's shape
+      assert.equal("int64", seen[k]:dtype())
+      assert.same({}, seen[k]:shape())
+      assert.equal(0, seen[k]:item())
+    end
+    assert.same({ "nil", "nil" }, { seen[3], seen[4] })
+    -- lib:autograd goes through the same node: an op with an integer output
+    local lib = sk.library("agnograd")
+    lib:define("twice_argmax(Tensor x) -> (Tensor, Tensor)")
+    lib:impl("twice_argmax", "CPU", function(x) return x * 2, x:argmax() end)
+    local gi
+    lib:autograd("twice_argmax", { backward = function(ctx, g, g2) gi = g2; return g * 2 end })
+    local x = sk.ones(2, { requires_grad = true })
+    local y = sk.ops.agnograd.twice_argmax(x)
+    y:sum():backward()
+    assert.same({ 2, 2 }, vals(x.grad))
+    assert.equal("int64", gi:dtype())
+    assert.equal(0, gi:item())
+    lib:close()
+  end)
+
+  it("refuses a hook's gradient of another size or dtype, on a leaf and on a non-leaf, as PyTorch", function()
+    local x = sk.ones(3, { requires_grad = true })
+    x:register_hook(function() return sk.ones(2) end)
+    assert.matches("hook '[^']+:%d+' has changed the size of value", h.err(function() (x * 2):sum():backward() end))
+    assert.is_nil(x.grad)
+    x = sk.ones(3, { requires_grad = true })
+    x:register_hook(function(g) return g:double() end)
+    assert.matches("hook '[^']+:%d+' has changed the type of value %(was float32 got float64%)",
+      h.err(function() (x * 2):sum():backward() end))
+    assert.is_nil(x.grad)
+    x = sk.ones(3, { requires_grad = true })
+    local y = x * 2
+    y:register_hook(function() return sk.ones(3, 1) end) -- broadcastable is still another size
+    assert.matches("hook '[^']+:%d+' has changed the size of value", h.err(function() y:sum():backward() end))
+    y = x * 2
+    y:register_hook(function(g) return g:double() end)
+    assert.matches("has changed the type of value (was float32 got float64)", h.err(function() y:sum():backward() end), 1, true)
+    y = x * 2
+    y:register_hook(function(g) return g * 3 end) -- same size and dtype: taken
+    y:sum():backward()
+    assert.same({ 6, 6, 6 }, vals(x.grad))
+  end)
+
+  it("frees a Function's ctx and outputs when the output it saved is dropped, with or without backward", function()
+    local Double = sk.autograd.Function {
+      forward = function(ctx, a) local y = a * 2; ctx:save_for_backward(y); ctx.tag = track(); return y end,
+      backward = function(ctx, g) assert.is_truthy(ctx.saved_tensors[1]); return g * 2 end,
+    }
+    settle()
+    freed = 0
+    local x = sk.ones(3, { requires_grad = true })
+    for k = 1, 20 do
+      local y = Double(x)
+      if k % 2 == 0 then y:sum():backward() end
+    end
+    settle()
+    assert.equal(20, freed)
+    assert.same({ 20, 20, 20 }, vals(x.grad))
+  end)
+
+  it("frees a hook whose closure holds the tensor it is registered on, on a leaf and on a non-leaf", function()
+    settle()
+    freed = 0
+    local x = sk.ones(3, { requires_grad = true })
+    for _ = 1, 10 do
+      local t = sk.ones(3, { requires_grad = true })
+      local tag = track()
+      t:register_hook(function(g) local _ = tag; return g + t end)
+      local y = x * 2
+      local tag2 = track()
+      y:register_hook(function(g) local _ = tag2; return g * y end)
+    end
+    settle()
+    assert.equal(20, freed)
+  end)
+
+  it("keeps a self-holding hook while another graph still reaches it, runs it with its tensor, then frees it", function()
+    local x = sk.ones(3, { requires_grad = true })
+    local function loss()
+      local y = x * 2
+      local tag = track()
+      y:register_hook(function(g) local _ = tag; return g * y end) -- y: 2 each
+      return y:sum() * 1
+    end
+    settle()
+    freed = 0
+    local l = loss()
+    settle()
+    assert.equal(0, freed)
+    l:backward({ retain_graph = true })
+    assert.same({ 4, 4, 4 }, vals(x.grad))
+    l = nil
+    settle()
+    assert.equal(1, freed)
+  end)
+
+  it("frees a Function whose ctx holds its output, and keeps running a hook whose tensor was closed", function()
+    local Keep = sk.autograd.Function {
+      forward = function(ctx, a) local y = a * 2; ctx.y = y; ctx.tag = track(); return y end,
+      backward = function(ctx, g) return g * 2 end,
+    }
+    settle()
+    freed = 0
+    local x = sk.ones(3, { requires_grad = true })
+    for _ = 1, 5 do local _ = Keep(x) end
+    settle()
+    assert.equal(5, freed)
+    local y = x * 2
+    local calls = 0
+    y:register_hook(function(g) calls = calls + 1; return g end)
+    local l = y:sum()
+    y:close()
+    settle()
+    l:backward()
+    assert.equal(1, calls)
+    assert.same({ 2, 2, 2 }, vals(x.grad))
+  end)
+
+  it("holds a leaf while its hooks run: a hook that closes its tensor frees nothing under them", function()
+    local w = sk.ones(3, { requires_grad = true })
+    local x = sk.ones(3, { requires_grad = true })
+    local seen = 0
+    x:register_hook(function(g) seen = seen + 1; return g end)
+    x:register_hook(function(g) x:close(); return g * 2 end) -- a leaf's hooks run newest first: this one first
+    local l = (x * w):sum()
+    l:backward()
+    assert.equal(1, seen)
+    assert.same({ 1, 1, 1 }, vals(w.grad))
+    assert.matches("closed tensor", h.err(function() return x:numel() end), 1, true)
+  end)
+
+  it("routes a Function's in-place write into a view through the argument it wrote, and refuses more than one output then, as PyTorch", function()
+    local Scale = sk.autograd.Function {
+      forward = function(ctx, w, a) a:mul_(w); ctx:mark_dirty(a); ctx:save_for_backward(w); return a end,
+      backward = function(ctx, g) return g:sum(), g * ctx.saved_tensors[1] end,
+    }
+    local t = sk.ones(3, 4, { requires_grad = true })
+    local w = sk.tensor(3.0, { requires_grad = true })
+    local y = Scale(w, (t * 1)[{ { 0, 3, 2 } }]) -- rows 0 and 2 of a view, written in place
+    y:sum():backward()
+    -- d/dt: 3 on the rows written, 0 on row 1 (only the view's sum is taken); d/dw = 8
+    assert.same({ { 3, 3, 3, 3 }, { 0, 0, 0, 0 }, { 3, 3, 3, 3 } }, vals(t.grad))
+    assert.equal(8, w.grad:item())
+    local Two = sk.autograd.Function {
+      forward = function(ctx, a) a:mul_(2); ctx:mark_dirty(a); local i = a:argmax(); ctx:mark_non_differentiable(i); return i, a end,
+      backward = function(ctx, gi, g) return g * 2 end,
+    }
+    assert.matches("If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more than one Tensor.",
+      h.err(function() return Two((t * 1)[{ { 0, 3, 2 } }]) end), 1, true)
+  end)
+
+  it("releases the hooks of more than 256 tensors dropped at once", function()
+    settle()
+    freed = 0
+    local ts = {}
+    for k = 1, 300 do
+      ts[k] = sk.ones(2, { requires_grad = true })
+      local tag = track()
+      ts[k]:register_hook(function(g) local _ = tag; return g end)
+    end
+    ts = nil
+    settle()
+    assert.equal(300, freed)
+  end)
+end)

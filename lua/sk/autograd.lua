@@ -152,6 +152,9 @@ return function(sk, core, methods)
     local list = {}
     for i = 1, outs.n do list[i] = outs[i] or false end
     local r = C.function_node(self.name, self.backward, ctx, args, args.n, list, saved, ctx._dirty, ctx._nondiff, ctx._materialize)
+    -- the node keeps what it needs (saved values as any node's): a ctx holding no tensor forms
+    -- no cycle with the outputs whose node holds it
+    ctx._saved, ctx._dirty, ctx._nondiff = nil, nil, nil
     for i = 1, outs.n do if r[i] == false then r[i] = nil end end
     return table.unpack(r, 1, outs.n)
   end

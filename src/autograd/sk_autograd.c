@@ -159,6 +159,8 @@ int sk_node_set_edge(SkNode *n, int i, const SkTensor *t) {
   return 0;
 }
 
+void sk_node_set_output_meta(SkNode *n, int nr, const SkTensor *t) { record_meta(&n->in_meta[nr], t); }
+
 int sk_set_history(SkTensor *t, int nr, SkNode *n) {
   SkAutogradMeta *m = sk_autograd_meta(t);
   if (!m) return -1;
@@ -295,11 +297,19 @@ static int regenerate_view(SkTensor *t) {
   return rc;
 }
 
-typedef struct CopySlicesNode { SkNode base; Geometry view, root; SkNode *fn; SkInputMeta view_meta; } CopySlicesNode;
+/* fn wrote in place into a view: its output out_nr is the view, its edge self_edge the view's
+** base's history before (a generated node's: 0 and 0; a Lua function's: any). */
+typedef struct CopySlicesNode {
+  SkNode base;
+  Geometry view, root;
+  SkNode *fn;
+  int out_nr, self_edge;
+  SkInputMeta view_meta;
+} CopySlicesNode;
 
 static int copy_slices_apply(SkNode *n, SkTensor *const *grads, SkTensor **out) {
   CopySlicesNode *c = (CopySlicesNode *)n;
-  SkTensor *g = grads[0], *buf = NULL, *slice = NULL, *gs = NULL;
+  SkTensor *g = grads[0], *buf = NULL, *slice = NULL;
   if (!g) return 0;
   if (c->fn->released)
     return sk_error("Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -307,27 +317,29 @@ static int copy_slices_apply(SkNode *n, SkTensor *const *grads, SkTensor **out) 
                     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
                     "graph a second time or if you need to access saved tensors after calling backward.");
   if (base_buffer(&c->root, &c->view, g, &buf, &slice)) return -1;
-  /* buf = g; the view's region goes through the in-place op's node */
-  int nout = c->fn->nedges, rc = sk_copy_(buf, g, 0);
-  SkTensor **res = calloc((size_t)nout, sizeof *res);
-  if (!res) rc = sk_error("out of memory");
-  if (!rc) rc = sk_clone(&gs, slice, 0);
-  if (!rc) rc = c->fn->vt->apply(c->fn, &gs, res);
-  if (!rc && res[0]) {
+  /* buf = g; the view's region goes through the in-place op's node, as the gradient of its
+  ** output out_nr (its other outputs get none) */
+  int nout = c->fn->nedges, se = c->self_edge, rc = sk_copy_(buf, g, 0);
+  SkTensor **res = calloc((size_t)nout + 1, sizeof *res), **gin = calloc((size_t)c->fn->nin, sizeof *gin);
+  if (!res || !gin) rc = sk_error("out of memory");
+  if (!rc) rc = sk_clone(&gin[c->out_nr], slice, 0);
+  if (!rc) rc = c->fn->vt->apply(c->fn, gin, res);
+  if (!rc && res[se]) {
     SkEdge e = {NULL, 0};
     SkNode probe = {0};
     probe.in_meta = &c->view_meta;
     probe.nin = 1;
     e.fn = &probe;
-    rc = sk_validate_grad(c->fn, &e, 0, &res[0]);
-    if (!rc) rc = sk_copy_(slice, res[0], 0);
+    rc = sk_validate_grad(c->fn, &e, se, &res[se]);
+    if (!rc) rc = sk_copy_(slice, res[se], 0);
   } else if (!rc) rc = sk_zero_(slice);
-  sk_tensor_release(gs);
+  if (gin) sk_tensor_release(gin[c->out_nr]);
+  free(gin);
   sk_tensor_release(slice);
   if (res) {
-    if (!rc) { out[0] = buf; buf = NULL; }
+    if (!rc) { out[se] = buf; buf = NULL; }
     for (int i = 0; i < nout; i++) {
-      if (i > 0 && !rc) out[i] = res[i];
+      if (i != se && !rc) out[i] = res[i];
       else sk_tensor_release(res[i]);
     }
     free(res);
@@ -343,9 +355,12 @@ static void copy_slices_release(SkNode *n) {
 static void copy_slices_destroy(SkNode *n) { sk_node_release(((CopySlicesNode *)n)->fn); }
 static const SkNodeVT copy_slices_vt = {"CopySlices", copy_slices_apply, copy_slices_release, copy_slices_destroy};
 
-int sk_rebase_history(SkTensor *self, SkNode *n) {
+int sk_rebase_history(SkTensor *self, SkNode *n) { return sk_rebase_history_at(self, 0, 0, n); }
+
+int sk_rebase_history_at(SkTensor *self, int out_nr, int self_edge, SkNode *n) {
   SkTensor *b = self->base;
-  if (!b) return sk_set_history(self, 0, n);
+  if (!b) return sk_set_history(self, out_nr, n);
+  record_meta(&n->in_meta[out_nr], self);
   /* the base's history now goes through the op: its gradient's view region is the op's */
   CopySlicesNode *c = (CopySlicesNode *)sk_node_new(sizeof *c, &copy_slices_vt, n->nedges, 1);
   if (!c) return -1;
@@ -353,8 +368,11 @@ int sk_rebase_history(SkTensor *self, SkNode *n) {
   geometry_of(&c->root, b, b->offset);
   record_meta(&c->view_meta, self);
   c->fn = sk_node_retain(n);
-  int rc = sk_node_set_edge(&c->base, 0, b);
-  for (int i = 1; i < n->nedges; i++) c->base.edges[i].fn = sk_node_retain(n->edges[i].fn), c->base.edges[i].input_nr = n->edges[i].input_nr;
+  c->out_nr = out_nr;
+  c->self_edge = self_edge;
+  int rc = sk_node_set_edge(&c->base, self_edge, b);
+  for (int i = 0; i < n->nedges; i++)
+    if (i != self_edge) c->base.edges[i].fn = sk_node_retain(n->edges[i].fn), c->base.edges[i].input_nr = n->edges[i].input_nr;
   if (!rc) rc = sk_set_history(b, 0, &c->base);
   sk_node_release(&c->base);
   if (rc) return -1;

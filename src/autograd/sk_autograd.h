@@ -34,11 +34,13 @@ typedef struct SkInputMeta {
 } SkInputMeta;
 
 /* A pre-hook on one input slot of a node (tensor:register_hook, retain_grad):
-** it may replace the gradient (*out, a new reference) or leave it (*out NULL). */
+** it may replace the gradient (*out, a new reference) or leave it (*out NULL); a
+** replacement of another size, dtype or device is refused (the engine's check_hook_result). */
 typedef struct SkHook {
   int (*fn)(void *ctx, SkTensor *grad, SkTensor **out);
   void *ctx;
   void (*ctx_free)(void *ctx);
+  const char *name;             /* for errors (NULL: "hook"); lives as long as ctx */
   int slot;
   struct SkHook *next;
 } SkHook;
@@ -107,8 +109,14 @@ void sk_node_release(SkNode *n);                /* iterative: a long chain frees
 int sk_node_set_edge(SkNode *n, int i, const SkTensor *t);
 /* t becomes output `nr` of n (records its metadata, gives it n as grad_fn). */
 int sk_set_history(SkTensor *t, int nr, SkNode *n);
+/* Output `nr` of n is t, which gets no history (non-differentiable, or not floating): its
+** metadata is recorded all the same, so that backward can be given zeros shaped as it. */
+void sk_node_set_output_meta(SkNode *n, int nr, const SkTensor *t);
 /* An in-place op's node n replaces self's history; a view's base gets a CopySlices node. */
 int sk_rebase_history(SkTensor *self, SkNode *n);
+/* The same for n's output out_nr, written in place into its input of edge self_edge (a Lua
+** function's node: any output, any argument). */
+int sk_rebase_history_at(SkTensor *self, int out_nr, int self_edge, SkNode *n);
 int sk_node_add_hook(SkNode *n, int slot, SkHook *h);  /* takes h */
 /* A non-leaf's .grad is kept by the next backward passes (a hook on its grad_fn, which knows
 ** the tensor weakly: the tensor's end clears it). A leaf keeps its .grad anyway. */

@@ -189,18 +189,48 @@ static int buffer_add(Task *t, int i, SkTensor *g) {
   return 0;
 }
 
+/* A hook's replacement is the gradient it was given in dtype, device and size (PyTorch's
+** check_single_result: no broadcast, no conversion), on a leaf's accumulator as on any node. */
+static int check_hook_result(const SkHook *h, const SkTensor *was, const SkTensor *got) {
+  const char *name = h->name ? h->name : "hook";
+  if (got->dtype != was->dtype)
+    return sk_error("hook '%s' has changed the type of value (was %s got %s)", name, sk_dtype_name(was->dtype),
+                    sk_dtype_name(got->dtype));
+  if (got->device.type != was->device.type || got->device.index != was->device.index) {
+    char a[32], b[32];
+    sk_device_format(was->device, a, sizeof a);
+    sk_device_format(got->device, b, sizeof b);
+    return sk_error("hook '%s' has changed the type of value (was %s tensor got %s tensor)", name, a, b);
+  }
+  if (!sk_tensor_same_shape(got, was)) return sk_error("hook '%s' has changed the size of value", name);
+  return 0;
+}
+
 static int run_hooks(SkHook *h, int slot_any, SkTensor **grads) {
   for (; h; h = h->next) {
     int s = slot_any ? 0 : h->slot;
     if (!grads[s]) continue;
     SkTensor *rep = NULL;
     if (h->fn(h->ctx, grads[s], &rep)) return -1;
-    if (rep) { sk_tensor_release(grads[s]); grads[s] = rep; }
+    if (!rep) continue;
+    if (check_hook_result(h, grads[s], rep)) { sk_tensor_release(rep); return -1; }
+    sk_tensor_release(grads[s]);
+    grads[s] = rep;
   }
   return 0;
 }
 
+/* An accumulator's leaf is known weakly, and its own hooks may drop its last reference (a
+** Lua hook closing its tensor): it is held while they and the accumulator run. */
+static int execute_node(Run *r, SkNode *n, const SkBackwardOpts *o);
 static int execute(Run *r, SkNode *n, const SkBackwardOpts *o) {
+  SkTensor *leaf = sk_node_is_accumulator(n) ? sk_tensor_retain(n->leaf) : NULL;
+  int rc = execute_node(r, n, o);
+  sk_tensor_release(leaf);
+  return rc;
+}
+
+static int execute_node(Run *r, SkNode *n, const SkBackwardOpts *o) {
   Task *t = task_of(n);
   SkTensor **grads = t->buf;
   int is_acc = sk_node_is_accumulator(n);

@@ -19,7 +19,8 @@ extern const LskOpEntry lsk_op_entries[]; /* generated */
 
 /* {==== Module state: one per lua_State, nothing of it is process-wide ==== */
 #define LSK_SPARE_BOXES 4
-#define LSK_DEAD_REFS 256
+typedef struct LskHeld LskHeld;
+struct SkNode;
 typedef struct LskState {
   size_t gc_debt;      /* bytes of tensors made since the last collector step */
   size_t gc_live;      /* bytes held by this state's live tensor boxes */
@@ -29,8 +30,14 @@ typedef struct LskState {
   int meta_ref;        /* the reusable meta context of Lua meta functions (lsk_library.c), or LUA_NOREF */
   int spare[LSK_SPARE_BOXES]; /* registry slots of closed boxes made ahead (lsk_call_entry) */
   int nspare;          /* how many of them hold one */
-  int dead[LSK_DEAD_REFS]; /* registry references of hooks whose nodes went, dropped at the next op call */
-  int ndead;
+  /* Lua values that C objects hold (lsk_held.c) */
+  int held_ref;        /* their tables */
+  LskHeld *held;       /* the live records */
+  LskHeld *dead;       /* the records whose owners went (a list through them: no cap), dropped at the next op call */
+  LskHeld **recs;      /* by id (nrecs slots) */
+  int nrecs;
+  int cycle_ended;     /* a collector cycle ended since the last lsk_held_update */
+  int closing;         /* the state is closing: an owner that goes frees its record at once */
   const char *dtype_names[SK_DTYPE_COUNT]; /* the interned name strings (anchored: lsk_to_dtype) */
   char hidden[256];    /* source prefix of sk's own Lua files (errors skip their frames) */
 } LskState;
@@ -136,7 +143,28 @@ int lsk_frame_push_tensor(lua_State *L, const SkTensor *t);
 void lsk_frame_keep(lua_State *L, int n);
 void lsk_open_library(lua_State *L);               /* library primitives into the table on top */
 void lsk_open_autograd(lua_State *L);              /* pushes the table of autograd primitives (lsk_autograd.c) */
-void lsk_drop_dead_refs(lua_State *L, LskState *st);
+/* }==== */
+
+/* {==== Lua values that C objects hold (lsk_held.c) ====
+** A hook's function, a Lua function node's {backward, ctx}: pinned, or traced from the tensor
+** box through which their owner is reached while it is the only way there, so that a value
+** holding that box is a cycle the collector frees. */
+void lsk_held_open(lua_State *L);
+/* A record of the value on top of the stack (popped); raises on a memory error, owning nothing. */
+LskHeld *lsk_held_new(lua_State *L, const char *fname);
+/* Its owner is node (NULL: the tensor itself, a leaf's hook), reached through the box at index box. */
+void lsk_held_track(lua_State *L, LskHeld *h, int box, struct SkNode *node);
+void lsk_held_push(lua_State *L, const LskHeld *h);  /* its value (nil once nothing holds it) */
+void lsk_held_release(LskHeld *h);                    /* its owner went: anywhere, no Lua call made */
+/* Drops the values whose owners went (st->dead) and, after a collector cycle, traces again
+** what is sole: the next op call's entry does it. */
+void lsk_held_update(lua_State *L, LskState *st);
+/* The box at index box was used (lsk_tensor.c's test_box): the values hanging on it are pinned.
+** Makes no allocation: it may run anywhere a tensor is read. */
+void lsk_held_box_used(lua_State *L, int box);
+/* The tensor of a box without counting as a use (NULL if none); carries >= 0 sets whether
+** values hang on it. */
+SkTensor *lsk_box_peek(lua_State *L, int idx, int carries);
 /* }==== */
 
 /* {==== Values by schema type (lsk_value.c): the one pair of conversions ==== */

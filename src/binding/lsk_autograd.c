@@ -2,7 +2,8 @@
 ** lsk_autograd.c — autograd from Lua: requires_grad, .grad, backward and autograd.grad,
 ** grad mode, graph nodes (grad_fn), hooks. The engine and the nodes are src/autograd's;
 ** a Lua hook runs on the lua_State of the backward call that reaches it, under lua_pcall,
-** and its error comes back as the engine's error value.
+** and its error comes back as the engine's error value. The Lua values nodes own (hook
+** functions, a Lua function's backward and ctx) are held through lsk_held.c.
 */
 #include "lsk.h"
 #include "sk_autograd.h"
@@ -53,14 +54,13 @@ static int node_tostring(lua_State *L) {
 /* }==== */
 
 /* {==== Hooks ====
-** A hook's Lua function sits in the registry. When its node goes, the reference is queued in
-** the module state and dropped at the next op call (a node may go where no Lua call may be made). */
-typedef struct LuaHook { LskState *st; int ref; } LuaHook;
+** A Lua hook runs on the lua_State of the backward call that reaches it, under lua_pcall. */
+typedef struct LuaHook { LskHeld *held; char name[96]; } LuaHook;
 static _Thread_local lua_State *backward_L;
 
 static void lua_hook_free(void *ctx) {
   LuaHook *h = ctx;
-  if (h->st->ndead < LSK_DEAD_REFS) h->st->dead[h->st->ndead++] = h->ref; /* else it stays until the state closes */
+  lsk_held_release(h->held);
   free(h);
 }
 
@@ -69,7 +69,7 @@ static int lua_hook_run(void *ctx, SkTensor *grad, SkTensor **out) {
   lua_State *L = backward_L;
   if (!L) return sk_error("a tensor hook ran outside a backward call from Lua");
   if (!lua_checkstack(L, 4)) return sk_error("register_hook: Lua stack overflow");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, h->ref);
+  lsk_held_push(L, h->held);
   lsk_push_tensor(L, sk_tensor_retain(grad));
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
     sk_error("hook: %s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
@@ -82,21 +82,15 @@ static int lua_hook_run(void *ctx, SkTensor *grad, SkTensor **out) {
   lua_pop(L, 1);
   return ok ? 0 : sk_error("hook: a hook returns a tensor or nil");
 }
-
-void lsk_drop_dead_refs(lua_State *L, LskState *st) {
-  while (st->ndead) luaL_unref(L, LUA_REGISTRYINDEX, st->dead[--st->ndead]);
-}
-
 /* }==== */
 
 /* {==== Nodes of Lua functions (sk.autograd.Function, lib:autograd) ====
-** The backward function and the ctx table sit in the registry while the node lives (dropped
-** through the module state's queue, as hooks). What ctx:save_for_backward saved is kept in C
-** as any node's saved values (version checks, freed after backward, outputs without a cycle). */
+** The backward function and the ctx table are one held value {backward, ctx} while the node
+** lives. What ctx:save_for_backward saved is kept in C as any node's saved values (version
+** checks, freed after backward, outputs without a cycle): ctx keeps no tensor of its own. */
 typedef struct LuaFnNode {
   SkNode base;
-  LskState *st;
-  int fn_ref, ctx_ref;
+  LskHeld *held;
   int materialize;
   int nargs;          /* forward arguments: backward returns one gradient for each */
   int *edge_of;       /* argument i -> its edge, or -1 when it is not a tensor */
@@ -105,8 +99,15 @@ typedef struct LuaFnNode {
   char name[64];
 } LuaFnNode;
 
-static void queue_unref(LskState *st, int ref) {
-  if (ref != LUA_NOREF && st->ndead < LSK_DEAD_REFS) st->dead[st->ndead++] = ref;
+/* The gradient backward gets for output i: what reached it, else (materialize) zeros shaped
+** as that output, whether it had history or not (non-differentiable, an integer), else nil.
+** A non-tensor output gets nil. */
+static int push_output_grad(lua_State *L, LuaFnNode *n, SkTensor *const *grads, int i) {
+  SkTensor *g = NULL;
+  if ((grads[i] || n->materialize) && sk_grad_or_zeros(&g, grads[i], &n->base.in_meta[i])) return -1;
+  if (g) lsk_push_tensor(L, g);
+  else lua_pushnil(L);
+  return 0;
 }
 
 static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
@@ -115,8 +116,11 @@ static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
   if (!L) return sk_error("%s: a Lua backward ran outside a backward call from Lua", n->name);
   if (!lua_checkstack(L, n->base.nin + n->nsaved + 8)) return sk_error("%s: Lua stack overflow", n->name);
   int top = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, n->fn_ref);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, n->ctx_ref);
+  lsk_held_push(L, n->held);
+  if (!lua_istable(L, -1)) { lua_settop(L, top); return sk_error("%s: its backward is gone (its output was closed)", n->name); }
+  lua_rawgeti(L, -1, 1);
+  lua_rawgeti(L, -2, 2);
+  lua_remove(L, -3);
   /* ctx.saved_tensors: unpacked now (a freed graph or a modified value is an error here) */
   lua_createtable(L, n->nsaved, 0);
   for (int i = 0; i < n->nsaved; i++) {
@@ -127,13 +131,8 @@ static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
     lua_rawseti(L, -2, i + 1);
   }
   lua_setfield(L, -2, "saved_tensors");
-  for (int i = 0; i < n->base.nin; i++) {
-    SkTensor *g = NULL;
-    if (grads[i] || n->materialize) {
-      if (sk_grad_or_zeros(&g, grads[i], &n_->in_meta[i])) { lua_settop(L, top); return -1; }
-      lsk_push_tensor(L, g);
-    } else lua_pushnil(L);
-  }
+  for (int i = 0; i < n->base.nin; i++)
+    if (push_output_grad(L, n, grads, i)) { lua_settop(L, top); return -1; }
   if (lua_pcall(L, 1 + n->base.nin, LUA_MULTRET, 0) != LUA_OK) {
     sk_error("%s: %s", n->name, lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
     lua_settop(L, top);
@@ -161,8 +160,7 @@ static void luafn_release(SkNode *n_) {
 }
 static void luafn_destroy(SkNode *n_) {
   LuaFnNode *n = (LuaFnNode *)n_;
-  queue_unref(n->st, n->fn_ref);
-  queue_unref(n->st, n->ctx_ref);
+  lsk_held_release(n->held);
   free(n->saved);
   free(n->edge_of);
 }
@@ -194,10 +192,15 @@ static int l_function_node(lua_State *L) {
     edge_of[i] = t ? nedges : -1;
     if (t) ins[nedges++] = t;
   }
+  lua_createtable(L, 2, 0);
+  lua_pushvalue(L, 2);
+  lua_rawseti(L, -2, 1);
+  lua_pushvalue(L, 3);
+  lua_rawseti(L, -2, 2);
+  LskHeld *held = lsk_held_new(L, name);
   LuaFnNode *n = (LuaFnNode *)sk_node_new(sizeof *n, &luafn_vt, nedges, nout);
-  if (!n) return lsk_error(L, name);
-  n->st = lsk_state(L);
-  n->fn_ref = n->ctx_ref = LUA_NOREF;
+  if (!n) { lsk_held_release(held); return lsk_error(L, name); }
+  n->held = held;
   snprintf(n->name, sizeof n->name, "%s", name);
   n->base.name = n->name;
   n->materialize = materialize;
@@ -208,11 +211,13 @@ static int l_function_node(lua_State *L) {
   if (!rc) memcpy(n->edge_of, edge_of, (size_t)nargs * sizeof *edge_of);
   for (int i = 0; !rc && i < nedges; i++) rc = sk_node_set_edge(&n->base, i, ins[i]);
   if (rc) { sk_node_release(&n->base); return lsk_error(L, name); }
-  lua_pushvalue(L, 2);
-  n->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_pushvalue(L, 3);
-  n->ctx_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   /* the outputs: history for the differentiable ones; an argument returned as is becomes a view */
+  int ntensors = 0;
+  for (int o = 0; o < nout; o++) {
+    lua_rawgeti(L, 6, o + 1);
+    ntensors += lsk_test_tensor(L, -1) != NULL;
+    lua_pop(L, 1);
+  }
   lua_createtable(L, nout, 0);
   int res = lua_gettop(L);
   for (int o = 0; !rc && o < nout; o++) {
@@ -225,8 +230,9 @@ static int l_function_node(lua_State *L) {
     lua_pushvalue(L, -1);
     nondiff = lua_rawget(L, 9) != LUA_TNIL;
     lua_pop(L, 1);
-    int is_input = 0;
-    for (int i = 0; i < nedges; i++) is_input |= ins[i] == t;
+    int is_input = 0, self_edge = 0;
+    for (int i = 0; i < nedges; i++)
+      if (ins[i] == t) is_input = 1, self_edge = i;
     if (is_input && !dirty) {
       SkTensor *a = sk_tensor_alias(t, t->ndim, t->sizes, t->strides, t->offset);
       if (!a) { rc = -1; break; }
@@ -234,10 +240,17 @@ static int l_function_node(lua_State *L) {
       lsk_push_tensor(L, a);
       t = a;
     }
-    if (!nondiff && sk_dtype_is_floating(t->dtype)) {
+    if (dirty && t->base && ntensors > 1) /* CopySlices gives the view's region one output's gradient */
+      rc = sk_error("If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
+                    "return more than one Tensor. This is not supported by the current autograd engine. You should "
+                    "either make sure the input is not a view (using .clone() for example) or make your Function only "
+                    "return one Tensor (potentially splitting it into two Functions: one doing the inplace that returns "
+                    "a single Tensor and a second one that does the other operations). You can ask on the forum "
+                    "https://discuss.pytorch.org/ if you need help to do this change.");
+    else if (!nondiff && sk_dtype_is_floating(t->dtype)) {
       if (dirty && sk_check_inplace(t)) rc = sk_error("a leaf Variable that requires grad has been used in an in-place operation.");
-      else rc = dirty ? sk_rebase_history(t, &n->base) : sk_set_history(t, o, &n->base);
-    }
+      else rc = dirty ? sk_rebase_history_at(t, o, self_edge, &n->base) : sk_set_history(t, o, &n->base);
+    } else sk_node_set_output_meta(&n->base, o, t);
     lua_rawseti(L, res, o + 1);
   }
   /* saved values: an output is kept as one (no cycle through its history) */
@@ -256,6 +269,15 @@ static int l_function_node(lua_State *L) {
   n->nsaved = nsaved;
   sk_node_release(&n->base);
   if (rc) return lsk_error(L, name);
+  /* {backward, ctx} hang on the first output the node is the history of */
+  for (int o = 0; o < nout; o++) {
+    lua_rawgeti(L, res, o + 1);
+    SkTensor *t = lsk_test_tensor(L, -1);
+    int carrier = t && t->autograd && t->autograd->grad_fn == &n->base;
+    if (carrier) lsk_held_track(L, held, -1, &n->base);
+    lua_pop(L, 1);
+    if (carrier) break;
+  }
   return 1;
 }
 /* }==== */
@@ -314,17 +336,25 @@ static int l_set_grad_enabled(lua_State *L) {
   return 1;
 }
 
-static int add_hook(lua_State *L, SkTensor *t, const char *fname, SkHook *h) {
+static void hook_free(SkHook *h) {
+  h->ctx_free(h->ctx);
+  free(h);
+}
+
+/* h on t: a leaf's own (*owner NULL), else on its grad_fn's slot (*owner that node). */
+static int add_hook(lua_State *L, SkTensor *t, const char *fname, SkHook *h, SkNode **owner) {
+  *owner = NULL;
   if (sk_is_leaf(t)) {
     SkAutogradMeta *m = sk_autograd_meta(t);
-    if (!m) { free(h); return lsk_error(L, fname); }
+    if (!m) { hook_free(h); return lsk_error(L, fname); }
     h->next = m->hooks;
     m->hooks = h;
     return 0;
   }
   SkEdge e;
-  if (sk_gradient_edge(t, &e)) { free(h); return lsk_error(L, fname); }
+  if (sk_gradient_edge(t, &e)) { hook_free(h); return lsk_error(L, fname); }
   sk_node_add_hook(e.fn, e.input_nr, h);
+  *owner = e.fn;
   return 0;
 }
 
@@ -332,16 +362,24 @@ static int l_register_hook(lua_State *L) {
   SELF("Tensor:register_hook");
   luaL_checktype(L, 2, LUA_TFUNCTION);
   if (!sk_requires_grad(t)) return lsk_raise(L, "Tensor:register_hook: cannot register a hook on a tensor that doesn't require gradient");
+  lua_Debug ar;
+  lua_pushvalue(L, 2);
+  lua_getinfo(L, ">S", &ar);
+  lua_pushvalue(L, 2);
+  LskHeld *held = lsk_held_new(L, "Tensor:register_hook");
   SkHook *h = calloc(1, sizeof *h);
   LuaHook *lh = malloc(sizeof *lh);
-  if (!h || !lh) { free(h); free(lh); return lsk_raise(L, "Tensor:register_hook: out of memory"); }
-  lua_pushvalue(L, 2);
-  lh->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  lh->st = lsk_state(L);
+  if (!h || !lh) { free(h); free(lh); lsk_held_release(held); return lsk_raise(L, "Tensor:register_hook: out of memory"); }
+  lh->held = held;
+  snprintf(lh->name, sizeof lh->name, "%s:%d", ar.short_src, ar.linedefined); /* a Lua function's name: where it is */
   h->fn = lua_hook_run;
   h->ctx = lh;
   h->ctx_free = lua_hook_free;
-  return add_hook(L, t, "Tensor:register_hook", h);
+  h->name = lh->name;
+  SkNode *owner;
+  add_hook(L, t, "Tensor:register_hook", h, &owner);
+  lsk_held_track(L, held, 1, owner);
+  return 0;
 }
 
 static int l_retain_grad(lua_State *L) {
@@ -394,6 +432,7 @@ static int l_run(lua_State *L) {
 }
 
 void lsk_open_autograd(lua_State *L) {
+  lsk_held_open(L);
   static const luaL_Reg node_methods[] = {{"name", node_name}, {"next_functions", node_next}, {NULL, NULL}};
   if (luaL_newmetatable(L, NODE_MT)) {
     luaL_newlib(L, node_methods);

@@ -20,7 +20,7 @@
 ** check word keyed with a per-process secret, never by its metatable: a
 ** script can give any userdata the metatable (debug.setmetatable) but
 ** cannot write these bytes. A closed box holds NULL and the closed mark. */
-typedef struct LskBox { SkTensor *t; uintptr_t check; size_t charge; int accounts; } LskBox;
+typedef struct LskBox { SkTensor *t; uintptr_t check; size_t charge; int accounts, carries; } LskBox;
 static uintptr_t secret;
 #define CLOSED_MARK (secret ^ 1u)
 
@@ -78,7 +78,7 @@ static LskBox *new_box(lua_State *L, const LskState *st) {
   b->t = NULL;
   b->check = CLOSED_MARK;
   b->charge = 0;
-  b->accounts = 0;
+  b->accounts = b->carries = 0;
   lua_rawgeti(L, LUA_REGISTRYINDEX, st->mt_ref);
   lua_setmetatable(L, -2);
   return b;
@@ -108,7 +108,7 @@ void lsk_push_tensor(lua_State *L, SkTensor *t) {
 ** read and a write of the registry's array part, neither of which allocates. */
 void lsk_call_entry(lua_State *L, LskState *st) {
   gc_pay(L, st);
-  if (st->ndead) lsk_drop_dead_refs(L, st);
+  if (st->dead || st->cycle_ended) lsk_held_update(L, st);
   while (st->nspare < LSK_SPARE_BOXES) {
     new_box(L, st);
     if (st->spare[st->nspare] == LUA_NOREF) st->spare[st->nspare] = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -128,10 +128,30 @@ int lsk_push_spare(lua_State *L, LskState *st, SkTensor *t) {
 }
 
 /* lua_rawlen is 0 for a light userdata, so the size test also tells a full userdata. */
-static LskBox *test_box(lua_State *L, int idx) {
+static LskBox *peek_box(lua_State *L, int idx) {
   LskBox *b = lua_touserdata(L, idx);
   if (!b || lua_rawlen(L, idx) != sizeof *b) return NULL;
   return b->check == ((uintptr_t)b->t ^ secret) || (!b->t && b->check == CLOSED_MARK) ? b : NULL;
+}
+
+/* Every use of a box's tensor goes through here. A box that Lua values autograd holds hang on
+** (carries: lsk_held.c) pins them first: only a use can give its tensor, or the node it leads
+** to, another owner, so a value hanging on a box that nobody used since is still owned
+** through that box alone. */
+static LskBox *test_box(lua_State *L, int idx) {
+  LskBox *b = peek_box(L, idx);
+  if (b && b->carries) {
+    b->carries = 0;
+    lsk_held_box_used(L, idx);
+  }
+  return b;
+}
+
+SkTensor *lsk_box_peek(lua_State *L, int idx, int carries) {
+  LskBox *b = peek_box(L, idx);
+  if (!b) return NULL;
+  if (carries >= 0) b->carries = carries;
+  return b->t;
 }
 
 void lsk_push_state(lua_State *L) { lua_rawgetp(L, LUA_REGISTRYINDEX, &state_key); }
