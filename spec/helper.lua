@@ -102,6 +102,17 @@ function M.err(fn, ...)
   return tostring(e)
 end
 
+-- Runs `command` (a lua5.4 command line, or a program embedding Lua) in a shell that finds this
+-- build's sk, after `prefix` (environment settings, `ulimit`...); its stdout and stderr, and its
+-- exit status (0 on success).
+function M.run_child(command, prefix)
+  local p = assert(io.popen(string.format('%sLUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" %s 2>&1',
+                                          prefix or "", BUILD, command)))
+  local out = p:read("a")
+  local ok, _, rc = p:close()
+  return out, ok and 0 or rc
+end
+
 -- The include flags of a source layer ("core", ..., "ops", "binding"), as the Makefile gives them.
 function M.layer_flags(layer)
   local p = assert(io.popen("MAKEFLAGS= make --no-print-directory -s print-inc-" .. layer))

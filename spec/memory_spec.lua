@@ -1,12 +1,8 @@
 -- spec/memory_spec.lua — memory stays bounded whatever collector mode the host chose
 -- Tagged #rss: peak RSS means nothing under the sanitizer build (its quarantine keeps freed memory).
-local BUILD = os.getenv("SK_BUILD") or "build"
+local helper = require "spec.helper"
 local function run(mode, kind)
-  local cmd = string.format('LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" lua5.4 bench/gc_loop.lua %s 300 %s',
-                            BUILD, mode, kind)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  p:close()
+  local out = helper.run_child("lua5.4 bench/gc_loop.lua " .. mode .. " 300 " .. kind)
   local peak, _, now = out:match("^(%d+)%s+(%S+)%s+(%a+)")
   assert(peak, "gc_loop printed: " .. out)
   return tonumber(peak) / 1024, now
@@ -35,11 +31,7 @@ end)
 
 describe("Lua values autograd's nodes hold, under the standalone interpreter #rss", function()
   local function grown(mode, kind)
-    local cmd = string.format('LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" lua5.4 spec/fixtures/held_loop.lua %s %s 2>&1',
-                              BUILD, mode, kind)
-    local p = assert(io.popen(cmd))
-    local out = p:read("a")
-    p:close()
+    local out = helper.run_child("lua5.4 spec/fixtures/held_loop.lua " .. mode .. " " .. kind)
     local kb, now = out:match("^(%-?%d+)%s+(%a+)")
     assert(kb, "held_loop printed: " .. out)
     return tonumber(kb) / 1024, now

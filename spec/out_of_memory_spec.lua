@@ -6,14 +6,7 @@
 local h = require "spec.helper"
 local sk = h.sk
 
-local function child(code)
-  local cmd = string.format([[SK_CPU_MAX_ALLOC=4294967296 LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" lua5.4 -e %q 2>&1]],
-                            os.getenv("SK_BUILD") or "build", code)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  local ok, _, rc = p:close()
-  return out, ok and 0 or rc
-end
+local function child(code) return h.run_child("lua5.4 -e " .. string.format("%q", code), "SK_CPU_MAX_ALLOC=4294967296 ") end
 
 describe("ops given sizes that cannot be allocated", function()
   it("interpolate fails in any pass, in every mode, and the next call works", function()

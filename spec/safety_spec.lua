@@ -5,12 +5,7 @@ local sk = h.sk
 local T = sk.tensor
 
 local function lua_child(code, limit_kb)
-  local cmd = string.format([[%sLUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="%s/?.so;;" lua5.4 -e %q 2>&1]],
-                            limit_kb and ("ulimit -v " .. limit_kb .. "; ") or "", os.getenv("SK_BUILD") or "build", code)
-  local p = assert(io.popen(cmd))
-  local out = p:read("a")
-  local ok, _, rc = p:close()
-  return out, ok and 0 or rc
+  return h.run_child("lua5.4 -e " .. string.format("%q", code), limit_kb and ("ulimit -v " .. limit_kb .. "; "))
 end
 
 describe("tensors are recognised by what a script cannot forge", function()
