@@ -28,6 +28,8 @@ end
 
 local function randn(dt, ...) return sk.randn({ ... }):to(dt) end
 local function rand(dt, ...) return (sk.rand({ ... }) * 0.8 + 0.1):to(dt) end -- in [0.1, 0.9]
+local BAG_INDICES = sk.tensor({ 3, 0, 7, 11, 3, 5, 9, 1, 3, 2, 8, 6, 4, 10, 3, 0, 5, 7, 1, 9, 2, 3, 11, 6 })
+local BAG_OFFSETS = sk.tensor({ 0, 6, 6, 15, 20 })
 
 -- name, inputs of dtype dt (seeded), the call
 local CASES = {
@@ -94,6 +96,16 @@ local CASES = {
   { "linalg_multi_dot", function(dt) return { randn(dt, 6, 16), randn(dt, 16, 16), randn(dt, 16, 4) } end,
     function(a, b, c) return sk.linalg_multi_dot({ a, b, c }) end },
   { "lp_pool1d", function(dt) return { randn(dt, 4, 3, 32) } end, function(x) return sk.lp_pool1d(x, 2, 2) end },
+  -- embedding_bag: bags of 0 to 9 rows of a 12-row table (bag 2 empty); max only selects (exact)
+  { "embedding_bag sum", function(dt) return { randn(dt, 12, 16), BAG_INDICES, BAG_OFFSETS } end,
+    function(w, i, o) return (sk.embedding_bag(w, i, o, false, 0)) end },
+  { "embedding_bag mean, padding_idx", function(dt) return { randn(dt, 12, 16), BAG_INDICES, BAG_OFFSETS } end,
+    function(w, i, o) return (sk.embedding_bag(w, i, o, false, 1, false, nil, false, 3)) end },
+  { "embedding_bag sum, per_sample_weights, include_last_offset",
+    function(dt) return { randn(dt, 12, 16), BAG_INDICES, BAG_OFFSETS, randn(dt, 24) } end,
+    function(w, i, o, p) return (sk.embedding_bag(w, i, o, false, 0, false, p, true)) end },
+  { "embedding_bag max", function(dt) return { randn(dt, 12, 16), BAG_INDICES, BAG_OFFSETS } end,
+    function(w, i, o) return (sk.embedding_bag(w, i, o, false, 2)) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
