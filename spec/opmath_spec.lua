@@ -106,6 +106,11 @@ local CASES = {
     function(w, i, o, p) return (sk.embedding_bag(w, i, o, false, 0, false, p, true)) end },
   { "embedding_bag max", function(dt) return { randn(dt, 12, 16), BAG_INDICES, BAG_OFFSETS } end,
     function(w, i, o) return (sk.embedding_bag(w, i, o, false, 2)) end },
+  { "trapezoid (x)", function(dt) return { randn(dt, 4, 64), sk.rand({ 64 }):cumsum(0):to(dt) } end,
+    function(y, x) return sk.trapezoid(y, x) end },
+  { "trapezoid (dx)", function(dt) return { randn(dt, 4, 64) } end, function(y) return sk.trapezoid(y, { dx = 0.3 }) end },
+  { "diff (n = 2, prepend)", function(dt) return { randn(dt, 4, 64), randn(dt, 4, 3) } end,
+    function(x, p) return sk.diff(x, 2, 1, p) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
