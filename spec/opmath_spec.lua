@@ -111,6 +111,11 @@ local CASES = {
   { "trapezoid (dx)", function(dt) return { randn(dt, 4, 64) } end, function(y) return sk.trapezoid(y, { dx = 0.3 }) end },
   { "diff (n = 2, prepend)", function(dt) return { randn(dt, 4, 64), randn(dt, 4, 3) } end,
     function(x, p) return sk.diff(x, 2, 1, p) end },
+  { "cross_entropy (label_smoothing, weight)", function(dt) return { randn(dt, 16, 10), sk.randint(0, 10, { 16 }), rand(dt, 10) } end,
+    function(x, t, w) return sk.cross_entropy(x, t, w, "none", -100, 0.2) end },
+  { "cross_entropy (class probabilities, label_smoothing)",
+    function(dt) return { randn(dt, 16, 10), sk.softmax(sk.randn({ 16, 10 }), 1):to(dt) } end,
+    function(x, t) return sk.cross_entropy(x, t, nil, "none", -100, 0.1) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
