@@ -116,6 +116,8 @@ local CASES = {
   { "cross_entropy (class probabilities, label_smoothing)",
     function(dt) return { randn(dt, 16, 10), sk.softmax(sk.randn({ 16, 10 }), 1):to(dt) } end,
     function(x, t) return sk.cross_entropy(x, t, nil, "none", -100, 0.1) end },
+  { "col2im (fold, overlapping blocks)", function(dt) return { randn(dt, 2, 18, 16) } end,
+    function(x) return sk.col2im(x, { 6, 6 }, { 3, 3 }, { 1, 1 }, { 0, 0 }, { 1, 1 }) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
