@@ -118,6 +118,13 @@ local CASES = {
     function(x, t) return sk.cross_entropy(x, t, nil, "none", -100, 0.1) end },
   { "col2im (fold, overlapping blocks)", function(dt) return { randn(dt, 2, 18, 16) } end,
     function(x) return sk.col2im(x, { 6, 6 }, { 3, 3 }, { 1, 1 }, { 0, 0 }, { 1, 1 }) end },
+  { "grid_sample (bilinear, zeros)", function(dt) return { randn(dt, 1, 2, 6, 6), (sk.rand({ 1, 5, 5, 2 }) * 2.2 - 1.1):to(dt) } end,
+    function(x, g) return sk.grid_sample(x, g, "bilinear", "zeros", false) end },
+  { "grid_sample (bicubic, reflection)", function(dt) return { randn(dt, 1, 2, 6, 6), (sk.rand({ 1, 5, 5, 2 }) * 2.2 - 1.1):to(dt) } end,
+    function(x, g) return sk.grid_sample(x, g, "bicubic", "reflection", true) end },
+  { "grid_sample (trilinear, border)", function(dt) return { randn(dt, 1, 2, 4, 5, 6), (sk.rand({ 1, 3, 4, 5, 3 }) * 2.2 - 1.1):to(dt) } end,
+    function(x, g) return sk.grid_sample(x, g, "bilinear", "border", false) end },
+  { "affine_grid", function(dt) return { randn(dt, 2, 2, 3) } end, function(t) return sk.affine_grid(t, { 2, 1, 5, 6 }, false) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
