@@ -125,6 +125,12 @@ local CASES = {
   { "grid_sample (trilinear, border)", function(dt) return { randn(dt, 1, 2, 4, 5, 6), (sk.rand({ 1, 3, 4, 5, 3 }) * 2.2 - 1.1):to(dt) } end,
     function(x, g) return sk.grid_sample(x, g, "bilinear", "border", false) end },
   { "affine_grid", function(dt) return { randn(dt, 2, 2, 3) } end, function(t) return sk.affine_grid(t, { 2, 1, 5, 6 }, false) end },
+  { "interpolate (bilinear)", function(dt) return { randn(dt, 1, 2, 6, 6) } end,
+    function(x) return sk.interpolate(x, { 11, 13 }, nil, "bilinear", false) end },
+  { "interpolate (bicubic, align_corners)", function(dt) return { randn(dt, 1, 2, 6, 6) } end,
+    function(x) return sk.interpolate(x, { 11, 13 }, nil, "bicubic", true) end },
+  { "interpolate (trilinear)", function(dt) return { randn(dt, 1, 2, 3, 4, 5) } end,
+    function(x) return sk.interpolate(x, { 5, 7, 9 }, nil, "trilinear", false) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
