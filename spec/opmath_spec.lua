@@ -30,6 +30,7 @@ local function randn(dt, ...) return sk.randn({ ... }):to(dt) end
 local function rand(dt, ...) return (sk.rand({ ... }) * 0.8 + 0.1):to(dt) end -- in [0.1, 0.9]
 local BAG_INDICES = sk.tensor({ 3, 0, 7, 11, 3, 5, 9, 1, 3, 2, 8, 6, 4, 10, 3, 0, 5, 7, 1, 9, 2, 3, 11, 6 })
 local BAG_OFFSETS = sk.tensor({ 0, 6, 6, 15, 20 })
+local REPEATED = sk.tensor({ 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3 })
 
 -- name, inputs of dtype dt (seeded), the call
 local CASES = {
@@ -131,6 +132,11 @@ local CASES = {
     function(x) return sk.interpolate(x, { 11, 13 }, nil, "bicubic", true) end },
   { "interpolate (trilinear)", function(dt) return { randn(dt, 1, 2, 3, 4, 5) } end,
     function(x) return sk.interpolate(x, { 5, 7, 9 }, nil, "trilinear", false) end },
+  -- accumulating writers: an index named five times sums its five sources before the one rounding
+  { "index_add (repeated indices, alpha)", function(dt) return { randn(dt, 4, 8), randn(dt, 20, 8) } end,
+    function(x, s) return sk.index_add(x, 0, REPEATED, s, { alpha = 0.7 }) end },
+  { "put_ (accumulate, repeated indices)", function(dt) return { randn(dt, 8), randn(dt, 20) } end,
+    function(x, s) return x:clone():put_(REPEATED, s, true) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
