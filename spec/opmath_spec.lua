@@ -140,6 +140,8 @@ local CASES = {
   -- float16 has no lgamma (PyTorch's neither): mvlgamma keeps that error
   { "mvlgamma (p = 3)", function(dt) return { rand(dt, 64) + 3 } end, function(x) return sk.mvlgamma(x, 3) end,
     dtypes = { "bfloat16" } },
+  { "einsum (three operands)", function(dt) return { randn(dt, 3, 8), randn(dt, 8, 8), randn(dt, 8, 4) } end,
+    function(a, b, c) return sk.einsum("ij,jk,kl->il", { a, b, c }) end },
 }
 
 describe("float16/bfloat16 composites compute in float32 and round once", function()
