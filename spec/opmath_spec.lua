@@ -167,6 +167,20 @@ describe("float16/bfloat16 composites compute in float32 and round once", functi
     for i = 1, 2 do assert.is_true(math.abs(y[i] / want[i] - 1) < 1e-5, "ndtr: " .. y[i]) end
   end)
 
+  it("a half-type accumulating writer keeps index_put_'s overlap error", function()
+    local want = "some elements of the input tensor 'values' and the written-to tensor 'self' refer to a single memory location"
+    for _, dt in ipairs({ "bfloat16", "float16" }) do
+      local x = sk.ones({ 4 }):to(dt)
+      local ok, err = pcall(function() return x:index_add_(0, sk.tensor({ 0, 1, 2, 3 }), x) end)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find(want, 1, true), err)
+      ok, err = pcall(function() return x:put_(sk.tensor({ 0, 1 }), x:narrow(0, 2, 2), true) end)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find(want, 1, true), err)
+      assert.same({ 1, 1, 1, 1 }, x:to("float64"):totable())
+    end
+  end)
+
   it("float32 and float64 calls keep their dtype and path", function()
     local m, a, b = sk.ones({ 2, 2 }), sk.tensor({ 1.5, 2 }), sk.tensor({ 3, 0.25 })
     assert.equal("float32", sk.addr(m, a, b):dtype())

@@ -90,6 +90,9 @@ static int index_func_check(const char *op, const SkTensor *self, int64_t dim, c
 ** elements an index names more than once are summed before rounding (put_, index_add). */
 static int put_along(SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source, int accumulate) {
   if (accumulate && sk_dtype_is_half(self->dtype)) {
+    if (sk_tensor_may_overlap(self, source)) /* index_put_'s check, which the copies would skip */
+      return sk_error("unsupported operation: some elements of the input tensor 'values' and the written-to tensor "
+                      "'self' refer to a single memory location; clone() the input first");
     SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
     SkTensor *s32 = sk_tape_opmath(tp, self, self->dtype);
     const SkTensor *v32 = sk_tape_opmath(tp, source, self->dtype);
