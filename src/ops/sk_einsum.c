@@ -380,8 +380,9 @@ int sk_math_einsum(SkTensor **result, const char *equation, SkTensorList tensors
     dt = sk_dtype_promote(dt, tensors.data[k]->dtype);
   }
   uint32_t outm = (e.nout ? (1u << e.nout) - 1 : 0), summable = ((1u << e.N) - 1) & ~outm;
+  /* in opmath: a half type's chain of contractions runs in float32, rounded once at the end */
   for (int k = 0; k < n; k++) {
-    if (prepare(&e, k, tensors.data[k], dt, &ops[k])) goto done;
+    if (prepare(&e, k, tensors.data[k], sk_opmath_dtype(dt), &ops[k])) goto done;
     masks[k] = dims_in(ops[k]);
   }
   int np;
@@ -426,7 +427,14 @@ int sk_math_einsum(SkTensor **result, const char *equation, SkTensorList tensors
   }
   int64_t sizes[SK_MAX_DIMS];
   for (int j = 0; j < e.nout; j++) sizes[j] = ops[0]->sizes[j];
-  rc = sk_reshape(result, ops[0], (SkIntList){sizes, e.nout});
+  SkTensor *y = NULL;
+  rc = sk_reshape(&y, ops[0], (SkIntList){sizes, e.nout});
+  if (!rc && sk_dtype_is_half(dt)) {
+    rc = sk_to_dtype(result, y, dt, 0, 0, -1);
+    sk_tensor_release(y);
+  } else if (!rc) {
+    *result = y;
+  }
 done:
   if (ops)
     for (int k = 0; k < n; k++) sk_tensor_release(ops[k]);

@@ -122,13 +122,14 @@ int sk_math_col2im(SkTensor **result, const SkTensor *self, SkIntList output_siz
                     (long long)(b.out[0] > 0 ? b.out[0] : 0), (long long)(b.out[1] > 0 ? b.out[1] : 0), (long long)l,
                     nd - 1, (long long)self->sizes[nd - 1]);
   int64_t n = nd == 3 ? self->sizes[0] : 1, c = rows / kk, hw = b.pad[0] * b.pad[1];
-  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
-  SkTensor *cols = T(sk_reshape(&r, self, LIST(n, c, kk * l)));
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape; /* in opmath: a half type's overlaps sum in float32, rounded once */
+  SkDType dt = self->dtype;
+  SkTensor *cols = T(sk_reshape(&r, sk_tape_opmath(tp, self, dt), LIST(n, c, kk * l)));
   SkTensor *idx = T(sk_expand(&r, T(sk_reshape(&r, block_index(tp, &b, self->device), LIST(1, 1, kk * l))), LIST(n, c, kk * l), 0));
-  SkTensor *img = T(sk_scatter_add(&r, T(sk_new_zeros(&r, self, LIST(n, c, hw), -1, -1, sk_device(-1, 0), -1)), 2, idx, cols));
+  SkTensor *img = T(sk_scatter_add(&r, T(sk_new_zeros(&r, self, LIST(n, c, hw), sk_opmath_dtype(dt), -1, sk_device(-1, 0), -1)),
+                                   2, idx, cols));
   img = T(sk_reshape(&r, img, LIST(n, c, b.pad[0], b.pad[1])));
   img = T(sk_constant_pad_nd(&r, img, LIST(-b.p[1], -b.p[1], -b.p[0], -b.p[0]), sk_scalar_int(0)));
   if (nd == 2) img = T(sk_squeeze_dim(&r, img, 0));
-  if (!tp->rc) *result = sk_tape_take(tp, img);
-  return sk_tape_free(tp);
+  return sk_tape_result(tp, sk_tape_round(tp, img, dt), result);
 }

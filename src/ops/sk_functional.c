@@ -307,28 +307,32 @@ int sk_math_embedding_bag_padding_idx(SkTensor **output, SkTensor **offset2bag, 
       out = T(sk_where_self(&r, filled, T(sk_gather(&r, weight, 0, maxi, 0)), sk_tape_number(tp, sk_scalar_int(0))));
     }
     free(kr), free(kb);
-  } else if (!tp->rc) { /* sum or mean: every row scaled (0 at padding), scatter-added into its bag */
+  } else if (!tp->rc) {
+    /* sum or mean: every row scaled (0 at padding), scatter-added into its bag; in the opmath
+    ** type (a half-type weight's rows are summed in float32 and rounded once at the end) */
+    SkDType dt = weight->dtype, ot = sk_opmath_dtype(dt);
     SkTensor *ind = T(sk_narrow(&r, indices, 0, 0, used));
-    SkTensor *g = T(sk_index_select(&r, weight, 0, ind));
-    SkTensor *w = per_sample_weights ? T(sk_narrow(&r, per_sample_weights, 0, 0, used)) : NULL;
+    SkTensor *g = T(sk_index_select(&r, sk_tape_opmath(tp, weight, dt), 0, ind));
+    SkTensor *w = per_sample_weights ? T(sk_narrow(&r, sk_tape_opmath(tp, per_sample_weights, dt), 0, 0, used)) : NULL;
     if (pad >= 0) {
-      SkTensor *keep = T(sk_to_dtype(&r, T(sk_ne_Scalar(&r, ind, sk_scalar_int(pad))), weight->dtype, 0, 0, -1));
+      SkTensor *keep = T(sk_to_dtype(&r, T(sk_ne_Scalar(&r, ind, sk_scalar_int(pad))), ot, 0, 0, -1));
       w = w ? T(sk_mul(&r, w, keep)) : keep;
     }
     if (w) g = T(sk_mul(&r, g, T(sk_unsqueeze(&r, w, 1))));
     int64_t bd[2] = {nb, dim}, ud[2] = {used, dim};
     SkTensor *where = T(sk_expand(&r, T(sk_unsqueeze(&r, sk_tape_host_tensor(tp, bag, used, SK_DTYPE_INT64, -1, dev), 1)), ((SkIntList){ud, 2}), 0));
-    out = T(sk_scatter_add(&r, T(sk_new_zeros(&r, weight, ((SkIntList){bd, 2}), -1, -1, sk_device(-1, 0), -1)), 0, where, g));
+    out = T(sk_scatter_add(&r, T(sk_new_zeros(&r, weight, ((SkIntList){bd, 2}), ot, -1, sk_device(-1, 0), -1)), 0, where, g));
     if (mode == 1) {
       double *inv = malloc(sizeof(double) * (size_t)(nb + 1));
       if (!inv) sk_tape_keep(tp, sk_error("%s: out of memory", op), NULL);
       for (int64_t b = 0; inv && b < nb; b++) inv[b] = cnt[b] ? 1.0 / (double)cnt[b] : 0;
       if (inv && !tp->rc) {
-        SkTensor *s = sk_tape_host_tensor(tp, inv, nb, SK_DTYPE_FLOAT64, weight->dtype, dev);
+        SkTensor *s = sk_tape_host_tensor(tp, inv, nb, SK_DTYPE_FLOAT64, ot, dev);
         out = T(sk_mul(&r, out, T(sk_unsqueeze(&r, s, 1))));
       }
       free(inv);
     }
+    out = sk_tape_round(tp, out, dt);
     int64_t zero = 0;
     maxi = T(sk_zeros(&r, ((SkIntList){&zero, 1}), SK_DTYPE_INT64, -1, dev, -1));
   }

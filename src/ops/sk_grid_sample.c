@@ -213,10 +213,11 @@ int sk_math_grid_sampler(SkTensor **result, const SkTensor *input, const SkTenso
     S *= s.size[k];
     s.P *= grid->sizes[1 + k];
   }
-  SkTape t = {0}, *tp = &t;
+  SkTape t = {0}, *tp = &t; /* in opmath: a half type's coordinates, weights and taps in float32, rounded once */
+  SkDType dt = input->dtype;
   int64_t fs[3] = {s.N, s.C, S}, gs[3] = {s.N, s.P, s.D};
-  s.flat = T(sk_reshape(&r, input, (SkIntList){fs, 3}));
-  SkTensor *g = T(sk_reshape(&r, grid, (SkIntList){gs, 3}));
+  s.flat = T(sk_reshape(&r, sk_tape_opmath(tp, input, dt), (SkIntList){fs, 3}));
+  SkTensor *g = T(sk_reshape(&r, sk_tape_opmath(tp, grid, dt), (SkIntList){gs, 3}));
   SkTensor *x[3];
   for (int k = 0; k < s.D; k++)
     x[k] = T(source(&r, T(sk_unsqueeze(&r, T(sk_select_int(&r, g, 2, k)), 1)), s.size[k], &s, s.mode != MODE_BICUBIC));
@@ -224,7 +225,7 @@ int sk_math_grid_sampler(SkTensor **result, const SkTensor *input, const SkTenso
   SkTensor *v = s.mode == MODE_BILINEAR ? T(linear(&r, &s, x)) : s.mode == MODE_NEAREST ? T(nearest(&r, &s, x)) : T(bicubic(&r, &s, x));
   int64_t os[5] = {s.N, s.C};
   for (int d = 1; d <= s.D; d++) os[1 + d] = grid->sizes[d];
-  return sk_tape_result(tp, T(sk_reshape(&r, v, (SkIntList){os, 2 + s.D})), result);
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_reshape(&r, v, (SkIntList){os, 2 + s.D})), dt), result);
 }
 
 int sk_math_grid_sampler_2d(SkTensor **result, const SkTensor *input, const SkTensor *grid, int64_t interpolation_mode,
@@ -287,7 +288,10 @@ int sk_math_affine_grid_generator(SkTensor **result, const SkTensor *theta, SkIn
   if (theta->sizes[0] != size.data[0])
     return sk_error("affine_grid_generator: theta's batch (%lld) and size's N (%lld) differ", (long long)theta->sizes[0],
                     (long long)size.data[0]);
-  SkTape t = {0}, *tp = &t;
+  SkTape t = {0}, *tp = &t; /* in opmath: a half type's base grid and products in float32, rounded once */
+  SkDType dt = theta->dtype;
+  const SkTensor *th = sk_tape_opmath(tp, theta, dt);
+  if (tp->rc) return sk_tape_free(tp);
   /* each component expanded over the spatial dims: x varies along the last, y the one before... */
   int64_t sp[3], P = 1;
   for (int d = 0; d < D; d++) sp[d] = size.data[2 + d], P *= sp[d];
@@ -296,7 +300,7 @@ int sk_math_affine_grid_generator(SkTensor **result, const SkTensor *theta, SkIn
     int dim = D - 1 - k; /* the spatial dim component k runs along */
     int64_t shape[3] = {1, 1, 1};
     shape[dim] = sp[dim];
-    SkTensor *c = T(base_coords(&r, sp[dim], align_corners, theta));
+    SkTensor *c = T(base_coords(&r, sp[dim], align_corners, th));
     comp[k] = T(sk_expand(&r, T(sk_reshape(&r, c, (SkIntList){shape, D})), (SkIntList){sp, D}, 0));
   }
   if (tp->rc) return sk_tape_free(tp);
@@ -305,11 +309,11 @@ int sk_math_affine_grid_generator(SkTensor **result, const SkTensor *theta, SkIn
   int64_t bs[3] = {1, P, D + 1}, os[5];
   SkTensor *b = T(sk_reshape(&r, base, (SkIntList){bs, 3}));
   int64_t es[3] = {size.data[0], P, D + 1};
-  SkTensor *g = T(sk_bmm(&r, T(sk_expand(&r, b, (SkIntList){es, 3}, 0)), T(sk_transpose_int(&r, theta, 1, 2)))); /* [N, P, D] */
+  SkTensor *g = T(sk_bmm(&r, T(sk_expand(&r, b, (SkIntList){es, 3}, 0)), T(sk_transpose_int(&r, th, 1, 2)))); /* [N, P, D] */
   os[0] = size.data[0];
   for (int d = 0; d < D; d++) os[1 + d] = sp[d];
   os[1 + D] = D;
-  return sk_tape_result(tp, T(sk_reshape(&r, g, (SkIntList){os, D + 2})), result);
+  return sk_tape_result(tp, sk_tape_round(tp, T(sk_reshape(&r, g, (SkIntList){os, D + 2})), dt), result);
 }
 
 int sk_math_affine_grid(SkTensor **result, const SkTensor *theta, SkIntList size, int align_corners) {

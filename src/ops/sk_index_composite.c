@@ -85,8 +85,21 @@ static int index_func_check(const char *op, const SkTensor *self, int64_t dim, c
   return 0;
 }
 
-/* index_put_ of source into self along dim (0-dim tensors as [1]); accumulate adds */
+/* index_put_ of source into self along dim (0-dim tensors as [1]); accumulate adds. A half-type
+** self accumulates in opmath: into a float32 copy, rounded once as it is copied back, so the
+** elements an index names more than once are summed before rounding (put_, index_add). */
 static int put_along(SkTensor *self, int64_t dim, const SkTensor *index, const SkTensor *source, int accumulate) {
+  if (accumulate && sk_dtype_is_half(self->dtype)) {
+    if (sk_tensor_may_overlap(self, source)) /* index_put_'s check, which the copies would skip */
+      return sk_error("unsupported operation: some elements of the input tensor 'values' and the written-to tensor "
+                      "'self' refer to a single memory location; clone() the input first");
+    SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+    SkTensor *s32 = sk_tape_opmath(tp, self, self->dtype);
+    const SkTensor *v32 = sk_tape_opmath(tp, source, self->dtype);
+    if (!tp->rc) sk_tape_keep(tp, put_along(s32, dim, index, v32, 1), NULL);
+    if (!tp->rc) sk_tape_keep(tp, sk_copy_(self, s32, 0), NULL);
+    return sk_tape_free(tp);
+  }
   SkTensor *s = NULL, *v = NULL, *ix = NULL;
   AtDim a;
   int64_t all = -1;
@@ -279,11 +292,15 @@ int sk_math_index_add_(SkTensor *self, int64_t dim, const SkTensor *index, const
     return sk_error("For integral input tensors, argument alpha must not be a floating point number.");
   if (first_out_of_range(index, self->ndim ? self->sizes[d] : 1, 0, &bad)) return sk_error("index out of range in self");
   if (sk_scalar_to_double(alpha) == 1.0) return put_along(self, d, index, source, 1);
-  SkTensor *scaled = NULL;
-  int rc = sk_mul_Scalar(&scaled, source, alpha);
-  if (!rc && scaled->dtype != self->dtype) { /* an integer alpha on an integer source keeps its dtype */
+  /* alpha·source in opmath (a half type's products stay float32 until put_along's one rounding) */
+  SkDType ot = sk_opmath_dtype(self->dtype);
+  SkTensor *scaled = NULL, *src = sk_dtype_is_half(source->dtype) ? NULL : (SkTensor *)source;
+  int rc = src ? 0 : sk_to_dtype(&src, source, ot, 0, 0, -1);
+  if (!rc) rc = sk_mul_Scalar(&scaled, src, alpha);
+  if (src != source) sk_tensor_release(src);
+  if (!rc && scaled->dtype != ot) { /* an integer alpha on an integer source keeps its dtype */
     SkTensor *c = NULL;
-    rc = sk_to_dtype(&c, scaled, self->dtype, 0, 0, -1);
+    rc = sk_to_dtype(&c, scaled, ot, 0, 0, -1);
     sk_tensor_release(scaled);
     scaled = c;
   }

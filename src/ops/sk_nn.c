@@ -463,12 +463,22 @@ int sk_math_cross_entropy(SkTensor **result, const SkTensor *self, const SkTenso
     return sk_error("Expected floating point type for target with class probabilities, got %s", sk_dtype_torch_name(target->dtype));
   if (probs && ignore_index >= 0) return sk_error("ignore_index is not supported for floating point target");
   if (label_smoothing > 1) return sk_error("label_smoothing must be between 0.0 and 1.0. Got: %g", label_smoothing);
-  SkTensor *logp = NULL;
-  int rc = sk_log_softmax_int(&logp, self, class_dim, (int)self->dtype);
-  if (!rc && probs) rc = ce_prob_target(result, logp, target, weight, red, label_smoothing, class_dim);
-  else if (!rc && label_smoothing > 0) rc = ce_smoothed(result, logp, target, weight, red, ignore_index, label_smoothing, class_dim);
-  else if (!rc) rc = nll_nd(logp, target, weight, red, ignore_index, result, NULL);
-  return RELEASE(rc, logp);
+  /* In opmath: a half-type loss (its smoothing, weights, sums) is computed in float32 and rounded
+  ** once. A weight of another dtype keeps the half path, and so nll's dtype check. */
+  const SkTensor *both[2] = {self, target};
+  SkDType dt = probs ? sk_result_type(2, both) : self->dtype;
+  SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
+  const SkTensor *x = self, *t = target, *w = weight;
+  if (!weight || weight->dtype == dt)
+    x = sk_tape_opmath(tp, self, dt), t = sk_tape_opmath(tp, target, dt), w = sk_tape_opmath(tp, weight, dt);
+  if (tp->rc) return sk_tape_free(tp);
+  SkTensor *logp = NULL, *y = NULL;
+  int rc = sk_log_softmax_int(&logp, x, class_dim, (int)x->dtype);
+  if (!rc && probs) rc = ce_prob_target(&y, logp, t, w, red, label_smoothing, class_dim);
+  else if (!rc && label_smoothing > 0) rc = ce_smoothed(&y, logp, t, w, red, ignore_index, label_smoothing, class_dim);
+  else if (!rc) rc = nll_nd(logp, t, w, red, ignore_index, &y, NULL);
+  rc = RELEASE(rc, logp);
+  return sk_tape_result(tp, sk_tape_round(tp, sk_tape_keep(tp, rc, y), dt), result);
 }
 /* }==== */
 

@@ -145,9 +145,11 @@ int sk_math_diff(SkTensor **result, const SkTensor *self, int64_t n, int64_t dim
     if (append) parts[np++] = append;
     x = SK_TAPE_STEP(&tp, sk_cat(&r, (SkTensorList){(SkTensor **)parts, np}, d));
   }
+  SkDType dt = x ? x->dtype : self->dtype;
   if (x) {
     int64_t len = x->sizes[d];
     if (n > len) n = len;
+    if (n > 1) x = sk_tape_opmath(&tp, x, dt); /* rounds of differences: in opmath, rounded once */
     for (int64_t i = 0; i < n && x; i++, len--) {
       SkTensor *hi = SK_TAPE_STEP(&tp, sk_narrow(&r, x, d, 1, len - 1));
       SkTensor *lo = SK_TAPE_STEP(&tp, sk_narrow(&r, x, d, 0, len - 1));
@@ -156,8 +158,7 @@ int sk_math_diff(SkTensor **result, const SkTensor *self, int64_t n, int64_t dim
     }
   }
   if (x == self) x = SK_TAPE_STEP(&tp, sk_clone(&r, self, -1));
-  if (x) *result = sk_tape_take(&tp, (SkTensor *)x);
-  return sk_tape_free(&tp);
+  return sk_tape_result(&tp, sk_tape_round(&tp, (SkTensor *)x, dt), result);
 }
 
 int sk_math_diff_out(const SkTensor *self, int64_t n, int64_t dim, const SkTensor *prepend, const SkTensor *append,
@@ -269,14 +270,17 @@ int sk_math_trapezoid_x(SkTensor **result, const SkTensor *y, const SkTensor *x,
   int64_t d;
   if (trapz_checks(y, x, dim, &d, "trapezoid")) return -1;
   if (y->sizes[d] == 0) return no_samples(result, y, d);
-  SkTape tp = {0};
-  SkTensor *dx = x_steps(&tp, y, x, d, "trapezoid"), *hi, *lo;
-  halves(&tp, y, d, &hi, &lo);
+  const SkTensor *ts[2] = {y, x};
+  SkDType dt = sk_result_type(2, ts);
+  SkTape tp = {0}; /* in opmath, as cumulative_trapezoid_x */
+  const SkTensor *yo = sk_tape_opmath(&tp, y, dt), *xo = sk_tape_opmath(&tp, x, dt);
+  if (tp.rc) return sk_tape_free(&tp);
+  SkTensor *dx = x_steps(&tp, y, xo, d, "trapezoid"), *hi, *lo;
+  halves(&tp, yo, d, &hi, &lo);
   SkTensor *s = SK_TAPE_STEP(&tp, sk_sum_dim_IntList(&r, SK_TAPE_STEP(&tp, sk_mul(&r,
                   SK_TAPE_STEP(&tp, sk_add(&r, lo, hi, sk_scalar_int(1))), dx)), ONE_DIM(d), 0, -1));
   SkTensor *v = SK_TAPE_STEP(&tp, sk_div_Scalar(&r, s, sk_scalar_float(2.0)));
-  if (v) *result = sk_tape_take(&tp, v);
-  return sk_tape_free(&tp);
+  return sk_tape_result(&tp, sk_tape_round(&tp, v, dt), result);
 }
 
 /* (sum(y) - (y[0] + y[-1]) / 2) * dx */
@@ -284,14 +288,15 @@ int sk_math_trapezoid_dx(SkTensor **result, const SkTensor *y, SkScalar dx, int6
   int64_t d;
   if (trapz_checks(y, NULL, dim, &d, "trapezoid") || dx_check(dx, "trapezoid")) return -1;
   if (y->sizes[d] == 0) return no_samples(result, y, d);
-  SkTape tp = {0};
-  SkTensor *ends = SK_TAPE_STEP(&tp, sk_add(&r, SK_TAPE_STEP(&tp, sk_select_int(&r, y, d, 0)),
-                                            SK_TAPE_STEP(&tp, sk_select_int(&r, y, d, -1)), sk_scalar_int(1)));
-  SkTensor *s = SK_TAPE_STEP(&tp, sk_sub(&r, SK_TAPE_STEP(&tp, sk_sum_dim_IntList(&r, y, ONE_DIM(d), 0, -1)),
+  SkTape tp = {0}; /* in opmath, as cumulative_trapezoid_x */
+  SkTensor *yo = sk_tape_opmath(&tp, y, y->dtype);
+  if (tp.rc) return sk_tape_free(&tp);
+  SkTensor *ends = SK_TAPE_STEP(&tp, sk_add(&r, SK_TAPE_STEP(&tp, sk_select_int(&r, yo, d, 0)),
+                                            SK_TAPE_STEP(&tp, sk_select_int(&r, yo, d, -1)), sk_scalar_int(1)));
+  SkTensor *s = SK_TAPE_STEP(&tp, sk_sub(&r, SK_TAPE_STEP(&tp, sk_sum_dim_IntList(&r, yo, ONE_DIM(d), 0, -1)),
                                          SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, ends, sk_scalar_float(0.5))), sk_scalar_int(1)));
   SkTensor *v = SK_TAPE_STEP(&tp, sk_mul_Scalar(&r, s, sk_scalar_float(sk_scalar_to_double(dx))));
-  if (v) *result = sk_tape_take(&tp, v);
-  return sk_tape_free(&tp);
+  return sk_tape_result(&tp, sk_tape_round(&tp, v, y->dtype), result);
 }
 
 /* cumsum((y[1:] + y[:-1]) * dx) / 2 */

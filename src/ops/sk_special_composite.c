@@ -162,8 +162,13 @@ int sk_math_mvlgamma(SkTensor **result, const SkTensor *self, int64_t p) {
     return sk_error("mvlgamma: p = %lld terms for each of %lld elements is more than sk's limit of 2^26 terms",
                     (long long)p, (long long)n);
   SkTape tp = {0};
+  /* in opmath: a half type's p terms sum in float32, rounded once; lgamma's dtype check first,
+  ** on no elements of self's dtype (float16 has none, as PyTorch's), which the copy would skip */
+  const int64_t none[1] = {0};
+  if (sk_dtype_is_half(self->dtype))
+    SK_TAPE_STEP(&tp, sk_lgamma(&r, SK_TAPE_STEP(&tp, sk_new_zeros(&r, self, (SkIntList){none, 1}, -1, -1, sk_device(-1, 0), -1))));
   SkTensor *x = sk_dtype_is_floating(self->dtype) ? NULL : SK_TAPE_STEP(&tp, sk_to_dtype(&r, self, SK_DTYPE_FLOAT32, 0, 0, -1));
-  const SkTensor *xs = x ? x : self;
+  const SkTensor *xs = x ? x : sk_tape_opmath(&tp, self, self->dtype);
   SkTensor *args = SK_TAPE_STEP(&tp, sk_arange_start_step(&r, sk_scalar_float(-(double)p * 0.5 + 0.5), sk_scalar_float(0.5),
                                                           sk_scalar_float(0.5), (int)xs->dtype, -1, xs->device, -1));
   SkTensor *col = SK_TAPE_STEP(&tp, sk_unsqueeze(&r, xs, -1));
@@ -173,8 +178,7 @@ int sk_math_mvlgamma(SkTensor **result, const SkTensor *self, int64_t p) {
   SkTensor *s = SK_TAPE_STEP(&tp, sk_sum_dim_IntList(&r, lg, (SkIntList){last, 1}, 0, -1));
   SkTensor *res = SK_TAPE_STEP(&tp, sk_add_Scalar(&r, s, sk_scalar_float((double)p * ((double)p - 1) * log(M_PI) / 4),
                                                   sk_scalar_int(1)));
-  if (!tp.rc) *result = sk_tape_take(&tp, res);
-  return sk_tape_free(&tp);
+  return sk_tape_result(&tp, sk_tape_round(&tp, res, self->dtype), result);
 }
 
 int sk_math_mvlgamma_out(const SkTensor *self, int64_t p, SkTensor *out) { SK_OUT_FROM(sk_math_mvlgamma(&r, self, p), out, SK_READS_POINTWISE(self)); }

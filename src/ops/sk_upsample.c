@@ -145,11 +145,11 @@ static int upsample(SkTensor **result, const SkTensor *self, int k, SkIntList ou
     if (output_size.data[i] > (1LL << 40))
       return sk_error("%s: output size %lld is too large", op, (long long)output_size.data[i]);
   SkTape tape = {{NULL}, 0, 0, {0}}, *tp = &tape;
-  const SkTensor *x = self;
+  /* linear and cubic weigh and sum taps, pass after pass: in opmath, rounded once; nearest selects */
+  const SkTensor *x = mode >= UP_LINEAR ? sk_tape_opmath(tp, self, self->dtype) : self;
   for (int i = k - 1; i >= 0; i--) x = resample_dim(tp, x, 2 + i, output_size.data[i], scales[i], mode, align_corners);
   if (!tp->rc && x == self) x = T(sk_clone(&r, self, -1)); /* a new tensor, as PyTorch's */
-  if (!tp->rc) *result = sk_tape_take(tp, (SkTensor *)x);
-  return sk_tape_free(tp);
+  return sk_tape_result(tp, sk_tape_round(tp, (SkTensor *)x, self->dtype), result);
 }
 
 /* {==== The named ops ==== */
