@@ -721,4 +721,41 @@ describe("autograd: custom nodes and hooks hold their Lua values", function()
     settle()
     assert.equal(300, freed)
   end)
+
+  it("keeps a leaf's hook while a graph can still run it, whatever the collector has done to the leaf's box", function()
+    -- a finalizer made after x's box runs before the box's own, in the cycle that collects both:
+    -- the graph reaches x through its accumulator there, and x's hook must still be there
+    settle()
+    local ran, ok, err = 0, nil, nil
+    local x = sk.ones(2, { requires_grad = true })
+    x:register_hook(function(g) ran = ran + 1; return g end)
+    local y = (x * 2):sum()
+    settle() -- what is sole is decided again
+    local probe = setmetatable({}, { __gc = function() ok, err = pcall(y.backward, y, { retain_graph = true }) end })
+    x, probe = nil, nil
+    settle()
+    assert.is_true(ok, tostring(err))
+    assert.equal(1, ran)
+  end)
+
+  it("frees a Function's ctx that saved its output, after a backward with create_graph", function()
+    settle()
+    freed = 0
+    local F = sk.autograd.Function {
+      forward = function(ctx, a)
+        ctx.tag = track()
+        local y = a * 2
+        ctx:save_for_backward(y)
+        return y
+      end,
+      backward = function(ctx, g) return g * 2 end,
+    }
+    for _ = 1, 10 do
+      local x = sk.ones(4, { requires_grad = true })
+      F(x):sum():backward({ create_graph = true })
+      assert.same({ 2, 2, 2, 2 }, vals(x.grad))
+    end
+    settle()
+    assert.equal(10, freed)
+  end)
 end)

@@ -163,6 +163,28 @@ describe("sk.optim", function()
     assert.matches("Nesterov momentum requires a momentum and zero dampening",
       h.err(optim.SGD, { f64({ 1 }):requires_grad_() }, { nesterov = true }), 1, true)
     assert.matches("unexpected option 'foo'", h.err(optim.SGD, { f64({ 1 }):requires_grad_() }, { foo = 1 }), 1, true)
+    -- the rule holds for a group's own options and for a loaded group too
+    local w = f64({ 1 }):requires_grad_()
+    assert.matches("sk.optim.SGD: Nesterov momentum requires a momentum and zero dampening (parameter group 1)",
+      h.err(optim.SGD, { { params = { w }, nesterov = true } }, { lr = 0.1 }), 1, true)
+    local o = optim.SGD({ w }, { lr = 0.1 })
+    local sd = o:state_dict()
+    sd.param_groups[1].nesterov = true
+    assert.matches("sk.optim.SGD:load_state_dict: Nesterov momentum requires a momentum and zero dampening " ..
+      "(loaded parameter group 1)", h.err(o.load_state_dict, o, sd), 1, true)
+    assert.is_false(o.param_groups[1].nesterov)
+  end)
+
+  it("gives each group its own copy of a list option: betas are never shared", function()
+    local a = optim.Adam({ { params = { f64({ 1 }):requires_grad_() } }, { params = { f64({ 2 }):requires_grad_() } } })
+    local b = optim.Adam({ f64({ 3 }):requires_grad_() })
+    a.param_groups[1].betas[1] = 0.5
+    assert.same({ 0.9, 0.999 }, a.param_groups[2].betas)
+    assert.same({ 0.9, 0.999 }, b.param_groups[1].betas)
+    assert.same({ 0.9, 0.999 }, optim.Adam({ f64({ 4 }):requires_grad_() }).param_groups[1].betas)
+    local sd = b:state_dict()
+    sd.param_groups[1].betas[2] = 0.5
+    assert.same({ 0.9, 0.999 }, b.param_groups[1].betas)
   end)
 
   it("Adam and AdamW with bias correction", function()

@@ -57,6 +57,14 @@ return function(sk, core)
       end
     end
   end
+  -- The rules across a group's merged options; `where` names the group in the message.
+  local function check_group(name, g, where)
+    if g.nesterov and (g.momentum <= 0 or g.dampening ~= 0) then
+      raise(string.format("sk.optim.%s: Nesterov momentum requires a momentum and zero dampening%s", name, where))
+    end
+  end
+  -- A group's own copy of a list option (betas), so that no two groups or optimizers share one.
+  local function own(v) return type(v) == "table" and not is_tensor(v) and table.move(v, 1, #v, 1, {}) or v end
   -- }====
 
   -- {==== Parameters: a list of tensors (one group) or of groups {params = ..., option = ...} ====
@@ -120,15 +128,19 @@ return function(sk, core)
     opts = opts or {}
     check_options(name, defaults, opts)
     local d = {}
-    for k, v in pairs(defaults) do d[k] = opts[k] == nil and v or opts[k] end
+    for k, v in pairs(defaults) do
+      if opts[k] ~= nil then v = opts[k] end
+      d[k] = own(v)
+    end
     local given, loose = param_groups(name, params)
     local groups = {}
     for gi, g in ipairs(given) do
       if not loose then check_options(name, defaults, g, string.format(" (parameter group %d)", gi)) end
       local grp = {}
-      for k, v in pairs(d) do grp[k] = v end
-      for k, v in pairs(g) do grp[k] = v end
+      for k, v in pairs(d) do grp[k] = own(v) end
+      for k, v in pairs(g) do grp[k] = own(v) end
       if is_tensor(grp.params) then grp.params = { grp.params } end
+      check_group(name, grp, loose and "" or string.format(" (parameter group %d)", gi))
       groups[gi] = grp
     end
     return setmetatable({ name = name, param_groups = groups, defaults = d, state = {}, _step = step }, Optimizer)
@@ -170,7 +182,7 @@ return function(sk, core)
     local state, groups, i = {}, {}, 0
     for _, g in ipairs(self.param_groups) do
       local opts, idx = {}, {}
-      for k, v in pairs(g) do if k ~= "params" then opts[k] = v end end
+      for k, v in pairs(g) do if k ~= "params" then opts[k] = own(v) end end
       for _, p in ipairs(g.params) do
         idx[#idx + 1] = i
         local st = self.state[p]
@@ -202,7 +214,12 @@ return function(sk, core)
       if type(sg) ~= "table" or type(sg.params) ~= "table" or #sg.params ~= #g.params then
         raise(pre .. "loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
       end
-      check_options(self.name .. ":load_state_dict", self.defaults, sg, string.format(" (loaded parameter group %d)", gi))
+      local where = string.format(" (loaded parameter group %d)", gi)
+      check_options(self.name .. ":load_state_dict", self.defaults, sg, where)
+      local merged = {}
+      for k, v in pairs(g) do merged[k] = v end
+      for k, v in pairs(sg) do merged[k] = v end
+      check_group(self.name .. ":load_state_dict", merged, where)
       for _ in ipairs(g.params) do
         if sd.state[i] ~= nil and type(sd.state[i]) ~= "table" then
           raise(string.format("%sstate[%d] must be a table, got %s", pre, i, typename(sd.state[i])))
@@ -212,7 +229,7 @@ return function(sk, core)
     end
     i = 0
     for gi, g in ipairs(self.param_groups) do
-      for k, v in pairs(sd.param_groups[gi]) do if k ~= "params" then g[k] = v end end
+      for k, v in pairs(sd.param_groups[gi]) do if k ~= "params" then g[k] = own(v) end end
       for _, p in ipairs(g.params) do
         local st = sd.state[i]
         if st then
@@ -243,10 +260,6 @@ return function(sk, core)
       end
       p:add_(d, { alpha = -g.lr })
     end)
-    local d = o.defaults
-    if d.nesterov and (d.momentum <= 0 or d.dampening ~= 0) then
-      raise("sk.optim.SGD: Nesterov momentum requires a momentum and zero dampening")
-    end
     return o
   end
   -- }====

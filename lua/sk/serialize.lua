@@ -108,5 +108,5 @@ return function(sk, core, methods)
   function methods.element_size(t) return util.itemsize(t:dtype()) end
   function methods.nbytes(t) return t:numel() * util.itemsize(t:dtype()) end
   methods.to_dlpack = core.io.to_dlpack
-  function sk.from_dlpack(capsule) return util.normalize_bool(core.io.from_dlpack(capsule)) end
+  function sk.from_dlpack(capsule) return util.normalize_bool(core.io.from_dlpack(capsule), true) end
 end

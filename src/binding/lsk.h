@@ -160,8 +160,9 @@ void lsk_held_release(LskHeld *h);                    /* its owner went: anywher
 ** what is sole: the next op call's entry does it. */
 void lsk_held_update(lua_State *L, LskState *st);
 /* The box at index box was used (lsk_tensor.c's test_box): the values hanging on it are pinned.
-** Makes no allocation: it may run anywhere a tensor is read. */
-void lsk_held_box_used(lua_State *L, int box);
+** Makes no allocation: it may run anywhere a tensor is read. -1 when there was no stack room
+** (nothing pinned: the caller keeps the box marked). */
+int lsk_held_box_used(lua_State *L, int box);
 /* The tensor of a box without counting as a use (NULL if none); carries >= 0 sets whether
 ** values hang on it. */
 SkTensor *lsk_box_peek(lua_State *L, int idx, int carries);

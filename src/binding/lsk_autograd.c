@@ -121,7 +121,12 @@ static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
   lua_rawgeti(L, -1, 1);
   lua_rawgeti(L, -2, 2);
   lua_remove(L, -3);
-  /* ctx.saved_tensors: unpacked now (a freed graph or a modified value is an error here) */
+  lua_pushvalue(L, -1);
+  lua_insert(L, -3); /* ctx, backward, ctx: ctx stays below the call's results */
+  int base = top + 1;
+  /* ctx.saved_tensors: unpacked now (a freed graph or a modified value is an error here), and
+  ** cleared after the call: under create_graph an unpacked output's grad_fn is this node, a
+  ** cycle through C (node -> held ctx -> tensor -> node) that no collector could free */
   lua_createtable(L, n->nsaved, 0);
   for (int i = 0; i < n->nsaved; i++) {
     SkTensor *t = NULL;
@@ -133,15 +138,17 @@ static int luafn_apply(SkNode *n_, SkTensor *const *grads, SkTensor **out) {
   lua_setfield(L, -2, "saved_tensors");
   for (int i = 0; i < n->base.nin; i++)
     if (push_output_grad(L, n, grads, i)) { lua_settop(L, top); return -1; }
-  if (lua_pcall(L, 1 + n->base.nin, LUA_MULTRET, 0) != LUA_OK) {
+  int called = lua_pcall(L, 1 + n->base.nin, LUA_MULTRET, 0);
+  if (called != LUA_OK)
     sk_error("%s: %s", n->name, lua_tostring(L, -1) ? lua_tostring(L, -1) : "(error object is not a string)");
-    lua_settop(L, top);
-    return -1;
-  }
-  int nr = lua_gettop(L) - top, rc = 0;
+  lua_pushliteral(L, "saved_tensors"); /* an existing key: neither allocates nor calls a metamethod */
+  lua_pushnil(L);
+  lua_rawset(L, base);
+  if (called != LUA_OK) { lua_settop(L, top); return -1; }
+  int nr = lua_gettop(L) - base, rc = 0;
   if (nr != n->nargs) rc = sk_error("function %s returned an incorrect number of gradients (expected %d, got %d)", n->name, n->nargs, nr);
   for (int i = 0; !rc && i < nr; i++) {
-    int idx = top + 1 + i;
+    int idx = base + 1 + i;
     if (lua_isnil(L, idx) || (lua_isboolean(L, idx) && !lua_toboolean(L, idx))) continue;
     SkTensor *g = lsk_test_tensor(L, idx);
     if (!g) rc = sk_error("function %s returned %s as gradient %d: expected a tensor or nil", n->name, lsk_got(L, idx), i + 1);

@@ -8,15 +8,16 @@
 **   keeping its output) is a cycle Lua frees. PyTorch's tensor traverses its hooks the same
 **   way when it is their only owner.
 ** - Traced only while the box is the owner's only way in (sole): the box's tensor has no other
-**   reference, and the owner is that tensor (a leaf's hook) or its grad_fn, held by it alone.
-**   Only a use of the box can change that (a tensor or a node gets a new owner from C code that
-**   was given the tensor), so any use pins the values first (lsk_held_box_used, from the
+**   reference, and the owner is that tensor (a leaf's hook, while no graph's accumulator can
+**   run it) or its grad_fn, held by it alone. Otherwise only a use of the box can change that
+**   (a tensor or a node gets a new owner from C code that was given the tensor), so any use
+**   pins the values first (lsk_held_box_used, from the
 **   binding's one box reader, allocating nothing). After each collector cycle (a sentinel
 **   whose finalizer arms the next) the next op call traces again what is sole; a new record
 **   is decided at once.
 ** - When an owner goes (anywhere, even where no Lua call may be made), its record joins
 **   st->dead, a list through the records (no allocation, no cap), dropped at the next op call
-**   or cycle end.
+**   (or at the state's close).
 ** Invariants: a record is live (st->held) until its owner goes, then dead until drained;
 ** recs[id] is the record of an id in use; values[id] exists (false while traced) until the
 ** record is drained, so pinning sets an existing key.
@@ -46,10 +47,13 @@ static void push_slot(lua_State *L, const LskState *st, int which) {
 }
 
 /* {==== Pinned or traced ==== */
-/* Whether the box holding t is the only way to the record's owner. */
+/* Whether the box holding t is the only way to the record's owner. A leaf's hooks run from its
+** accumulator, which the engine reaches through a live graph's edges without touching the box:
+** while the leaf has one, its hooks stay pinned (the accumulator is weak from the leaf and goes
+** with the last graph that feeds it). */
 static int sole(const LskHeld *h, const SkTensor *t) {
   if (!t || t->refcount != 1) return 0;
-  if (!h->node) return 1;
+  if (!h->node) return !t->autograd || !t->autograd->grad_acc;
   return t->autograd && t->autograd->grad_fn == h->node && h->node->refcount == 1;
 }
 
@@ -98,9 +102,10 @@ static void decide(lua_State *L, LskHeld *h) {
   lua_pop(L, 2);
 }
 
-void lsk_held_box_used(lua_State *L, int box) {
+int lsk_held_box_used(lua_State *L, int box) {
   LskState *st = lsk_state(L);
-  if (st->closing || !lua_checkstack(L, 8)) return; /* closing: nothing is traced any more */
+  if (st->closing) return 0; /* nothing is traced any more */
+  if (!lua_checkstack(L, 8)) return -1;
   box = lua_absindex(L, box);
   const void *p = lua_topointer(L, box);
   push_traced(L, st, box, 0);
@@ -115,6 +120,7 @@ void lsk_held_box_used(lua_State *L, int box) {
     }
   }
   lua_settop(L, tr - 1);
+  return 0;
 }
 /* }==== */
 
@@ -251,6 +257,7 @@ static int sentinel_gc(lua_State *L) {
 ** what went is dropped, and an owner that goes after frees its record at once. */
 static int keeper_gc(lua_State *L) {
   LskState *st = lsk_state(L);
+  st->cycle_ended = 0; /* nothing to trace again at close: only the dead are dropped */
   lsk_held_update(L, st);
   st->closing = 1;
   free(st->recs);

@@ -135,15 +135,13 @@ static LskBox *peek_box(lua_State *L, int idx) {
 }
 
 /* Every use of a box's tensor goes through here. A box that Lua values autograd holds hang on
-** (carries: lsk_held.c) pins them first: only a use can give its tensor, or the node it leads
-** to, another owner, so a value hanging on a box that nobody used since is still owned
-** through that box alone. */
+** (carries: lsk_held.c) pins them first: apart from a leaf's accumulator (which keeps its
+** hooks pinned), only a use can give its tensor, or the node it leads to, another owner, so a
+** value hanging on a box that nobody used since is still owned through that box alone. While
+** the pinning cannot run (no stack room), the box stays marked and the next use pins. */
 static LskBox *test_box(lua_State *L, int idx) {
   LskBox *b = peek_box(L, idx);
-  if (b && b->carries) {
-    b->carries = 0;
-    lsk_held_box_used(L, idx);
-  }
+  if (b && b->carries && !lsk_held_box_used(L, idx)) b->carries = 0;
   return b;
 }
 

@@ -33,11 +33,16 @@ return function(sk, core)
 
   -- t, a freshly loaded tensor, with each bool element's byte made 0 or 1: a file or a
   -- producer may hold any nonzero byte for true, which sum() would count as its value.
-  -- Written only when a byte is past 1 (a valid mapping's pages stay the file's).
-  function U.normalize_bool(t)
+  -- Written only when a byte is past 1 (a valid mapping's pages stay the file's). `borrowed`:
+  -- t's memory is another program's (DLPack), which sk never writes: such a t is replaced by
+  -- a normalized copy.
+  function U.normalize_bool(t, borrowed)
     if t:dtype() == "bool" and t:numel() > 0 then
       local bytes = t:view("uint8")
-      if bytes:max():item() > 1 then bytes:clamp_max_(1) end
+      if bytes:max():item() > 1 then
+        if borrowed then return bytes:clamp_max(1):view("bool") end
+        bytes:clamp_max_(1)
+      end
     end
     return t
   end
