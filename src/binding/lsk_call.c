@@ -458,11 +458,7 @@ static SkOperator *functional_match(lua_State *L, const OverloadSet *set, int la
 static int call_set_options(lua_State *L, OverloadSet *set, LskState *st, int last, LskOptions *opts) {
   /* an option named `out`, or named like an out argument of one of the overloads, picks the out overloads */
   int want_out = opts->out != 0;
-  for (int i = 0; i < set->n && !want_out && opts->n; i++)
-    for (int j = 0; j < set->ops[i]->schema.nargs && !want_out; j++)
-      if (set->ops[i]->schema.args[j].is_out)
-        for (int k = 0; k < opts->n && !want_out; k++)
-          want_out = opts->name[k] && strcmp(opts->name[k], set->ops[i]->schema.args[j].name) == 0;
+  for (int k = 0; k < opts->n && !want_out; k++) want_out = names_an_out(set, opts->name[k]);
   SkStack s;
   sk_stack_init(&s);
   char err[512];

@@ -2,6 +2,7 @@
 ** sk_dtype.c — dtype tables and PyTorch's promotion lattice
 */
 #include "sk_dtype.h"
+#include "sk_error.h"
 
 static const struct { const char *name; } info[SK_DTYPE_COUNT] = {
   {"bool"}, {"uint8"}, {"int8"}, {"int16"}, {"int32"}, {"int64"}, {"float16"}, {"bfloat16"}, {"float32"}, {"float64"},
@@ -57,4 +58,10 @@ int sk_dtype_can_cast(SkDType from, SkDType to) {
   if (sk_dtype_is_floating(from) && !sk_dtype_is_floating(to)) return 0;
   if (from != SK_DTYPE_BOOL && to == SK_DTYPE_BOOL) return 0;
   return 1;
+}
+
+int sk_check_cast(SkDType from, SkDType to, const char *arg) {
+  if (sk_dtype_can_cast(from, to)) return 0;
+  return sk_error("result type %s can't be cast to the desired output type %s (argument '%s')", sk_dtype_name(from),
+                  sk_dtype_name(to), arg);
 }

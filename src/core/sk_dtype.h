@@ -40,6 +40,9 @@ static inline int sk_dtype_is_integral(SkDType t) { return t > SK_DTYPE_BOOL && 
 SkDType sk_dtype_promote(SkDType a, SkDType b);
 /* PyTorch's canCast: no floating -> integral, no non-bool -> bool. */
 int sk_dtype_can_cast(SkDType from, SkDType to);
+/* 0 when a result of dtype `from` may be written to argument `arg` of dtype `to`, else the one
+** error for it: "result type F can't be cast to the desired output type T (argument 'arg')". */
+int sk_check_cast(SkDType from, SkDType to, const char *arg);
 
 /* {==== Half types ==== */
 SK_HD static inline float sk_half_to_float(uint16_t h) {

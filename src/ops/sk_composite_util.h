@@ -80,9 +80,7 @@ typedef struct SkReads {
 ** (named for the out argument) come first, so that a variant with several outs checks them all
 ** before it writes any (sk_composite_write_outs). */
 static inline int sk_composite_check_out(const SkTensor *r, const SkTensor *out, const char *name, SkReads in) {
-  if (!sk_dtype_can_cast(r->dtype, out->dtype))
-    return sk_error("result type %s can't be cast to the desired output type %s (argument '%s')", sk_dtype_name(r->dtype),
-                    sk_dtype_name(out->dtype), name);
+  if (sk_check_cast(r->dtype, out->dtype, name)) return -1;
   if (!sk_device_eq(r->device, out->device)) {
     char a[32], b[32];
     sk_device_format(r->device, a, sizeof a);
@@ -122,10 +120,8 @@ static inline int sk_composite_write_inplace(SkTensor *r, SkTensor *self) {
   int rc = !sk_tensor_same_shape(r, self)
              ? sk_error("output with shape %s doesn't match the broadcast shape %s (argument 'self')",
                         sk_shape_str(self->ndim, self->sizes, a, sizeof a), sk_shape_str(r->ndim, r->sizes, b, sizeof b))
-           : !sk_dtype_can_cast(r->dtype, self->dtype)
-             ? sk_error("result type %s can't be cast to the desired output type %s", sk_dtype_torch_name(r->dtype),
-                        sk_dtype_torch_name(self->dtype))
-             : sk_copy_(self, r, 0);
+           : sk_check_cast(r->dtype, self->dtype, "self") ? -1
+           : sk_copy_(self, r, 0);
   sk_tensor_release(r);
   return rc;
 }

@@ -152,8 +152,7 @@ int sk_math_binary_cross_entropy_with_logits(SkTensor **result, const SkTensor *
   if (!sk_tensor_same_shape(self, target))
     return sk_error("Target size (%s) must be the same as input size (%s)", sk_shape_str(target->ndim, target->sizes, a, sizeof a),
                     sk_shape_str(self->ndim, self->sizes, b, sizeof b));
-  if (!sk_dtype_is_floating(self->dtype))
-    return sk_error("result type Float can't be cast to the desired output type %s", sk_dtype_torch_name(self->dtype));
+  if (sk_check_cast(SK_DTYPE_FLOAT32, self->dtype, "self")) return -1; /* an integer self */
   const SkTensor *ts[4] = {self, target, weight, pos_weight};
   SkDType dt = sk_result_type(2 + (weight != NULL) + (pos_weight != NULL), ts);
   TAPE;

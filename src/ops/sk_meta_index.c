@@ -76,9 +76,7 @@ int sk_meta_cat(SkMeta *m, SkTensorList tensors, int64_t dim, sk_precompute_cat_
   SkDType dt = sk_result_type(tensors.n, (const SkTensor *const *)tensors.data);
   const SkTensor *given = written(m);
   if (given) {
-    if (!sk_dtype_can_cast(dt, given->dtype))
-      return sk_error("result type %s can't be cast to the desired output type %s (argument 'out')", sk_dtype_name(dt),
-                      sk_dtype_name(given->dtype));
+    if (sk_check_cast(dt, given->dtype, "out")) return -1;
     dt = given->dtype;
   }
   if (ref < 0) { /* only legacy empty tensors: an empty result */

@@ -187,9 +187,7 @@ int sk_iter_build(SkTensorIter *it, SkMeta *m, const SkIterConfig *cfg, int nout
   for (int i = 0; i < nout; i++) {
     const SkTensor *given = sk_meta_maybe_output(m, i);
     SkDType target = given ? given->dtype : kernel_out;
-    if (given && cfg->safe_cast_to_output && !sk_dtype_can_cast(kernel_out, given->dtype))
-      return sk_error("result type %s can't be cast to the desired output type %s (argument '%s')",
-                      sk_dtype_name(kernel_out), sk_dtype_name(given->dtype), m->out_names[i]);
+    if (given && cfg->safe_cast_to_output && sk_check_cast(kernel_out, given->dtype, m->out_names[i])) return -1;
     if (sk_meta_set_output(m, i, it->full_ndim, it->full_shape, NULL, target)) return -1;
   }
   if (!m->compute) return sk_iter_temps && sk_iter_temps->note ? note_temporaries(it, m, cfg, kernel_out, inputs) : 0;
