@@ -156,9 +156,9 @@ end)
 
 describe("activation argument checks (PyTorch raises, sk did not)", function()
   it("prelu refuses a weight of more than one dim, after PyTorch's count checks", function()
-    assert.equal("sk.prelu: prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = 2",
+    assert.equal("sk.prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = 2",
       h.err(sk.prelu, sk.ones({ 2, 4 }), sk.ones({ 4, 1 })))
-    assert.equal("sk.prelu: prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = 3",
+    assert.equal("sk.prelu: Expected `weight` to be a scalar or 1D tensor, but got ndim = 3",
       h.err(sk.prelu, sk.ones({ 2, 4 }), sk.ones({ 1, 1, 1 })))
     assert.equal("sk.prelu: Not allow zero-dim input tensor.", h.err(sk.prelu, sk.tensor(1.0), sk.ones({ 3 })))
     assert.equal("sk.prelu: Mismatch of parameter numbers and input channel size. Found parameter numbers = 5 and " ..

@@ -113,6 +113,21 @@ function M.run_child(command, prefix)
   return out, ok and 0 or rc
 end
 
+-- The op name an error message repeats after its prefix ("sk.tril: tril: ", "Tensor:random_:
+-- random_: ", "sk.linalg_inv: linalg.inv: ", "sk.clamp: torch.clamp: ", also behind a
+-- context such as "sk.plan: cannot record 'aten::tril': "), or nil. The names compare as
+-- sk_error_drop_self compares them.
+local function op_name(name) return (name:gsub("^torch%.", ""):gsub("^_", ""):gsub("_$", ""):gsub("%.", "_")) end
+function M.doubled_prefix(msg)
+  msg = msg:gsub("^[^\n]-:%d+: ", "")
+  local outer = msg:match("^([%w_.:]+): ")
+  if not outer then return nil end
+  local op = op_name(outer:gsub("^sk%.", ""):gsub("^Tensor:", ""):gsub("^aten::", ""))
+  for inner in (": " .. msg:sub(#outer + 3)):gmatch(": ([%w_.]+): ") do
+    if op_name(inner) == op then return inner end
+  end
+end
+
 -- The include flags of a source layer ("core", ..., "ops", "binding"), as the Makefile gives them.
 function M.layer_flags(layer)
   local p = assert(io.popen("MAKEFLAGS= make --no-print-directory -s print-inc-" .. layer))

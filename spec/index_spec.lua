@@ -427,7 +427,7 @@ describe("masked_select, nonzero", function()
     assert.matches("argument 'out' has dtype float32, expected int64", h.err(sk.nonzero, T({ 1 }), { out = sk.empty({ 0 }) }))
     assert.matches("argument 'out' has shape %[5%], but the result has shape %[1, 1%]",
       h.err(sk.nonzero, T({ 1 }), { out = sk.empty({ 5 }, { dtype = "int64" }) }))
-    assert.matches("sk.nonzero: nonzero: the shape of the result depends on the values of 'self'", h.err(sk.nonzero, meta({ 3 })))
+    assert.matches("sk.nonzero: the shape of the result depends on the values of 'self'", h.err(sk.nonzero, meta({ 3 })))
     assert.matches("masked_select: the shape of the result depends on the values of 'mask'",
       h.err(sk.masked_select, meta({ 3 }), meta({ 3 }, "bool")))
   end)

@@ -134,16 +134,16 @@ describe("sizes made from arguments", function()
       function() return m:tile({P62, 1}) end)
     fails({"Tensor:tile: repeat: the result size [4294967296, 6442450944] (argument 'repeats'): numel: integer multiplication overflow"},
       function() return m:tile({P31, P31}) end)
-    fails({"Tensor:repeat: repeat: size 3 at dim 1 times 9223372036854775807 repeats overflows"},
+    fails({"Tensor:repeat: size 3 at dim 1 times 9223372036854775807 repeats overflows"},
       function() return m["repeat"](m, {0, MAX}) end)
-    fails({"Tensor:repeat: repeat: the result size [0, 2199023255552, 3298534883328] (argument 'repeats'): numel"},
+    fails({"Tensor:repeat: the result size [0, 2199023255552, 3298534883328] (argument 'repeats'): numel"},
       function() return m["repeat"](m, {0, P40, P40}) end)
     local z = m["repeat"](m, {0, P40})
     assert.same({0, 3 * P40}, z:shape())
     assert.same({0, P40}, sk.ones(0, 1):tile({1, P40}):shape())
   end)
   it("unflatten checks the product of its sizes", function()
-    fails({"Tensor:unflatten: unflatten: argument 'sizes' [4611686018427387904, 4]: numel: integer multiplication overflow"},
+    fails({"Tensor:unflatten: argument 'sizes' [4611686018427387904, 4]: numel: integer multiplication overflow"},
       function() return sk.ones(6):unflatten(0, {P62, 4}) end)
     fails({"unflatten: argument 'sizes' [4294967296, 4294967296]: numel: integer multiplication overflow"},
       function() return sk.ones(6):unflatten(0, {P32, P32}) end)
@@ -162,8 +162,8 @@ describe("sizes made from arguments", function()
     assert.same({{1}, {1}, {1}, {1}, {1}}, shapes(sk.ones(5):chunk(MAX)))
     assert.same({{1}, {1}, {1}, {1}, {1}}, shapes(sk.ones(5):chunk(P62)))
     assert.same({{3}, {2}}, shapes(sk.ones(5):chunk(2)))
-    fails({"Tensor:chunk: chunk: 9223372036854775807 chunks are too many"}, function() return sk.ones(0):chunk(MAX) end)
-    fails({"Tensor:unbind: unbind: 1099511627776 pieces are too many"}, function() return sk.ones(1):expand({P40}):unbind(0) end)
+    fails({"Tensor:chunk: 9223372036854775807 chunks are too many"}, function() return sk.ones(0):chunk(MAX) end)
+    fails({"Tensor:unbind: 1099511627776 pieces are too many"}, function() return sk.ones(1):expand({P40}):unbind(0) end)
   end)
   it("split_with_sizes refuses sizes whose sum overflows to the dim size", function()
     local msg = "sk.split_with_sizes: split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size at dimension 0)"
@@ -293,7 +293,7 @@ describe("random_ ranges near the int64 limits", function()
     fails({"random_ expects 'from' to be less than 'to', but got from=-9223372036854775808 >= to=-9223372036854775808"},
       function() return t:random_(MIN, MIN) end)
     fails({"random_ expects 'from' to be less than 'to'"}, function() return meta({2}, "int64"):random_(MIN, MIN) end)
-    fails({"Tensor:random_: random_: the range [-9223372036854775808, -1] does not fit in int32"},
+    fails({"Tensor:random_: the range [-9223372036854775808, -1] does not fit in int32"},
       function() return sk.empty({2}, {dtype = "int32"}):random_(MIN, 0) end)
   end)
 end)

@@ -71,7 +71,7 @@ describe("narrow with a 0-dim tensor start", function()
       h.err(function() return x:narrow(0, T(1.0), 2) end))
     assert.matches(msg, h.err(sk.narrow, x, 0, T(true), 2))
     assert.matches(msg .. "%. %(argument 'start' has dtype int64 and 1 dims%)", h.err(sk.narrow, x, 0, T({ 1 }), 2))
-    assert.matches("sk.narrow: narrow: argument 'start' is a meta tensor: its values are needed",
+    assert.matches("sk.narrow: argument 'start' is a meta tensor: its values are needed",
       h.err(sk.narrow, x, 0, sk.empty({}, { dtype = "int64", device = "meta" }), 2))
     assert.matches("start %(5%) %+ length %(2%) exceeds dimension size %(6%)", h.err(sk.narrow, x, 0, T(5), 2))
     assert.matches("start out of range", h.err(sk.narrow, x, 0, T(7), 0))
@@ -167,7 +167,7 @@ describe("arange and linspace on integer and low-precision dtypes (PyTorch 1.13'
     -- the step truncates to 0 on an integer dtype
     assert.matches("step must be nonzero", h.err(sk.arange, 0, 5, 0.7, { dtype = "int64" }))
     assert.matches("step must be nonzero", h.err(sk.arange, -2.5, 2.5, 0.5, { dtype = "int32" }))
-    assert.matches("sk.arange: arange: argument 'dtype' must not be bool", h.err(sk.arange, 0, 2, 1, { dtype = "bool" }))
+    assert.matches("sk.arange: argument 'dtype' must not be bool", h.err(sk.arange, 0, 2, 1, { dtype = "bool" }))
   end)
   it("linspace truncates start and end first on integer dtypes, then each value", function()
     -- sizes below PyTorch's vector width, where its values do not depend on its CPU capability
@@ -188,7 +188,7 @@ describe("arange and linspace on integer and low-precision dtypes (PyTorch 1.13'
       assert.same(c[5], values(t), string.format("linspace(%s, %s, %s, %s)", c[1], c[2], c[3], c[4]))
     end
     assert.same({ 0 }, sk.linspace(0, 7, 0, { dtype = "int64" }):shape())
-    assert.matches("sk.linspace: linspace: argument 'dtype' must not be bool",
+    assert.matches("sk.linspace: argument 'dtype' must not be bool",
       h.err(sk.linspace, 0, 1, 3, { dtype = "bool" }))
     assert.matches("number of steps must be non%-negative", h.err(sk.linspace, 0, -10, -1))
   end)

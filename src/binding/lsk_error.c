@@ -43,7 +43,11 @@ int lsk_raise_plain(lua_State *L, const char *fmt, ...) {
   return lua_error(L);
 }
 
-int lsk_error(lua_State *L, const char *fname) { return lsk_raise(L, "%s: %s", fname, sk_error_message()); }
+/* fname names the op once: a core message starting (or a context ending) with its own name loses it. */
+int lsk_error(lua_State *L, const char *fname) {
+  sk_error_drop_self(fname);
+  return lsk_raise(L, "%s: %s", fname, sk_error_message());
+}
 
 /* core.raise(msg): error(msg) at the user's line, for sk's own Lua files. */
 static int l_raise(lua_State *L) {

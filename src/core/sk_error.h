@@ -20,6 +20,15 @@ int sk_error(const char *fmt, ...) SK_PRINTF(1, 2);
 /* Prefix the current message with "what: " (adds context on the way up). */
 int sk_error_context(const char *fmt, ...) SK_PRINTF(1, 2);
 const char *sk_error_message(void);
+/* Drop the first "<op>: " in the message, at its start or after a context's
+** ": ", that names op itself: whoever reports the error names op once, in
+** front ("sk.tril: ...", "sk.plan: step 1 (aten::tril, ...): ..."). op is a
+** qualified name ("aten::max.dim": the overload is cut) or one a user called
+** ("sk.linalg.inv", "Tensor:repeat": any tail after '.' or ':'). The message's
+** name matches with or without "torch.", '.' as '_', a leading '_' (a private
+** twin) and a trailing '_' (the in-place twin).
+** Another op's name is information and stays ("nll_loss: " under cross_entropy). */
+void sk_error_drop_self(const char *op);
 
 /* Warnings go to a handler (the binding installs one); default is stderr. */
 typedef void (*SkWarnHandler)(const char *msg, void *ud);

@@ -244,7 +244,10 @@ int sk_plan_run(SkPlan *p, SkTensor *const *in, SkTensor *const *outs, SkTensor 
     if (!rc) rc = sk_call_boxed_key(st->op, p->key, &s);
     sk_iter_temps = outer;
     if (!rc && st->kind != SK_STEP_OUT) rc = take_results(p, st, &s);
-    if (rc) sk_error_context("sk.plan: step %d (%s, called as %s)", i + 1, st->op->qualname, st->called->qualname);
+    if (rc) { /* the op the user's code called is named once, as a direct call's binding names it */
+      sk_error_drop_self(st->called->qualname);
+      sk_error_context("sk.plan: step %d (%s, called as %s)", i + 1, st->op->qualname, st->called->qualname);
+    }
     sk_stack_truncate(&s, 0);
   }
   sk_stack_free(&s);
