@@ -89,3 +89,28 @@ describe("dtypes", function()
     assert.same({{19, 22}, {43, 50}}, sk.mm(T({{1, 2}, {3, 4}}), T({{5, 6}, {7, 8}})):totable())
   end)
 end)
+
+describe("options tables of the Lua-side functions", function()
+  it("are checked by one rule, in one wording, naming the options expected, at the caller's line", function()
+    local x = sk.ones(2, { requires_grad = true })
+    local y = (x * 2):sum()
+    local cases = {
+      { "sk.autograd.grad: unexpected option 'retain' (expected allow_unused, create_graph, grad_outputs, retain_graph)",
+        sk.autograd.grad, y, x, { retain = true } },
+      { "sk.autograd.gradcheck: unexpected option 'tol' (expected atol, eps, raise_exception, rtol)",
+        sk.autograd.gradcheck, function(a) return a * 2 end, { x }, { tol = 1 } },
+      { "sk.load: unexpected option 'map' (expected device, mmap)", sk.load, "x.npy", { map = true } },
+      { "sk.backends.register: unexpected option 'copy' (expected fallback, on_copy)", sk.backends.register, "npu9",
+        { copy = true } },
+      { "sk.optim.SGD: unexpected option 'nesterv' (expected dampening, lr, maximize, momentum, nesterov, weight_decay)",
+        sk.optim.SGD, { x }, { nesterv = true } },
+      { "sk.autograd.grad: argument 'options' must be a table, got number", sk.autograd.grad, y, x, 5 },
+      { "sk.save: argument 'options' must be a table, got a tensor", sk.save, x, "x.npy", x },
+    }
+    for _, c in ipairs(cases) do
+      local ok, e = pcall(function() c[2](table.unpack(c, 3)) end) -- not a tail call: the line is this one
+      assert.is_false(ok, c[1])
+      assert.matches("^spec/bad_input_spec%.lua:%d+: " .. c[1]:gsub("%p", "%%%0"), tostring(e))
+    end
+  end)
+end)

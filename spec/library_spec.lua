@@ -478,7 +478,7 @@ describe("fallbacks and backends", function()
     assert.matches("sk.backends.register: option 'fallback' must be \"none\" or \"cpu\", not 'gpu'", err)
     ok, err = pcall(function() sk.backends.register("pol2", {fallbak = "cpu"}) end)
     assert.is_false(ok)
-    assert.matches("library_spec.lua:" .. line + 4 .. ": sk.backends.register: unknown option 'fallbak' %(expected on_copy or fallback%)", err)
+    assert.matches("library_spec.lua:" .. line + 4 .. ": sk.backends.register: unexpected option 'fallbak' %(expected fallback, on_copy%)", err)
     assert.matches("unknown device 'pol2'", h.err(sk.zeros, {1}, {device = "pol2"}))
   end)
 

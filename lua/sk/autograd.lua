@@ -15,14 +15,7 @@ return function(sk, core, methods)
   methods.register_hook = C.register_hook
   methods.retain_grad = C.retain_grad
 
-  local function check_opts(fname, opts, allowed)
-    if opts == nil then return {} end
-    if type(opts) ~= "table" then raise(fname .. ": options expected a table, got " .. type(opts)) end
-    for k in pairs(opts) do
-      if not allowed[k] then raise(string.format("%s: unexpected option '%s'", fname, tostring(k))) end
-    end
-    return opts
-  end
+  local check_opts = require "sk.options"
 
   local function is_tensor(x) return getmetatable(x) == core.metatable end
   local function mode(opts)

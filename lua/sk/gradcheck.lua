@@ -31,13 +31,11 @@ return function(sk, core)
     return v
   end
 
+  local check_options = require "sk.options"
   local OPTS = { eps = true, atol = true, rtol = true, raise_exception = true }
 
   function M.gradcheck(fn, inputs, opts)
-    opts = opts or {}
-    for k in pairs(opts) do
-      if not OPTS[k] then raise(string.format("sk.autograd.gradcheck: unexpected option '%s'", tostring(k))) end
-    end
+    opts = check_options("sk.autograd.gradcheck", opts, OPTS)
     local eps, atol, rtol = opts.eps or 1e-6, opts.atol or 1e-5, opts.rtol or 1e-3
     if is_tensor(inputs) then inputs = { inputs } end
     local diff = {}

@@ -159,12 +159,7 @@ end
 sk.backends = {
   -- register(name, {on_copy = fn(direction, nbytes), fallback = "none" | "cpu"})
   register = function(name, opts)
-    opts = opts or {}
-    for k in pairs(opts) do
-      if k ~= "on_copy" and k ~= "fallback" then
-        core.raise(string.format("sk.backends.register: unknown option '%s' (expected on_copy or fallback)", tostring(k)))
-      end
-    end
+    opts = require "sk.options"("sk.backends.register", opts, { on_copy = true, fallback = true })
     local fb = opts.fallback or "none"
     if fb ~= "none" and fb ~= "cpu" then
       core.raise(string.format("sk.backends.register: option 'fallback' must be \"none\" or \"cpu\", not %s",

@@ -45,15 +45,13 @@ return function(sk, core)
     nesterov = boolean, amsgrad = boolean, maximize = boolean,
   }
   -- opts' options for optimizer `name` whose options are the keys of `defaults`; `where` names
-  -- a parameter group in the message
+  -- a parameter group in the message; a group keeps keys that are not options (PyTorch's groups
+  -- carry e.g. a 'name'), while the optimizer's own options have none (sk.options checks them)
   local function check_options(name, defaults, opts, where)
     for k, v in pairs(opts) do
-      -- a group keeps keys that are not options (PyTorch's groups carry e.g. a 'name')
       if defaults[k] ~= nil then
         local bad = RULES[k](v, k)
         if bad then raise(string.format("sk.optim.%s: %s%s", name, bad, where or "")) end
-      elseif not where then
-        raise(string.format("sk.optim.%s: unexpected option '%s'", name, tostring(k)))
       end
     end
   end
@@ -122,10 +120,7 @@ return function(sk, core)
   -- }====
 
   local function new(name, defaults, params, opts, step)
-    if opts ~= nil and (type(opts) ~= "table" or is_tensor(opts)) then
-      raise(string.format("sk.optim.%s: argument 'options' must be a table, got %s", name, typename(opts)))
-    end
-    opts = opts or {}
+    opts = require "sk.options"("sk.optim." .. name, opts, defaults)
     check_options(name, defaults, opts)
     local d = {}
     for k, v in pairs(defaults) do

@@ -26,14 +26,7 @@ return function(sk, core, methods)
     end
     return ext
   end
-  local function check_options(fname, opts, allowed)
-    if opts == nil then return {} end
-    if type(opts) ~= "table" then core.raise(string.format("%s: argument 'options' must be a table, not a %s", fname, type(opts))) end
-    for k in pairs(opts) do
-      if not allowed[k] then core.raise(string.format("%s: unknown option '%s'", fname, tostring(k))) end
-    end
-    return opts
-  end
+  local check_options = require "sk.options"
 
   -- sk.save(obj, path[, {metadata =, compressed =}]): obj a tensor, or a table of named tensors
   -- (nested tables flatten to dotted names; a .npy file holds one tensor).
