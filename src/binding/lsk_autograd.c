@@ -441,15 +441,11 @@ static int l_run(lua_State *L) {
 void lsk_open_autograd(lua_State *L) {
   lsk_held_open(L);
   static const luaL_Reg node_methods[] = {{"name", node_name}, {"next_functions", node_next}, {NULL, NULL}};
+  static const luaL_Reg node_mt[] = {{"__gc", node_gc}, {"__eq", node_eq}, {"__tostring", node_tostring}, {NULL, NULL}};
   if (luaL_newmetatable(L, NODE_MT)) {
     luaL_newlib(L, node_methods);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, node_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, node_eq);
-    lua_setfield(L, -2, "__eq");
-    lua_pushcfunction(L, node_tostring);
-    lua_setfield(L, -2, "__tostring");
+    luaL_setfuncs(L, node_mt, 0);
   }
   lua_pop(L, 1);
   static const luaL_Reg fns[] = {

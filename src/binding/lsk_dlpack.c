@@ -56,14 +56,9 @@ static int l_from_dlpack(lua_State *L) {
 }
 
 void lsk_open_dlpack(lua_State *L) {
-  if (luaL_newmetatable(L, CAPSULE_MT)) {
-    lua_pushcfunction(L, capsule_free);
-    lua_setfield(L, -2, "__gc");
-    lua_pushcfunction(L, capsule_free);
-    lua_setfield(L, -2, "__close");
-    lua_pushcfunction(L, capsule_tostring);
-    lua_setfield(L, -2, "__tostring");
-  }
+  static const luaL_Reg capsule_mt[] = {
+    {"__gc", capsule_free}, {"__close", capsule_free}, {"__tostring", capsule_tostring}, {NULL, NULL}};
+  if (luaL_newmetatable(L, CAPSULE_MT)) luaL_setfuncs(L, capsule_mt, 0);
   lua_pop(L, 1);
   lua_pushcfunction(L, l_to_dlpack);
   lua_setfield(L, -2, "to_dlpack");
